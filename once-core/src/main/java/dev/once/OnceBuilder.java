@@ -1,0 +1,124 @@
+package dev.once;
+
+import dev.once.internal.OnceImpl;
+import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialect;
+import dev.once.spi.Transport;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/** Builds a {@link Once}. {@link #build()} validates every setting and checks the schema. */
+public final class OnceBuilder {
+  private DataSource dataSource;
+  private Transport transport;
+  private Dialect dialect = new PostgresDialect();
+  private final Set<String> destinations = new LinkedHashSet<>();
+  private final List<OnceListener> listeners = new ArrayList<>();
+  private int partitions = 16;
+  private int relayBatchSize = 200;
+  private Duration relayIdleWait = Duration.ofSeconds(1);
+  private Duration confirmTimeout = Duration.ofSeconds(30);
+  private Duration publishRetryDelay = Duration.ofSeconds(5);
+  private Clock clock = Clock.systemUTC();
+
+  OnceBuilder() {}
+
+  /** The database of the outbox and the inbox, and of your business tables. Required. */
+  public OnceBuilder dataSource(DataSource dataSource) {
+    this.dataSource = dataSource;
+    return this;
+  }
+
+  /** The broker. Required. */
+  public OnceBuilder transport(Transport transport) {
+    this.transport = transport;
+    return this;
+  }
+
+  public OnceBuilder dialect(Dialect dialect) {
+    this.dialect = dialect;
+    return this;
+  }
+
+  /** Declares destinations events may be published to. At least one is required. */
+  public OnceBuilder destinations(String... names) {
+    for (String name : names) {
+      destinations.add(name);
+    }
+    return this;
+  }
+
+  public OnceBuilder listener(OnceListener listener) {
+    listeners.add(listener);
+    return this;
+  }
+
+  public OnceBuilder partitions(int partitions) {
+    this.partitions = partitions;
+    return this;
+  }
+
+  public OnceBuilder relayBatchSize(int relayBatchSize) {
+    this.relayBatchSize = relayBatchSize;
+    return this;
+  }
+
+  public OnceBuilder relayIdleWait(Duration relayIdleWait) {
+    this.relayIdleWait = relayIdleWait;
+    return this;
+  }
+
+  public OnceBuilder confirmTimeout(Duration confirmTimeout) {
+    this.confirmTimeout = confirmTimeout;
+    return this;
+  }
+
+  public OnceBuilder publishRetryDelay(Duration publishRetryDelay) {
+    this.publishRetryDelay = publishRetryDelay;
+    return this;
+  }
+
+  public OnceBuilder clock(Clock clock) {
+    this.clock = clock;
+    return this;
+  }
+
+  /**
+   * Validates the settings, checks that the schema is there and returns the instance.
+   *
+   * @throws ConfigurationException naming the first bad setting
+   * @throws SchemaMissingException if a Once table is missing
+   */
+  public Once build() {
+    Validate.notNull("dataSource", dataSource);
+    Validate.notNull("transport", transport);
+    Validate.notNull("dialect", dialect);
+    Validate.notNull("clock", clock);
+    if (destinations.isEmpty()) {
+      throw new ConfigurationException("destinations", "must name at least one destination");
+    }
+    for (String d : destinations) {
+      Validate.name("destinations", d);
+    }
+    Validate.range("partitions", partitions, 1, 4096);
+    Validate.range("relayBatchSize", relayBatchSize, 1, 10_000);
+    Validate.positive("relayIdleWait", relayIdleWait);
+    Validate.positive("confirmTimeout", confirmTimeout);
+    Validate.positive("publishRetryDelay", publishRetryDelay);
+    OnceConfig config =
+        new OnceConfig(
+            Set.copyOf(destinations),
+            partitions,
+            relayBatchSize,
+            relayIdleWait,
+            confirmTimeout,
+            publishRetryDelay,
+            clock);
+    return new OnceImpl(dataSource, transport, dialect, config, listeners);
+  }
+}

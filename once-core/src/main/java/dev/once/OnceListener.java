@@ -1,0 +1,52 @@
+package dev.once;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Hears every step of the pipeline. Every method defaults to a no-op; metrics, logging and the
+ * testkit's crash injection plug in here. Methods are called on the worker's own thread, inside
+ * the step they describe, so keep them fast.
+ *
+ * <p>A {@link RuntimeException} thrown by a listener is logged and otherwise ignored: a broken
+ * metrics listener must not stop processing. An {@link Error} is not caught: it is treated as the
+ * crash of the worker at that point (the transaction is abandoned, nothing is acknowledged), which
+ * is how the testkit stops a worker at a named crash window.
+ */
+public interface OnceListener {
+
+  OnceListener NOOP = new OnceListener() {};
+
+  /** Producer: the events are in the outbox rows of a transaction that is about to commit. */
+  default void beforeProducerCommit(List<Event> events) {}
+
+  /** Producer: the transaction with these outbox rows committed. */
+  default void producerCommitted(List<Event> events) {}
+
+  /** Consumer: a delivery arrived; no transaction work was done for it yet. */
+  default void received(ReceivedEvent event) {}
+
+  /** Consumer: this transaction inserted the marker; the handler has not run yet. */
+  default void markerInserted(ReceivedEvent event) {}
+
+  /** Consumer: the handler made its changes; the transaction has not committed yet. */
+  default void handled(ReceivedEvent event) {}
+
+  /** Consumer: the handler threw; its changes and the marker are rolled back. */
+  default void handlerFailed(ReceivedEvent event, Throwable error) {}
+
+  /** Consumer: the batch transaction committed; nothing is acknowledged yet. */
+  default void committed(List<ReceivedEvent> events) {}
+
+  /** Consumer: the delivery was acknowledged (or negatively acknowledged, for RETRY). */
+  default void outcome(ReceivedEvent event, Outcome outcome, Duration sinceReceived) {}
+
+  /** Relay: the broker confirmed these events; they are not marked sent yet. */
+  default void published(List<Event> events) {}
+
+  /** Relay: these events are marked sent. {@code oldestAge} is the age of the oldest of them. */
+  default void markedSent(List<Event> events, Duration oldestAge) {}
+
+  /** Relay: the broker did not take this event; the row stays pending. */
+  default void publishFailed(Event event, String reason) {}
+}

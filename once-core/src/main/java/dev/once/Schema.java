@@ -1,0 +1,69 @@
+package dev.once;
+
+import dev.once.spi.Dialect;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The Once schema of a dialect, as the migration files shipped in this jar under {@code
+ * dev/once/schema/<dialect>/}. Apply it with your migration tool (Flyway: add that location), or
+ * with {@link #apply} for tests and quick starts.
+ */
+public final class Schema {
+  private Schema() {}
+
+  /** The classpath location of the dialect's migrations, e.g. for Flyway's {@code locations}. */
+  public static String location(Dialect dialect) {
+    return "dev/once/schema/" + dialect.name();
+  }
+
+  /** Each migration's file name and text, in order. */
+  public static Map<String, String> migrations(Dialect dialect) {
+    Map<String, String> files = new LinkedHashMap<>();
+    for (String name : dialect.schemaResources()) {
+      String path = location(dialect) + "/" + name;
+      try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(path)) {
+        if (in == null) {
+          throw new OnceException("schema resource " + path + " is missing from the classpath");
+        }
+        files.put(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return files;
+  }
+
+  /** All migrations as one script. */
+  public static String sql(Dialect dialect) {
+    StringBuilder all = new StringBuilder();
+    migrations(dialect).forEach((name, text) -> all.append("-- ").append(name).append('\n').append(text).append('\n'));
+    return all.toString();
+  }
+
+  /** Runs every migration in one transaction, in the data source's current schema. */
+  public static void apply(DataSource dataSource, Dialect dialect) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        for (String text : migrations(dialect).values()) {
+          s.execute(text);
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("apply the Once schema", e);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.once.internal;
+
+import dev.once.Event;
+import dev.once.EventId;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Small JDBC helpers shared by the store's classes. */
+public final class Jdbc {
+  private Jdbc() {}
+
+  public static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    for (int i = 0; i < params.length; i++) {
+      Object p = params[i];
+      if (p instanceof Instant instant) {
+        ps.setTimestamp(i + 1, Timestamp.from(instant));
+      } else if (p == null) {
+        ps.setNull(i + 1, Types.NULL);
+      } else {
+        ps.setObject(i + 1, p);
+      }
+    }
+  }
+
+  public static int update(Connection c, String sql, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** Runs a statement whose result (if any) is not needed, e.g. {@code SELECT pg_notify(...)}. */
+  public static void execute(Connection c, String sql) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.execute();
+    }
+  }
+
+  public static Array longArray(Connection c, List<Long> values) throws SQLException {
+    return c.createArrayOf("bigint", values.toArray(new Long[0]));
+  }
+
+  public static Array intArray(Connection c, List<Integer> values) throws SQLException {
+    return c.createArrayOf("integer", values.toArray(new Integer[0]));
+  }
+
+  /** Headers as a flat text array: name, value, name, value, … */
+  public static Array headers(Connection c, Map<String, String> headers) throws SQLException {
+    String[] flat = new String[headers.size() * 2];
+    int i = 0;
+    for (Map.Entry<String, String> h : headers.entrySet()) {
+      flat[i++] = h.getKey();
+      flat[i++] = h.getValue();
+    }
+    return c.createArrayOf("text", flat);
+  }
+
+  /** Reads an event from the columns outbox and queue rows share. */
+  public static Event event(ResultSet rs) throws SQLException {
+    return new Event(
+        new EventId(rs.getString("event_id")),
+        rs.getString("destination"),
+        rs.getString("event_key"),
+        rs.getString("event_type"),
+        rs.getBytes("payload"),
+        headers(rs.getArray("headers")));
+  }
+
+  private static Map<String, String> headers(Array array) throws SQLException {
+    if (array == null) {
+      return Map.of();
+    }
+    Object[] flat = (Object[]) array.getArray();
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < flat.length; i += 2) {
+      headers.put((String) flat[i], (String) flat[i + 1]);
+    }
+    return headers;
+  }
+
+  public static void rollbackQuietly(Connection c) {
+    try {
+      if (c != null && !c.isClosed() && !c.getAutoCommit()) {
+        c.rollback();
+      }
+    } catch (SQLException ignored) {
+      // the connection is broken; the server rolls the transaction back by itself
+    }
+  }
+}

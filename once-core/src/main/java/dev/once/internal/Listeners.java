@@ -1,0 +1,89 @@
+package dev.once.internal;
+
+import dev.once.Event;
+import dev.once.OnceListener;
+import dev.once.Outcome;
+import dev.once.ReceivedEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls several listeners in order. A listener's RuntimeException is logged and swallowed; an
+ * Error propagates (it stands for a crash of the worker at that point).
+ */
+public final class Listeners implements OnceListener {
+  private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+  private final List<OnceListener> listeners;
+
+  public Listeners(List<OnceListener> listeners) {
+    this.listeners = List.copyOf(listeners);
+  }
+
+  private void each(String step, Consumer<OnceListener> call) {
+    for (OnceListener l : listeners) {
+      try {
+        call.accept(l);
+      } catch (RuntimeException e) {
+        log.warn("listener {} failed at {}; processing goes on", l.getClass().getName(), step, e);
+      }
+    }
+  }
+
+  @Override
+  public void beforeProducerCommit(List<Event> events) {
+    each("beforeProducerCommit", l -> l.beforeProducerCommit(events));
+  }
+
+  @Override
+  public void producerCommitted(List<Event> events) {
+    each("producerCommitted", l -> l.producerCommitted(events));
+  }
+
+  @Override
+  public void received(ReceivedEvent event) {
+    each("received", l -> l.received(event));
+  }
+
+  @Override
+  public void markerInserted(ReceivedEvent event) {
+    each("markerInserted", l -> l.markerInserted(event));
+  }
+
+  @Override
+  public void handled(ReceivedEvent event) {
+    each("handled", l -> l.handled(event));
+  }
+
+  @Override
+  public void handlerFailed(ReceivedEvent event, Throwable error) {
+    each("handlerFailed", l -> l.handlerFailed(event, error));
+  }
+
+  @Override
+  public void committed(List<ReceivedEvent> events) {
+    each("committed", l -> l.committed(events));
+  }
+
+  @Override
+  public void outcome(ReceivedEvent event, Outcome outcome, Duration sinceReceived) {
+    each("outcome", l -> l.outcome(event, outcome, sinceReceived));
+  }
+
+  @Override
+  public void published(List<Event> events) {
+    each("published", l -> l.published(events));
+  }
+
+  @Override
+  public void markedSent(List<Event> events, Duration oldestAge) {
+    each("markedSent", l -> l.markedSent(events, oldestAge));
+  }
+
+  @Override
+  public void publishFailed(Event event, String reason) {
+    each("publishFailed", l -> l.publishFailed(event, reason));
+  }
+}

@@ -1,0 +1,171 @@
+package dev.once.internal;
+
+import dev.once.Consumer;
+import dev.once.ConsumerBuilder;
+import dev.once.Once;
+import dev.once.OnceConfig;
+import dev.once.OnceException;
+import dev.once.OnceListener;
+import dev.once.Relay;
+import dev.once.SchemaMissingException;
+import dev.once.StoreException;
+import dev.once.Tx;
+import dev.once.TxWork;
+import dev.once.spi.Dialect;
+import dev.once.spi.Transport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+
+/** The one {@link Once} implementation: wires the store, the transport and the engines. */
+public final class OnceImpl implements Once {
+  private final DataSource dataSource;
+  private final Transport transport;
+  private final Dialect dialect;
+  private final OnceConfig config;
+  private final Listeners listener;
+  private final Wakeup outboxWakeup = new Wakeup();
+  private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
+  private PgListener outboxListener;
+
+  public OnceImpl(
+      DataSource dataSource,
+      Transport transport,
+      Dialect dialect,
+      OnceConfig config,
+      List<OnceListener> listeners) {
+    this.dataSource = dataSource;
+    this.transport = transport;
+    this.dialect = dialect;
+    this.config = config;
+    this.listener = new Listeners(listeners);
+    checkSchema(dataSource, dialect);
+  }
+
+  /** Fails with {@link SchemaMissingException} naming the first missing table. */
+  public static void checkSchema(DataSource dataSource, Dialect dialect) {
+    try (Connection c = dataSource.getConnection()) {
+      String schema;
+      try (ResultSet rs = c.createStatement().executeQuery(dialect.currentSchema())) {
+        schema = rs.next() ? rs.getString(1) : "?";
+      }
+      for (String table : dialect.requiredTables()) {
+        try (PreparedStatement ps = c.prepareStatement(dialect.tableExists())) {
+          ps.setString(1, table);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              throw new SchemaMissingException(table, schema);
+            }
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw new StoreException("check the Once schema", e);
+    }
+  }
+
+  @Override
+  public <T> T inTransaction(TxWork<T> work) {
+    Connection c = null;
+    try {
+      c = dataSource.getConnection();
+      c.setAutoCommit(false);
+      TxImpl tx = newTx(c);
+      T result = work.run(tx);
+      tx.beforeCommit();
+      listener.beforeProducerCommit(tx.published());
+      c.commit();
+      listener.producerCommitted(tx.published());
+      return result;
+    } catch (SQLException e) {
+      Jdbc.rollbackQuietly(c);
+      throw new StoreException("producer transaction", e);
+    } catch (RuntimeException | Error e) {
+      Jdbc.rollbackQuietly(c);
+      throw e;
+    } catch (Exception e) {
+      Jdbc.rollbackQuietly(c);
+      throw new OnceException("producer transaction failed: " + e, e);
+    } finally {
+      closeQuietly(c);
+    }
+  }
+
+  @Override
+  public Tx join(Connection connection) {
+    return newTx(connection);
+  }
+
+  TxImpl newTx(Connection c) {
+    return new TxImpl(c, dialect, config.destinations(), config.partitions());
+  }
+
+  @Override
+  public Relay relay() {
+    return new RelayImpl(this);
+  }
+
+  @Override
+  public ConsumerBuilder consumer(String consumerId) {
+    return new ConsumerBuilder(consumerId, cfg -> new ConsumerImpl(this, cfg));
+  }
+
+  @Override
+  public OnceConfig config() {
+    return config;
+  }
+
+  DataSource dataSource() {
+    return dataSource;
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  Dialect dialect() {
+    return dialect;
+  }
+
+  Listeners listener() {
+    return listener;
+  }
+
+  synchronized Wakeup outboxWakeup() {
+    if (outboxListener == null) {
+      outboxListener = new PgListener(dataSource, "once_outbox", outboxWakeup).start();
+      started.add(outboxListener);
+    }
+    return outboxWakeup;
+  }
+
+  void started(AutoCloseable engine) {
+    started.add(engine);
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable engine : started) {
+      try {
+        engine.close();
+      } catch (Exception e) {
+        // closing is best effort; each engine logs its own trouble
+      }
+    }
+    started.clear();
+  }
+
+  static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // nothing to do: the pool or the server cleans up
+      }
+    }
+  }
+}

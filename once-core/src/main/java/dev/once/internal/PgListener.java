@@ -1,0 +1,96 @@
+package dev.once.internal;
+
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns PostgreSQL {@code NOTIFY} on one channel into {@link Wakeup#signal()}, on a daemon thread
+ * with one connection of its own. pgjdbc is reached by reflection, so once-core does not depend on
+ * it; with any other driver this does nothing and waiters fall back to polling.
+ */
+public final class PgListener implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PgListener.class);
+  private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(1);
+
+  private final DataSource dataSource;
+  private final String channel;
+  private final Wakeup wakeup;
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  public PgListener(DataSource dataSource, String channel, Wakeup wakeup) {
+    this.dataSource = dataSource;
+    this.channel = channel;
+    this.wakeup = wakeup;
+    this.thread = new Thread(this::run, "once-listen-" + channel);
+    this.thread.setDaemon(true);
+  }
+
+  public PgListener start() {
+    thread.start();
+    return this;
+  }
+
+  private void run() {
+    while (running) {
+      try (Connection c = dataSource.getConnection()) {
+        Method poll = notificationsMethod(c);
+        if (poll == null) {
+          log.info("JDBC driver is not pgjdbc: no LISTEN on {}, waiters poll", channel);
+          return;
+        }
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+          s.execute("LISTEN " + channel);
+        }
+        Object pg = c.unwrap(poll.getDeclaringClass());
+        while (running) {
+          Object[] got = (Object[]) poll.invoke(pg, 500);
+          if (got != null && got.length > 0) {
+            wakeup.signal();
+          }
+        }
+      } catch (Exception e) {
+        if (running) {
+          log.debug("LISTEN {} lost its connection; again in {}", channel, RECONNECT_PAUSE, e);
+          wakeup.signal(); // waiters look again rather than trust a dead listener
+          pause();
+        }
+      }
+    }
+  }
+
+  private static Method notificationsMethod(Connection c) throws SQLException {
+    try {
+      Class<?> pgConnection =
+          Class.forName("org.postgresql.PGConnection", false, c.getClass().getClassLoader());
+      if (!c.isWrapperFor(pgConnection)) {
+        return null;
+      }
+      return pgConnection.getMethod("getNotifications", int.class);
+    } catch (ClassNotFoundException | NoSuchMethodException e) {
+      return null;
+    }
+  }
+
+  private void pause() {
+    try {
+      Thread.sleep(RECONNECT_PAUSE.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+  }
+}

@@ -1,0 +1,176 @@
+package dev.once.internal;
+
+import dev.once.spi.Dialect;
+import java.sql.SQLException;
+import java.util.List;
+
+/** Every statement Once runs on PostgreSQL, and PostgreSQL's SQLState classes. */
+public final class PostgresDialect implements Dialect {
+
+  /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
+  private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
+
+  @Override
+  public String name() {
+    return "postgresql";
+  }
+
+  @Override
+  public List<String> schemaResources() {
+    return List.of("V1__once_core.sql");
+  }
+
+  @Override
+  public List<String> requiredTables() {
+    return List.of("once_outbox", "once_inbox", "once_queue", "once_queue_binding");
+  }
+
+  @Override
+  public String tableExists() {
+    return """
+        SELECT 1 FROM information_schema.tables
+         WHERE table_schema = current_schema() AND table_name = ?
+        """;
+  }
+
+  @Override
+  public String currentSchema() {
+    return "SELECT current_schema()";
+  }
+
+  @Override
+  public String insertMarker() {
+    return """
+        INSERT INTO once_inbox (consumer_id, event_id)
+        VALUES (?, ?)
+        ON CONFLICT DO NOTHING
+        """;
+  }
+
+  @Override
+  public String insertOutbox() {
+    return """
+        INSERT INTO once_outbox
+               (event_id, destination, event_key, event_type, payload, headers, key_partition)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (event_id) DO NOTHING
+        """;
+  }
+
+  @Override
+  public String notifyOutbox() {
+    return "SELECT pg_notify('once_outbox', current_schema())";
+  }
+
+  @Override
+  public String lockPartitions() {
+    return """
+        SELECT p FROM unnest(?::int[]) AS p
+         WHERE pg_try_advisory_xact_lock(%s, p)
+        """
+        .formatted(RELAY_LOCK_SPACE);
+  }
+
+  @Override
+  public String claimOutbox() {
+    return """
+        SELECT id, event_id, destination, event_key, event_type, payload, headers, created_at
+          FROM once_outbox
+         WHERE sent_at IS NULL
+           AND key_partition = ANY(?::int[])
+           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+         ORDER BY id
+         LIMIT ?
+        """;
+  }
+
+  @Override
+  public String markSent() {
+    return "UPDATE once_outbox SET sent_at = ? WHERE id = ANY(?::bigint[])";
+  }
+
+  @Override
+  public String markPublishFailed() {
+    return """
+        UPDATE once_outbox
+           SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
+         WHERE id = ?
+        """;
+  }
+
+  @Override
+  public String asyncCommit() {
+    return "SET LOCAL synchronous_commit TO OFF";
+  }
+
+  @Override
+  public String bindQueue() {
+    return """
+        INSERT INTO once_queue_binding (destination, consumer_group)
+        VALUES (?, ?)
+        ON CONFLICT DO NOTHING
+        """;
+  }
+
+  @Override
+  public String enqueue() {
+    return """
+        INSERT INTO once_queue
+               (consumer_group, event_id, destination, event_key, event_type, payload, headers,
+                enqueued_at, visible_at)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, ?, ?, ?
+          FROM once_queue_binding b
+         WHERE b.destination = ?
+        """;
+  }
+
+  @Override
+  public String notifyQueue() {
+    return "SELECT pg_notify('once_queue', current_schema())";
+  }
+
+  @Override
+  public String claimQueue() {
+    return """
+        UPDATE once_queue q
+           SET delivery_count = q.delivery_count + 1, visible_at = ?
+          FROM (SELECT id FROM once_queue
+                 WHERE consumer_group = ? AND visible_at <= ?
+                 ORDER BY id
+                 LIMIT ?
+                 FOR UPDATE SKIP LOCKED) c
+         WHERE q.id = c.id
+        RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload, q.headers,
+                  q.delivery_count
+        """;
+  }
+
+  @Override
+  public String ackQueue() {
+    return "DELETE FROM once_queue WHERE id = ANY(?::bigint[])";
+  }
+
+  @Override
+  public String nackQueue() {
+    return "UPDATE once_queue SET visible_at = ? WHERE id = ANY(?::bigint[])";
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) {
+      return false;
+    }
+    return state.equals("40001") // serialization_failure
+        || state.equals("40P01") // deadlock_detected
+        || state.startsWith("08") // connection exception
+        || state.equals("57P01") // admin_shutdown
+        || state.equals("57P03") // cannot_connect_now
+        || state.equals("53300"); // too_many_connections
+  }
+
+  @Override
+  public boolean isMissingTable(SQLException e) {
+    return "42P01".equals(e.getSQLState()); // undefined_table
+  }
+}

@@ -1,0 +1,208 @@
+package dev.once.internal;
+
+import dev.once.Event;
+import dev.once.OnceConfig;
+import dev.once.Relay;
+import dev.once.StoreException;
+import dev.once.spi.Dialect;
+import dev.once.spi.PublishResult;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One relay. A batch is one transaction: lock free key partitions (advisory, released at the end
+ * of the transaction, also when the process dies), read their oldest pending rows, publish them,
+ * wait for confirms, mark the confirmed ones sent, commit. A crash anywhere before the commit
+ * leaves the rows pending and they are published again with the same ids.
+ */
+final class RelayImpl implements Relay {
+  private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
+  private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
+
+  private final OnceImpl once;
+  private final OnceConfig config;
+  private final Dialect dialect;
+  private volatile boolean running;
+  private Thread thread;
+
+  private record Row(long id, Event event, Instant createdAt) {}
+
+  RelayImpl(OnceImpl once) {
+    this.once = once;
+    this.config = once.config();
+    this.dialect = once.dialect();
+  }
+
+  @Override
+  public int runOnce() {
+    Connection c = null;
+    try {
+      c = once.dataSource().getConnection();
+      c.setAutoCommit(false);
+      // Losing this transaction's commit in a database crash only means publishing again.
+      Jdbc.execute(c, dialect.asyncCommit());
+      List<Row> rows = claim(c, lockPartitions(c));
+      if (rows.isEmpty()) {
+        c.commit();
+        return 0;
+      }
+      List<Event> events = rows.stream().map(Row::event).toList();
+      PublishResult result = once.transport().publish(events, config.confirmTimeout());
+      List<Row> confirmed = new ArrayList<>();
+      for (int i = 0; i < rows.size(); i++) {
+        if (result.isConfirmed(i)) {
+          confirmed.add(rows.get(i));
+        }
+      }
+      once.listener().published(confirmed.stream().map(Row::event).toList());
+      markSent(c, confirmed);
+      markFailed(c, rows, result.failures());
+      c.commit();
+      if (!confirmed.isEmpty()) {
+        once.listener()
+            .markedSent(
+                confirmed.stream().map(Row::event).toList(),
+                Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
+      }
+      return confirmed.size();
+    } catch (SQLException e) {
+      Jdbc.rollbackQuietly(c);
+      throw new StoreException("relay batch", e);
+    } catch (RuntimeException | Error e) {
+      Jdbc.rollbackQuietly(c);
+      throw e;
+    } finally {
+      OnceImpl.closeQuietly(c);
+    }
+  }
+
+  private List<Integer> lockPartitions(Connection c) throws SQLException {
+    List<Integer> all = new ArrayList<>(IntStream.range(0, config.partitions()).boxed().toList());
+    Collections.shuffle(all);
+    List<Integer> locked = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.lockPartitions())) {
+      ps.setArray(1, Jdbc.intArray(c, all));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          locked.add(rs.getInt(1));
+        }
+      }
+    }
+    return locked;
+  }
+
+  private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
+    if (partitions.isEmpty()) {
+      return List.of();
+    }
+    List<Row> rows = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.claimOutbox())) {
+      Jdbc.bind(ps, Jdbc.intArray(c, partitions), config.clock().instant(), config.relayBatchSize());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Timestamp created = rs.getTimestamp("created_at");
+          rows.add(new Row(rs.getLong("id"), Jdbc.event(rs), created.toInstant()));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private void markSent(Connection c, List<Row> confirmed) throws SQLException {
+    if (confirmed.isEmpty()) {
+      return;
+    }
+    List<Long> ids = confirmed.stream().map(Row::id).toList();
+    Jdbc.update(c, dialect.markSent(), config.clock().instant(), Jdbc.longArray(c, ids));
+  }
+
+  private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
+      throws SQLException {
+    Instant next = config.clock().instant().plus(config.publishRetryDelay());
+    for (Map.Entry<Integer, String> f : failures.entrySet()) {
+      Row row = rows.get(f.getKey());
+      once.listener().publishFailed(row.event(), f.getValue());
+      log.warn("relay: broker did not take event {}: {}; retry after {}", row.event().id(), f.getValue(), next);
+      Jdbc.update(c, dialect.markPublishFailed(), f.getValue(), next, row.id());
+    }
+  }
+
+  @Override
+  public synchronized Relay start() {
+    if (thread != null) {
+      return this;
+    }
+    running = true;
+    thread = new Thread(this::loop, "once-relay");
+    thread.setDaemon(true);
+    thread.start();
+    once.started(this);
+    return this;
+  }
+
+  private void loop() {
+    Wakeup wakeup = once.outboxWakeup();
+    Duration pause = Duration.ofMillis(100);
+    while (running) {
+      long seen = wakeup.generation();
+      try {
+        if (runOnce() == 0) {
+          wakeup.await(seen, config.relayIdleWait());
+        }
+        pause = Duration.ofMillis(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (Throwable e) { // an Error here is a (simulated) crash: the batch was rolled back
+        if (!running) {
+          return;
+        }
+        log.warn("relay batch failed, rows stay pending; next try in {}: {}", pause, e.toString());
+        sleep(pause);
+        pause = min(pause.multipliedBy(2), MAX_ERROR_PAUSE);
+      }
+    }
+  }
+
+  static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (this) {
+      running = false;
+      t = thread;
+      thread = null;
+    }
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.once.internal;
+
+import dev.once.Event;
+import dev.once.StoreException;
+import dev.once.Tx;
+import dev.once.UnknownDestinationException;
+import dev.once.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** A {@link Tx} over one connection whose transaction somebody else commits. */
+public final class TxImpl implements Tx {
+  private final Connection connection;
+  private final Dialect dialect;
+  private final Set<String> destinations;
+  private final int partitions;
+  private final List<Event> published = new ArrayList<>();
+
+  public TxImpl(Connection connection, Dialect dialect, Set<String> destinations, int partitions) {
+    this.connection = connection;
+    this.dialect = dialect;
+    this.destinations = destinations;
+    this.partitions = partitions;
+  }
+
+  @Override
+  public Connection connection() {
+    return connection;
+  }
+
+  @Override
+  public int update(String sql, Object... params) {
+    try {
+      return Jdbc.update(connection, sql, params);
+    } catch (SQLException e) {
+      throw new StoreException("update '" + abbreviate(sql) + "'", e);
+    }
+  }
+
+  @Override
+  public boolean publish(Event event) {
+    if (!destinations.contains(event.destination())) {
+      throw new UnknownDestinationException(event.destination(), destinations);
+    }
+    try (PreparedStatement ps = connection.prepareStatement(dialect.insertOutbox())) {
+      Jdbc.bind(
+          ps,
+          event.id().value(),
+          event.destination(),
+          event.key(),
+          event.type(),
+          event.payload(),
+          Jdbc.headers(connection, event.headers()),
+          partitionOf(event, partitions));
+      boolean written = ps.executeUpdate() == 1;
+      if (written) {
+        published.add(event);
+      }
+      return written;
+    } catch (SQLException e) {
+      throw new StoreException("insert outbox row for event " + event.id(), e);
+    }
+  }
+
+  /** Events with the same key share a partition, so the relay keeps their order. */
+  public static int partitionOf(Event event, int partitions) {
+    String key = event.key() != null ? event.key() : event.id().value();
+    return Math.floorMod(key.hashCode(), partitions);
+  }
+
+  /** The events this transaction wrote to the outbox. */
+  public List<Event> published() {
+    return published;
+  }
+
+  /** Called just before commit: wakes relays at commit if anything was written. */
+  public void beforeCommit() throws SQLException {
+    if (!published.isEmpty()) {
+      Jdbc.execute(connection, dialect.notifyOutbox());
+    }
+  }
+
+  private static String abbreviate(String sql) {
+    String flat = sql.strip().replaceAll("\\s+", " ");
+    return flat.length() <= 60 ? flat : flat.substring(0, 57) + "...";
+  }
+}

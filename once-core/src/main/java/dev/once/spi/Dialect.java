@@ -1,0 +1,75 @@
+package dev.once.spi;
+
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * All SQL Once runs against one kind of database, and how that database's errors are classified.
+ * PostgreSQL is the one implementation today; the seam lets MariaDB/MySQL follow. Statements use
+ * JDBC positional parameters; their parameter order is part of the contract documented on each.
+ */
+public interface Dialect {
+
+  /** Name used in messages and in the schema resource path, e.g. {@code postgresql}. */
+  String name();
+
+  /** Migration resources under {@code dev/once/schema/<name>/}, in the order they apply. */
+  List<String> schemaResources();
+
+  /** Tables that must exist for Once to run. */
+  List<String> requiredTables();
+
+  /** (table name) → one row if the table exists in the current schema. */
+  String tableExists();
+
+  /** The current schema's name, for messages. */
+  String currentSchema();
+
+  /** (consumer_id, event_id) → 1 row inserted, or 0 if the marker already exists. */
+  String insertMarker();
+
+  /** (event_id, destination, key, type, payload, headers text[], partition) → 1, or 0 if known. */
+  String insertOutbox();
+
+  /** Wakes relays waiting for new outbox rows, at commit. No parameters. */
+  String notifyOutbox();
+
+  /** (int[] partitions) → the partitions this transaction now holds, until it ends. */
+  String lockPartitions();
+
+  /** (int[] partitions, now, limit) → pending rows, oldest first. */
+  String claimOutbox();
+
+  /** (sent_at, bigint[] ids). */
+  String markSent();
+
+  /** (error, next_attempt_at, id). */
+  String markPublishFailed();
+
+  /** Makes the current transaction's commit asynchronous; used only where losing it is safe. */
+  String asyncCommit();
+
+  /** (destination, consumer_group). Idempotent. */
+  String bindQueue();
+
+  /** (event_id, destination, key, type, payload, headers, enqueued_at, visible_at, destination). */
+  String enqueue();
+
+  /** Wakes receivers waiting on the table queue, at commit. */
+  String notifyQueue();
+
+  /** (visible_until, consumer_group, now, limit) → claimed rows. */
+  String claimQueue();
+
+  /** (bigint[] ids). */
+  String ackQueue();
+
+  /** (visible_at, bigint[] ids). */
+  String nackQueue();
+
+  /** Whether the failed statement may succeed if the transaction is simply tried again. */
+  boolean isTransient(SQLException e);
+
+  /** Whether the failure means a table of the schema is missing. */
+  boolean isMissingTable(SQLException e);
+}

@@ -1,0 +1,45 @@
+package dev.once.spi;
+
+import dev.once.Event;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A broker as Once needs it. Implementations: the table queue in once-core, RabbitMQ and Kafka in
+ * their own modules. A transport is complete when its subclass of the testkit's transport contract
+ * test passes.
+ *
+ * <p>Rules every implementation keeps:
+ *
+ * <ul>
+ *   <li>{@link #publish} reports a message as confirmed only once the broker has durably accepted
+ *       it; anything else (a nack, a return, a timeout) is a failure, and the relay keeps the row.
+ *   <li>The event id travels with the message unchanged and comes back as {@code Delivery.event().id()}.
+ *   <li>A delivery that is not acknowledged (the consumer crashed, the receiver was closed) comes
+ *       back, to this or another receiver of the same consumer group.
+ * </ul>
+ */
+public interface Transport extends AutoCloseable {
+
+  /** A short name for logs and reports, e.g. {@code table-queue}. */
+  String name();
+
+  /**
+   * Makes sure that events published to {@code destination} reach {@code consumerGroup}. Idempotent;
+   * called when a consumer is built. Events published before the first declaration of a group may
+   * not reach it.
+   */
+  void declare(String destination, String consumerGroup);
+
+  /**
+   * Publishes a batch and waits for the broker's confirmation of each message, at most {@code
+   * confirmTimeout}. Messages with the same key must reach the broker in list order.
+   */
+  PublishResult publish(List<Event> batch, Duration confirmTimeout);
+
+  /** A receiver of one consumer group on one destination. Each worker thread takes its own. */
+  Receiver receiver(String destination, String consumerGroup);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,119 @@
+package dev.once.tablequeue;
+
+import dev.once.StoreException;
+import dev.once.internal.Jdbc;
+import dev.once.internal.Wakeup;
+import dev.once.spi.Delivery;
+import dev.once.spi.Dialect;
+import dev.once.spi.Receiver;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import javax.sql.DataSource;
+
+/** Claims, acknowledges and returns table-queue rows of one consumer group. */
+final class TableQueueReceiver implements Receiver {
+  private final DataSource dataSource;
+  private final Dialect dialect;
+  private final String group;
+  private final Duration visibilityTimeout;
+  private final Clock clock;
+  private final Wakeup wakeup;
+
+  TableQueueReceiver(
+      DataSource dataSource,
+      Dialect dialect,
+      String group,
+      Duration visibilityTimeout,
+      Clock clock,
+      Wakeup wakeup) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.group = group;
+    this.visibilityTimeout = visibilityTimeout;
+    this.clock = clock;
+    this.wakeup = wakeup;
+  }
+
+  @Override
+  public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      long seen = wakeup.generation();
+      List<Delivery> got = claim(max);
+      long left = deadline - System.nanoTime();
+      if (!got.isEmpty() || left <= 0) {
+        return got;
+      }
+      wakeup.await(seen, Duration.ofNanos(Math.min(left, Duration.ofMillis(500).toNanos())));
+    }
+  }
+
+  private List<Delivery> claim(int max) {
+    Instant now = clock.instant();
+    List<Delivery> deliveries = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
+      c.setAutoCommit(true);
+      Jdbc.bind(ps, now.plus(visibilityTimeout), group, now, max);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int count = rs.getInt("delivery_count");
+          deliveries.add(new Delivery(Jdbc.event(rs), count, count > 1, rs.getLong("id")));
+        }
+      }
+    } catch (SQLException e) {
+      throw new StoreException("table queue claim for " + group, e);
+    }
+    deliveries.sort(Comparator.comparingLong(d -> (Long) d.handle()));
+    return deliveries;
+  }
+
+  @Override
+  public void ack(List<Delivery> deliveries) {
+    // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
+    // DUPLICATE: the ack may commit asynchronously.
+    settle("ack", deliveries, dialect.ackQueue(), null);
+  }
+
+  @Override
+  public void nack(List<Delivery> deliveries, Duration delay) {
+    settle("nack", deliveries, dialect.nackQueue(), clock.instant().plus(delay));
+  }
+
+  private void settle(String what, List<Delivery> deliveries, String sql, Instant visibleAt) {
+    if (deliveries.isEmpty()) {
+      return;
+    }
+    List<Long> ids = deliveries.stream().map(d -> (Long) d.handle()).toList();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        Jdbc.execute(c, dialect.asyncCommit());
+        if (visibleAt == null) {
+          Jdbc.update(c, sql, Jdbc.longArray(c, ids));
+        } else {
+          Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    // Nothing is held: unacknowledged rows come back when their visibility timeout runs out.
+  }
+}

@@ -1,0 +1,193 @@
+package dev.once.tablequeue;
+
+import dev.once.ConfigurationException;
+import dev.once.Event;
+import dev.once.StoreException;
+import dev.once.internal.Jdbc;
+import dev.once.internal.PgListener;
+import dev.once.internal.PostgresDialect;
+import dev.once.internal.Wakeup;
+import dev.once.spi.Dialect;
+import dev.once.spi.PublishResult;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * A broker built on a PostgreSQL table, the embedded default. It behaves like a real broker and is
+ * used as one: publishing commits queue rows in its own transaction (the commit is the confirm); a
+ * receiver claims rows by making them invisible for the visibility timeout and incrementing their
+ * durable delivery count; an ack deletes them; a nack makes them visible again after a delay; a
+ * delivery neither acked nor nacked (the worker crashed) becomes visible again when its visibility
+ * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
+ */
+public final class TableQueueTransport implements Transport {
+  private final DataSource dataSource;
+  private final Dialect dialect;
+  private final Duration visibilityTimeout;
+  private final Clock clock;
+  private final Wakeup wakeup = new Wakeup();
+  private PgListener listener;
+
+  private TableQueueTransport(
+      DataSource dataSource, Dialect dialect, Duration visibilityTimeout, Clock clock) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.visibilityTimeout = visibilityTimeout;
+    this.clock = clock;
+  }
+
+  /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
+  public static TableQueueTransport create(DataSource dataSource) {
+    return builder(dataSource).build();
+  }
+
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /** Settings of a table queue. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private Duration visibilityTimeout = Duration.ofSeconds(30);
+    private Clock clock = Clock.systemUTC();
+    private Dialect dialect = new PostgresDialect();
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /**
+     * How long a claimed delivery stays invisible. A worker that crashes holds its deliveries this
+     * long; one that is slower than this sees them handed out again (and its twin finds them a
+     * DUPLICATE). Default 30 s.
+     */
+    public Builder visibilityTimeout(Duration timeout) {
+      this.visibilityTimeout = timeout;
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    public Builder dialect(Dialect dialect) {
+      this.dialect = dialect;
+      return this;
+    }
+
+    public TableQueueTransport build() {
+      if (dataSource == null) {
+        throw new ConfigurationException("tableQueue.dataSource", "is required");
+      }
+      if (visibilityTimeout == null || visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
+        throw new ConfigurationException(
+            "tableQueue.visibilityTimeout", "must be > 0, was " + visibilityTimeout);
+      }
+      return new TableQueueTransport(dataSource, dialect, visibilityTimeout, clock);
+    }
+  }
+
+  @Override
+  public String name() {
+    return "table-queue";
+  }
+
+  @Override
+  public void declare(String destination, String consumerGroup) {
+    try (Connection c = dataSource.getConnection()) {
+      Jdbc.update(c, dialect.bindQueue(), destination, consumerGroup);
+    } catch (SQLException e) {
+      throw new StoreException("bind queue " + consumerGroup + " to " + destination, e);
+    }
+  }
+
+  @Override
+  public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+    if (batch.isEmpty()) {
+      return PublishResult.allConfirmed(0);
+    }
+    Instant now = clock.instant();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        int[] counts = enqueue(c, batch, now);
+        Jdbc.execute(c, dialect.notifyQueue());
+        c.commit();
+        return result(batch, counts);
+      } catch (SQLException | RuntimeException | Error e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("table queue publish of " + batch.size() + " events", e);
+    } finally {
+      wakeup.signal(); // receivers in this process look at once, without waiting for NOTIFY
+    }
+  }
+
+  private int[] enqueue(Connection c, List<Event> batch, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.enqueue())) {
+      for (Event e : batch) {
+        Jdbc.bind(
+            ps,
+            e.id().value(),
+            e.destination(),
+            e.key(),
+            e.type(),
+            e.payload(),
+            Jdbc.headers(c, e.headers()),
+            now,
+            now,
+            e.destination());
+        ps.addBatch();
+      }
+      return ps.executeBatch();
+    }
+  }
+
+  private static PublishResult result(List<Event> batch, int[] counts) {
+    BitSet confirmed = new BitSet(batch.size());
+    Map<Integer, String> failures = new HashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      if (counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+        confirmed.set(i);
+      } else {
+        failures.put(
+            i, "unroutable: no consumer group is bound to destination '" + batch.get(i).destination() + "'");
+      }
+    }
+    return new PublishResult(confirmed, failures);
+  }
+
+  @Override
+  public Receiver receiver(String destination, String consumerGroup) {
+    startListening();
+    return new TableQueueReceiver(dataSource, dialect, consumerGroup, visibilityTimeout, clock, wakeup);
+  }
+
+  private synchronized void startListening() {
+    if (listener == null) {
+      listener = new PgListener(dataSource, "once_queue", wakeup).start();
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (listener != null) {
+      listener.close();
+      listener = null;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.once.test;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.Schema;
+import dev.once.internal.PostgresDialect;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A fresh PostgreSQL schema with the Once tables, on the embedded server (always available) or on
+ * the local server at 127.0.0.1:5432 (skipped when unreachable, except in CI where it fails).
+ */
+public final class TestDatabase implements AutoCloseable {
+  public static final String LOCAL_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  private static final AtomicInteger counter = new AtomicInteger();
+  private static EmbeddedPostgres embedded;
+
+  private final String baseUrl;
+  private final String schema;
+  private final HikariDataSource dataSource;
+
+  private TestDatabase(String baseUrl, String kind) {
+    this.baseUrl = baseUrl;
+    this.schema = "t_" + kind + "_" + ProcessHandle.current().pid() + "_" + counter.incrementAndGet();
+    exec("CREATE SCHEMA " + schema);
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
+    cfg.setMaximumPoolSize(24);
+    cfg.setPoolName("test-" + schema);
+    this.dataSource = new HikariDataSource(cfg);
+    Schema.apply(dataSource, new PostgresDialect());
+  }
+
+  /** The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on. */
+  public static TestDatabase embedded() {
+    return new TestDatabase(embeddedUrl(), "e");
+  }
+
+  /** The local server; skips the test (fails in CI) when it is not reachable. */
+  public static TestDatabase local() {
+    try (Connection c = DriverManager.getConnection(LOCAL_URL)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      String message = "local PostgreSQL at 127.0.0.1:5432 not reachable (" + e.getMessage()
+          + "): start it with 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start'";
+      if ("true".equals(System.getenv("CI"))) {
+        Assertions.fail(message);
+      }
+      Assumptions.abort(message);
+    }
+    return new TestDatabase(LOCAL_URL, "l");
+  }
+
+  public static synchronized String embeddedUrl() {
+    if (embedded == null) {
+      try {
+        embedded =
+            EmbeddedPostgres.builder()
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("max_connections", "300")
+                .start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("embedded PostgreSQL did not start", e);
+      }
+    }
+    return embedded.getJdbcUrl("postgres", "postgres");
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  public String schema() {
+    return schema;
+  }
+
+  /** The single number a query returns. */
+  public long count(String sql, Object... params) {
+    try (Connection c = dataSource.getConnection();
+        var ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  public void execute(String sql) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  private void exec(String sql) {
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+    exec("DROP SCHEMA " + schema + " CASCADE");
+  }
+}

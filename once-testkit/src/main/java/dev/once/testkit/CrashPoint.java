@@ -1,0 +1,28 @@
+package dev.once.testkit;
+
+/** The named crash windows of the pipeline, and what a crash there must lead to. */
+public enum CrashPoint {
+  /** No business change, no outbox row, nothing published. */
+  PRODUCER_BEFORE_COMMIT("producer.before-commit"),
+  /** Redelivery; processed once. */
+  CONSUMER_BEFORE_TRANSACTION("consumer.before-transaction"),
+  /** Rollback; redelivery; processed once. */
+  CONSUMER_AFTER_MARKER("consumer.after-marker"),
+  /** Rollback; redelivery; processed once. */
+  CONSUMER_AFTER_EFFECT("consumer.after-effect-before-commit"),
+  /** Redelivery; outcome DUPLICATE; no second effect. */
+  CONSUMER_AFTER_COMMIT("consumer.after-commit-before-ack"),
+  /** Republished with the same event id; consumers see DUPLICATE. */
+  RELAY_AFTER_PUBLISH("relay.after-publish-before-mark-sent");
+
+  private final String label;
+
+  CrashPoint(String label) {
+    this.label = label;
+  }
+
+  /** The window's name in reports and JSON. */
+  public String label() {
+    return label;
+  }
+}
