@@ -2,8 +2,8 @@ package dev.once;
 
 /**
  * Receives deliveries of one destination for one consumer id and processes each at most once per
- * event id: marker, handler changes and outgoing events commit in one transaction, and the
- * delivery is acknowledged only after that commit.
+ * event id: marker, handler changes and outgoing events commit in one transaction, and the delivery
+ * is acknowledged only after that commit.
  */
 public interface Consumer extends AutoCloseable {
 

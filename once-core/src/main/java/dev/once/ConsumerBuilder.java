@@ -62,6 +62,13 @@ public final class ConsumerBuilder {
     Validate.positive("consumer.maxRetryDelay", maxRetryDelay);
     return factory.apply(
         new ConsumerConfig(
-            consumerId, destination, handler, workers, batchSize, pollTimeout, retryDelay, maxRetryDelay));
+            consumerId,
+            destination,
+            handler,
+            workers,
+            batchSize,
+            pollTimeout,
+            retryDelay,
+            maxRetryDelay));
   }
 }

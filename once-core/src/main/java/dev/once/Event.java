@@ -34,7 +34,13 @@ public record Event(
     if (payload.length > MAX_PAYLOAD_BYTES) {
       throw new InvalidEventException(
           "event.payload",
-          "is " + payload.length + " bytes, the limit is " + MAX_PAYLOAD_BYTES + " (event " + id + ")");
+          "is "
+              + payload.length
+              + " bytes, the limit is "
+              + MAX_PAYLOAD_BYTES
+              + " (event "
+              + id
+              + ")");
     }
     headers = headers == null ? Map.of() : Map.copyOf(headers);
   }
@@ -76,7 +82,16 @@ public record Event(
   /** Never prints the payload: it may be private. */
   @Override
   public String toString() {
-    return "Event[id=" + id + ", destination=" + destination + ", key=" + key + ", type=" + type
-        + ", payload=" + payload.length + " bytes]";
+    return "Event[id="
+        + id
+        + ", destination="
+        + destination
+        + ", key="
+        + key
+        + ", type="
+        + type
+        + ", payload="
+        + payload.length
+        + " bytes]";
   }
 }

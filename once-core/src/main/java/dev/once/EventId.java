@@ -7,9 +7,9 @@ import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * The stable identity of an event: fixed before its first publication, carried by every delivery
- * of it, and the consumer's inbox key. The same work keeps the same id on every attempt; work that
- * is legitimately done again gets a new one ({@code export-completed:814:v1}, then {@code :v2}).
+ * The stable identity of an event: fixed before its first publication, carried by every delivery of
+ * it, and the consumer's inbox key. The same work keeps the same id on every attempt; work that is
+ * legitimately done again gets a new one ({@code export-completed:814:v1}, then {@code :v2}).
  * Content equality is never identity.
  *
  * <p>An id is 1 to {@value #MAX_LENGTH} characters, with no control characters and no leading or
@@ -56,11 +56,17 @@ public record EventId(String value) implements Comparable<EventId> {
     if (value.length() > MAX_LENGTH) {
       throw new InvalidEventException(
           field,
-          "is " + value.length() + " characters long, the limit is " + MAX_LENGTH
-              + " (starts with '" + value.substring(0, 40) + "')");
+          "is "
+              + value.length()
+              + " characters long, the limit is "
+              + MAX_LENGTH
+              + " (starts with '"
+              + value.substring(0, 40)
+              + "')");
     }
     if (!value.strip().equals(value)) {
-      throw new InvalidEventException(field, "must not start or end with white space: '" + value + "'");
+      throw new InvalidEventException(
+          field, "must not start or end with white space: '" + value + "'");
     }
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {
@@ -72,7 +78,8 @@ public record EventId(String value) implements Comparable<EventId> {
 
   private static String sha256(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);

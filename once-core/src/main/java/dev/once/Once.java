@@ -3,8 +3,8 @@ package dev.once;
 import java.sql.Connection;
 
 /**
- * The entry point: producers write events in their own transaction, relays publish them,
- * consumers process each event once.
+ * The entry point: producers write events in their own transaction, relays publish them, consumers
+ * process each event once.
  *
  * <pre>{@code
  * Once once = Once.builder().dataSource(ds).transport(transport).destinations("orders").build();
@@ -22,8 +22,8 @@ public interface Once extends AutoCloseable {
 
   /**
    * Runs {@code work} in a new transaction and commits it: SQL through {@code tx} and events given
-   * to {@code tx.publish} commit together or not at all. Any exception rolls everything back and
-   * is rethrown (checked ones wrapped in {@link OnceException}).
+   * to {@code tx.publish} commit together or not at all. Any exception rolls everything back and is
+   * rethrown (checked ones wrapped in {@link OnceException}).
    */
   <T> T inTransaction(TxWork<T> work);
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Hears every step of the pipeline. Every method defaults to a no-op; metrics, logging and the
- * testkit's crash injection plug in here. Methods are called on the worker's own thread, inside
- * the step they describe, so keep them fast.
+ * testkit's crash injection plug in here. Methods are called on the worker's own thread, inside the
+ * step they describe, so keep them fast.
  *
  * <p>A {@link RuntimeException} thrown by a listener is logged and otherwise ignored: a broken
  * metrics listener must not stop processing. An {@link Error} is not caught: it is treated as the

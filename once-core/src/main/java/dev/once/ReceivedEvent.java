@@ -9,7 +9,8 @@ package dev.once;
  *     (1 on the first delivery)
  * @param redelivered whether the transport says it delivered this message before
  */
-public record ReceivedEvent(String consumerId, Event event, int deliveryCount, boolean redelivered) {
+public record ReceivedEvent(
+    String consumerId, Event event, int deliveryCount, boolean redelivered) {
 
   public EventId id() {
     return event.id();
@@ -20,6 +21,7 @@ public record ReceivedEvent(String consumerId, Event event, int deliveryCount, b
    * {@code name}), so the handler emits the same id however often it runs. The key is kept.
    */
   public Event follow(String name, String destination, String type, String payload) {
-    return Event.of(EventId.derive(consumerId, event.id(), name), destination, event.key(), type, payload);
+    return Event.of(
+        EventId.derive(consumerId, event.id(), name), destination, event.key(), type, payload);
   }
 }

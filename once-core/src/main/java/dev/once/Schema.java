@@ -45,7 +45,9 @@ public final class Schema {
   /** All migrations as one script. */
   public static String sql(Dialect dialect) {
     StringBuilder all = new StringBuilder();
-    migrations(dialect).forEach((name, text) -> all.append("-- ").append(name).append('\n').append(text).append('\n'));
+    migrations(dialect)
+        .forEach(
+            (name, text) -> all.append("-- ").append(name).append('\n').append(text).append('\n'));
     return all.toString();
   }
 

@@ -9,7 +9,9 @@ public class StoreException extends OnceException {
   private final String sqlState;
 
   public StoreException(String action, SQLException cause) {
-    super(action + " failed: " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")", cause);
+    super(
+        action + " failed: " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")",
+        cause);
     this.action = action;
     this.sqlState = cause.getSQLState();
   }

@@ -31,8 +31,7 @@ final class Validate {
     notNull(path, value);
     if (!value.matches("[A-Za-z0-9._-]{1,100}")) {
       throw new ConfigurationException(
-          path,
-          "must be 1 to 100 letters, digits, '.', '_' or '-', was '" + value + "'");
+          path, "must be 1 to 100 letters, digits, '.', '_' or '-', was '" + value + "'");
     }
   }
 }

@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a consumer's worker threads. Each worker owns a receiver and loops over {@link
- * BatchProcessor#process}. An {@link Error} from a batch is a crash of that worker: its receiver
- * is closed without acknowledging anything (so the broker hands the deliveries out again) and a
- * fresh one replaces it, as a restarted process would. A store failure is retried with backoff.
+ * BatchProcessor#process}. An {@link Error} from a batch is a crash of that worker: its receiver is
+ * closed without acknowledging anything (so the broker hands the deliveries out again) and a fresh
+ * one replaces it, as a restarted process would. A store failure is retried with backoff.
  */
 final class ConsumerImpl implements Consumer {
   private static final Logger log = LoggerFactory.getLogger(ConsumerImpl.class);
@@ -93,9 +93,16 @@ final class ConsumerImpl implements Consumer {
         closeQuietly(receiver);
         receiver = null;
         if (e instanceof Error) {
-          log.warn("consumer {} worker crashed: {}; deliveries come back", config.consumerId(), e.toString());
+          log.warn(
+              "consumer {} worker crashed: {}; deliveries come back",
+              config.consumerId(),
+              e.toString());
         } else {
-          log.warn("consumer {} batch failed; again in {}: {}", config.consumerId(), pause, e.toString());
+          log.warn(
+              "consumer {} batch failed; again in {}: {}",
+              config.consumerId(),
+              pause,
+              e.toString());
           sleep(pause);
           pause = RelayImpl.min(pause.multipliedBy(2), MAX_ERROR_PAUSE);
         }

@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Calls several listeners in order. A listener's RuntimeException is logged and swallowed; an
- * Error propagates (it stands for a crash of the worker at that point).
+ * Calls several listeners in order. A listener's RuntimeException is logged and swallowed; an Error
+ * propagates (it stands for a crash of the worker at that point).
  */
 public final class Listeners implements OnceListener {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);

@@ -1,6 +1,5 @@
 package dev.once.internal;
 
-import dev.once.Consumer;
 import dev.once.ConsumerBuilder;
 import dev.once.Once;
 import dev.once.OnceConfig;

@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One relay. A batch is one transaction: lock free key partitions (advisory, released at the end
- * of the transaction, also when the process dies), read their oldest pending rows, publish them,
- * wait for confirms, mark the confirmed ones sent, commit. A crash anywhere before the commit
- * leaves the rows pending and they are published again with the same ids.
+ * One relay. A batch is one transaction: lock free key partitions (advisory, released at the end of
+ * the transaction, also when the process dies), read their oldest pending rows, publish them, wait
+ * for confirms, mark the confirmed ones sent, commit. A crash anywhere before the commit leaves the
+ * rows pending and they are published again with the same ids.
  */
 final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
@@ -109,7 +109,8 @@ final class RelayImpl implements Relay {
     }
     List<Row> rows = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(dialect.claimOutbox())) {
-      Jdbc.bind(ps, Jdbc.intArray(c, partitions), config.clock().instant(), config.relayBatchSize());
+      Jdbc.bind(
+          ps, Jdbc.intArray(c, partitions), config.clock().instant(), config.relayBatchSize());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Timestamp created = rs.getTimestamp("created_at");
@@ -134,7 +135,11 @@ final class RelayImpl implements Relay {
     for (Map.Entry<Integer, String> f : failures.entrySet()) {
       Row row = rows.get(f.getKey());
       once.listener().publishFailed(row.event(), f.getValue());
-      log.warn("relay: broker did not take event {}: {}; retry after {}", row.event().id(), f.getValue(), next);
+      log.warn(
+          "relay: broker did not take event {}: {}; retry after {}",
+          row.event().id(),
+          f.getValue(),
+          next);
       Jdbc.update(c, dialect.markPublishFailed(), f.getValue(), next, row.id());
     }
   }

@@ -3,8 +3,8 @@ package dev.once.internal;
 import java.time.Duration;
 
 /**
- * A wake-up signal without lost wake-ups: read {@link #generation()} before looking for work,
- * then {@link #await} returns as soon as a signal arrived after that read (or the wait ran out).
+ * A wake-up signal without lost wake-ups: read {@link #generation()} before looking for work, then
+ * {@link #await} returns as soon as a signal arrived after that read (or the wait ran out).
  */
 public final class Wakeup {
   private long generation;

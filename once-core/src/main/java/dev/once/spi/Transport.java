@@ -14,7 +14,8 @@ import java.util.List;
  * <ul>
  *   <li>{@link #publish} reports a message as confirmed only once the broker has durably accepted
  *       it; anything else (a nack, a return, a timeout) is a failure, and the relay keeps the row.
- *   <li>The event id travels with the message unchanged and comes back as {@code Delivery.event().id()}.
+ *   <li>The event id travels with the message unchanged and comes back as {@code
+ *       Delivery.event().id()}.
  *   <li>A delivery that is not acknowledged (the consumer crashed, the receiver was closed) comes
  *       back, to this or another receiver of the same consumer group.
  * </ul>
@@ -25,9 +26,9 @@ public interface Transport extends AutoCloseable {
   String name();
 
   /**
-   * Makes sure that events published to {@code destination} reach {@code consumerGroup}. Idempotent;
-   * called when a consumer is built. Events published before the first declaration of a group may
-   * not reach it.
+   * Makes sure that events published to {@code destination} reach {@code consumerGroup}.
+   * Idempotent; called when a consumer is built. Events published before the first declaration of a
+   * group may not reach it.
    */
   void declare(String destination, String consumerGroup);
 

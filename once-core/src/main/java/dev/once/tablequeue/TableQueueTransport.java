@@ -91,7 +91,9 @@ public final class TableQueueTransport implements Transport {
       if (dataSource == null) {
         throw new ConfigurationException("tableQueue.dataSource", "is required");
       }
-      if (visibilityTimeout == null || visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
+      if (visibilityTimeout == null
+          || visibilityTimeout.isNegative()
+          || visibilityTimeout.isZero()) {
         throw new ConfigurationException(
             "tableQueue.visibilityTimeout", "must be > 0, was " + visibilityTimeout);
       }
@@ -165,7 +167,10 @@ public final class TableQueueTransport implements Transport {
         confirmed.set(i);
       } else {
         failures.put(
-            i, "unroutable: no consumer group is bound to destination '" + batch.get(i).destination() + "'");
+            i,
+            "unroutable: no consumer group is bound to destination '"
+                + batch.get(i).destination()
+                + "'");
       }
     }
     return new PublishResult(confirmed, failures);
@@ -174,7 +179,8 @@ public final class TableQueueTransport implements Transport {
   @Override
   public Receiver receiver(String destination, String consumerGroup) {
     startListening();
-    return new TableQueueReceiver(dataSource, dialect, consumerGroup, visibilityTimeout, clock, wakeup);
+    return new TableQueueReceiver(
+        dataSource, dialect, consumerGroup, visibilityTimeout, clock, wakeup);
   }
 
   private synchronized void startListening() {

@@ -32,7 +32,8 @@ public final class TestDatabase implements AutoCloseable {
 
   private TestDatabase(String baseUrl, String kind) {
     this.baseUrl = baseUrl;
-    this.schema = "t_" + kind + "_" + ProcessHandle.current().pid() + "_" + counter.incrementAndGet();
+    this.schema =
+        "t_" + kind + "_" + ProcessHandle.current().pid() + "_" + counter.incrementAndGet();
     exec("CREATE SCHEMA " + schema);
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
@@ -52,8 +53,10 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = DriverManager.getConnection(LOCAL_URL)) {
       c.isValid(2);
     } catch (SQLException e) {
-      String message = "local PostgreSQL at 127.0.0.1:5432 not reachable (" + e.getMessage()
-          + "): start it with 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start'";
+      String message =
+          "local PostgreSQL at 127.0.0.1:5432 not reachable ("
+              + e.getMessage()
+              + "): start it with 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start'";
       if ("true".equals(System.getenv("CI"))) {
         Assertions.fail(message);
       }

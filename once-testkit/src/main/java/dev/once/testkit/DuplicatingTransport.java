@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Wraps a transport and publishes a share of the messages a second time, as a broker or a
- * network retry would: the consumer receives two deliveries of one event.
+ * Wraps a transport and publishes a share of the messages a second time, as a broker or a network
+ * retry would: the consumer receives two deliveries of one event.
  */
 public final class DuplicatingTransport implements Transport {
   private final Transport delegate;

@@ -17,8 +17,8 @@ import java.util.function.BiPredicate;
 /**
  * A listener that crashes the worker (throws {@link SimulatedCrash}) at chosen crash windows.
  *
- * <p>Whether it crashes is a function of (seed, window, event id, how often this event reached
- * this window before) — not of thread timing — so the same seed crashes the same events. For the
+ * <p>Whether it crashes is a function of (seed, window, event id, how often this event reached this
+ * window before) — not of thread timing — so the same seed crashes the same events. For the
  * batch-level windows (after commit, after publish) the first event of the batch decides.
  */
 public final class FaultInjector implements OnceListener {
@@ -43,14 +43,14 @@ public final class FaultInjector implements OnceListener {
     if (rate < 0 || rate > 1) {
       throw new IllegalArgumentException("crash rate must be between 0 and 1, was " + rate);
     }
-    return new FaultInjector(
-        points, (point, visit) -> unit(seed, point, visit) < rate);
+    return new FaultInjector(points, (point, visit) -> unit(seed, point, visit) < rate);
   }
 
   /** Crashes the first time {@code eventId} reaches {@code point}, and never again. */
   public static FaultInjector once(CrashPoint point, String eventId) {
     return new FaultInjector(
-        EnumSet.of(point), (p, visit) -> visit.eventId().equals(eventId) && visit.previousVisits() == 0);
+        EnumSet.of(point),
+        (p, visit) -> visit.eventId().equals(eventId) && visit.previousVisits() == 0);
   }
 
   /** Crashes every time any event reaches {@code point}: a worker that can never get past it. */
@@ -75,7 +75,10 @@ public final class FaultInjector implements OnceListener {
     if (!points.contains(point)) {
       return;
     }
-    int previous = visits.computeIfAbsent(point.ordinal() + "|" + eventId, k -> new AtomicInteger()).getAndIncrement();
+    int previous =
+        visits
+            .computeIfAbsent(point.ordinal() + "|" + eventId, k -> new AtomicInteger())
+            .getAndIncrement();
     if (decision.test(point, new Visit(eventId, previous))) {
       crashes.get(point).incrementAndGet();
       throw new SimulatedCrash(point, eventId);
