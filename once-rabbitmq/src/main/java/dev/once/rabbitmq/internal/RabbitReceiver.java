@@ -39,6 +39,8 @@ public final class RabbitReceiver implements Receiver {
   private final LinkedBlockingQueue<Delivery> buffer = new LinkedBlockingQueue<>();
   private final AtomicLong generation = new AtomicLong();
   private final Settlement settlement;
+  private final String safeUri;
+  private volatile String cancelled;
 
   public RabbitReceiver(
       Connections connections,
@@ -48,6 +50,7 @@ public final class RabbitReceiver implements Receiver {
       Duration maxNackDelay,
       ScheduledExecutorService scheduler) {
     this.channel = connections.consumeChannel();
+    this.safeUri = connections.safeUri();
     this.destination = destination;
     this.queue = queue;
     this.maxNackDelay = maxNackDelay;
@@ -61,7 +64,7 @@ public final class RabbitReceiver implements Receiver {
     } catch (IOException | RuntimeException e) {
       close();
       throw new BrokerUnavailableException(
-          connections.safeUri(), "refused a consumer on queue '" + queue + "': " + e, e);
+          safeUri, "refused a consumer on queue '" + queue + "': " + e, e);
     }
   }
 
@@ -95,6 +98,11 @@ public final class RabbitReceiver implements Receiver {
     }
 
     @Override
+    public void handleCancel(String consumerTag) {
+      cancelled = "the broker cancelled its consumer (queue deleted?)";
+    }
+
+    @Override
     public void handleDelivery(
         String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
       long gen = generation.get();
@@ -113,6 +121,7 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    checkAlive();
     List<Delivery> got = new ArrayList<>(max);
     Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
     if (first == null) {
@@ -123,6 +132,22 @@ public final class RabbitReceiver implements Receiver {
     long current = generation.get();
     got.removeIf(d -> ((Handle) d.handle()).generation() != current);
     return got;
+  }
+
+  /**
+   * A channel the client will not bring back (closed by a channel error while the connection is up,
+   * or the broker cancelled the consumer): the worker must replace this receiver. While the
+   * connection itself is down the client is recovering it, and polls just come back empty.
+   */
+  private void checkAlive() {
+    String problem = cancelled;
+    if (problem == null && !channel.isOpen() && channel.getConnection().isOpen()) {
+      problem = "its channel was closed: " + channel.getCloseReason();
+    }
+    if (problem != null) {
+      throw new BrokerUnavailableException(
+          safeUri, "stopped delivering to the receiver on '" + queue + "', " + problem, null);
+    }
   }
 
   @Override
