@@ -81,6 +81,14 @@ public final class RabbitTransport implements Transport {
     topology.declare(destination, consumerGroup);
   }
 
+  /**
+   * Discards the ready messages waiting for {@code consumerGroup}; deliveries a receiver holds
+   * unacknowledged are not touched. For demos and admin tools.
+   */
+  public void purge(String destination, String consumerGroup) {
+    topology.purge(destination, consumerGroup);
+  }
+
   @Override
   public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
     return publisher.publish(batch, confirmTimeout);

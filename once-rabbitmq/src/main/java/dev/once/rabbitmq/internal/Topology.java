@@ -84,6 +84,17 @@ public final class Topology {
     return exchange;
   }
 
+  /** Discards the ready messages of a group's queue (not those a receiver holds unacked). */
+  public void purge(String destination, String group) {
+    String queue = names.queue(destination, group);
+    Channel ch = connections.publishChannel();
+    try {
+      step(queue, () -> ch.queuePurge(queue));
+    } finally {
+      closeQuietly(ch);
+    }
+  }
+
   /** After a channel was closed for a missing exchange: declare them again on next use. */
   public void forgetExchanges() {
     knownExchanges.clear();
