@@ -156,6 +156,16 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String queueDepth() {
+    return "SELECT count(*) FROM once_queue WHERE consumer_group = ?";
+  }
+
+  @Override
+  public String purgeQueue() {
+    return "DELETE FROM once_queue WHERE consumer_group = ?";
+  }
+
+  @Override
   public boolean isTransient(SQLException e) {
     String state = e.getSQLState();
     if (state == null) {

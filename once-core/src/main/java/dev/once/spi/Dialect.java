@@ -67,6 +67,12 @@ public interface Dialect {
   /** (visible_at, bigint[] ids). */
   String nackQueue();
 
+  /** (consumer_group) → the number of rows waiting for it, in flight or not. */
+  String queueDepth();
+
+  /** (consumer_group) → rows deleted. */
+  String purgeQueue();
+
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);
 
