@@ -5,7 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 
 /** Every statement Once runs on PostgreSQL, and PostgreSQL's SQLState classes. */
-public final class PostgresDialect implements Dialect {
+public class PostgresDialect implements Dialect {
 
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
   private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";

@@ -1,0 +1,126 @@
+package dev.once.guarantee;
+
+import dev.once.Consumer;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Handler;
+import dev.once.Once;
+import dev.once.OnceBuilder;
+import dev.once.OnceListener;
+import dev.once.Outcome;
+import dev.once.ReceivedEvent;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import dev.once.testkit.SimulatedCrash;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+
+/**
+ * One test's pipeline on a real PostgreSQL: a table queue with a short visibility timeout, an
+ * effects table without a unique constraint (a second effect is counted, not prevented), and a
+ * record of every outcome.
+ */
+final class Harness implements AutoCloseable {
+  static final String DEST = "orders";
+  static final String FOLLOW = "dispatch";
+  static final Duration VISIBILITY = Duration.ofMillis(500);
+
+  final TestDatabase db;
+  final TableQueueTransport transport;
+  final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+  final Once once;
+
+  Harness(TestDatabase db, OnceListener... listeners) {
+    this(db, b -> b, listeners);
+  }
+
+  Harness(TestDatabase db, UnaryOperator<OnceBuilder> tweak, OnceListener... listeners) {
+    this.db = db;
+    db.execute("CREATE TABLE effects (event_id text NOT NULL, worker text)");
+    this.transport =
+        TableQueueTransport.builder(db.dataSource()).visibilityTimeout(VISIBILITY).build();
+    OnceBuilder builder =
+        Once.builder().dataSource(db.dataSource()).transport(transport).destinations(DEST, FOLLOW);
+    for (OnceListener l : listeners) {
+      builder.listener(l);
+    }
+    builder.listener(
+        new OnceListener() {
+          @Override
+          public void outcome(ReceivedEvent event, Outcome outcome, Duration took) {
+            outcomes.add(outcome);
+          }
+        });
+    this.once = tweak.apply(builder).build();
+    transport.declare(FOLLOW, "downstream");
+  }
+
+  /** The handler of the tests: one effect row and one outgoing event, all through {@code tx}. */
+  static final Handler EFFECT_AND_FOLLOW =
+      (tx, e) -> {
+        tx.update("INSERT INTO effects (event_id) VALUES (?)", e.id().value());
+        tx.publish(e.follow("dispatch-queued", FOLLOW, "DispatchQueued", "{}"));
+      };
+
+  Consumer consumer(String id, Handler handler, int batchSize) {
+    return once.consumer(id)
+        .subscribe(DEST, handler)
+        .batchSize(batchSize)
+        .pollTimeout(Duration.ofMillis(100))
+        .retryDelay(Duration.ofMillis(50), Duration.ofMillis(200))
+        .build();
+  }
+
+  static Event event(String id) {
+    return Event.of(new EventId(id), DEST, "key-" + id, "OrderPaid", "{\"same\":\"content\"}");
+  }
+
+  /** Commits the event to the outbox and relays it. */
+  void produce(Event event) {
+    once.inTransaction(tx -> tx.publish(event));
+    while (once.relay().runOnce() > 0) {
+      // until the outbox is empty
+    }
+  }
+
+  /** Runs the consumer (restarting it after simulated crashes) until {@code done} or 10 s. */
+  void runUntil(Consumer consumer, java.util.function.BooleanSupplier done) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+      try {
+        consumer.runOnce();
+      } catch (SimulatedCrash crashed) {
+        // the worker died at the window; the next runOnce is the restarted worker
+      }
+    }
+  }
+
+  long effects(String eventId) {
+    return db.count("SELECT count(*) FROM effects WHERE event_id = ?", eventId);
+  }
+
+  long markers(String consumerId, String eventId) {
+    return db.count(
+        "SELECT count(*) FROM once_inbox WHERE consumer_id = ? AND event_id = ?",
+        consumerId,
+        eventId);
+  }
+
+  /** Outgoing events the handler wrote for {@code eventId} (its derived id). */
+  long followRows(String consumerId, String eventId) {
+    String derived = EventId.derive(consumerId, new EventId(eventId), "dispatch-queued").value();
+    return db.count("SELECT count(*) FROM once_outbox WHERE event_id = ?", derived);
+  }
+
+  long count(Outcome outcome) {
+    return outcomes.stream().filter(o -> o == outcome).count();
+  }
+
+  @Override
+  public void close() {
+    once.close();
+    transport.close();
+  }
+}
