@@ -1,5 +1,6 @@
 package dev.once.app;
 
+import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.time.Duration;
@@ -15,6 +16,12 @@ public final class TransportOptions {
       description = "table (a queue in the same PostgreSQL; default) or rabbitmq.")
   String transport;
 
+  @Option(
+      names = "--amqp",
+      defaultValue = "amqp://guest:guest@127.0.0.1:5672/",
+      description = "RabbitMQ URI for --transport rabbitmq (default ${DEFAULT-VALUE}).")
+  String amqp;
+
   public String name() {
     return transport;
   }
@@ -27,8 +34,18 @@ public final class TransportOptions {
     return switch (transport) {
       case "table" ->
           TableQueueTransport.builder(dataSource).visibilityTimeout(visibilityTimeout).build();
+      case "rabbitmq" -> rabbitmq();
       default ->
           throw new UserError("--transport must be 'table' or 'rabbitmq', was '" + transport + "'");
     };
+  }
+
+  /**
+   * The demo crashes workers on purpose, often: every crash returns the worker's unacknowledged
+   * deliveries and counts against the quorum queue's delivery limit. A generous limit and a
+   * prefetch of one batch keep crash injection from dead-lettering (and so losing) an event.
+   */
+  private Transport rabbitmq() {
+    return RabbitTransport.builder().uri(amqp).prefetch(32).deliveryLimit(10_000).build();
   }
 }

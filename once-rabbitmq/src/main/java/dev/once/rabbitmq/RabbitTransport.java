@@ -85,6 +85,7 @@ public final class RabbitTransport implements Transport {
    * Discards the ready messages waiting for {@code consumerGroup}; deliveries a receiver holds
    * unacknowledged are not touched. For demos and admin tools.
    */
+  @Override
   public void purge(String destination, String consumerGroup) {
     topology.purge(destination, consumerGroup);
   }

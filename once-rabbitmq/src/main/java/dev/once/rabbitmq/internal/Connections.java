@@ -39,6 +39,11 @@ public final class Connections implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalArgumentException("rabbitmq.uri " + config.safeUri() + ": " + e, e);
     }
+    String path = config.uri().getRawPath();
+    if (path == null || path.isEmpty() || path.equals("/")) {
+      // The AMQP URI spec reads "amqp://host/" as the empty vhost name; everyone means "/".
+      f.setVirtualHost("/");
+    }
     f.setAutomaticRecoveryEnabled(true);
     f.setTopologyRecoveryEnabled(true);
     f.setRecoveryDelayHandler(backoff(config));
