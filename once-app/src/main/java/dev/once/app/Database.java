@@ -20,11 +20,14 @@ public final class Database implements AutoCloseable {
   private final EmbeddedPostgres embedded;
   private final HikariDataSource dataSource;
   private final String description;
+  private final String jdbcUrl;
 
-  private Database(EmbeddedPostgres embedded, HikariDataSource dataSource, String description) {
+  private Database(
+      EmbeddedPostgres embedded, HikariDataSource dataSource, String description, String jdbcUrl) {
     this.embedded = embedded;
     this.dataSource = dataSource;
     this.description = description;
+    this.jdbcUrl = jdbcUrl;
   }
 
   /** Opens {@code url}, or the embedded database when it is null. */
@@ -40,7 +43,7 @@ public final class Database implements AutoCloseable {
               + redact(url)
               + "'");
     }
-    return new Database(null, pool(url, poolSize), redact(url));
+    return new Database(null, pool(url, poolSize), redact(url), url);
   }
 
   private static Database embedded(int poolSize) {
@@ -55,7 +58,8 @@ public final class Database implements AutoCloseable {
               .setServerConfig("max_connections", "200")
               .start();
       String url = pg.getJdbcUrl("postgres", "postgres");
-      return new Database(pg, pool(url, poolSize), "embedded PostgreSQL (" + EMBEDDED_DATA + ")");
+      return new Database(
+          pg, pool(url, poolSize), "embedded PostgreSQL (" + EMBEDDED_DATA + ")", url);
     } catch (IOException e) {
       throw new UserError(
           "embedded PostgreSQL did not start in " + EMBEDDED_DATA + ": " + e.getMessage(), e);
@@ -88,6 +92,14 @@ public final class Database implements AutoCloseable {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /**
+   * The JDBC URL other processes connect with (for the embedded server: its local port, valid while
+   * this process runs). May hold a password: never print it, print {@link #description()}.
+   */
+  public String jdbcUrl() {
+    return jdbcUrl;
   }
 
   public String description() {

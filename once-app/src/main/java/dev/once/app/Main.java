@@ -1,6 +1,12 @@
 package dev.once.app;
 
 import dev.once.app.demo.DemoCommand;
+import dev.once.app.proof.CheckCommand;
+import dev.once.app.proof.ProduceCommand;
+import dev.once.app.proof.ResetCommand;
+import dev.once.app.proof.VerifyCommand;
+import dev.once.app.proof.WorkerCommand;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +16,16 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Exactly-once business effects over at-least-once delivery.",
-    subcommands = {DemoCommand.class, SchemaCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      ProduceCommand.class,
+      WorkerCommand.class,
+      CheckCommand.class,
+      ResetCommand.class,
+      VerifyCommand.class,
+      SchemaCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -23,6 +38,15 @@ public final class Main implements Runnable {
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
     cli.setExecutionExceptionHandler(new ErrorHandler());
+    return cli.execute(args);
+  }
+
+  /** As {@link #run(String...)}, printing through {@code out} and {@code err} (for tests). */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cli = new CommandLine(new Main());
+    cli.setExecutionExceptionHandler(new ErrorHandler());
+    cli.setOut(out);
+    cli.setErr(err);
     return cli.execute(args);
   }
 

@@ -4,6 +4,7 @@ import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 import picocli.CommandLine.Option;
 
@@ -24,6 +25,11 @@ public final class TransportOptions {
 
   public String name() {
     return transport;
+  }
+
+  /** These options as command-line arguments, for a child process. */
+  public List<String> args() {
+    return List.of("--transport", transport, "--amqp", amqp);
   }
 
   /**

@@ -61,7 +61,7 @@ public record DemoReport(
     json.put("database", database);
     json.put("transport", transport);
     json.put("problems", verdict.problems());
-    json.put("bad_orders", verdict.badOrders());
+    json.put("bad_orders", verdict.badOrders().stream().map(OrderDetail::toJson).toList());
     return json;
   }
 

@@ -1,24 +1,15 @@
 package dev.once.app.demo;
 
-import dev.once.Consumer;
-import dev.once.Event;
-import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Outcome;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
 import dev.once.testkit.FaultInjector;
-import dev.once.testkit.SimulatedCrash;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 import javax.sql.DataSource;
 
 /**
@@ -44,7 +35,6 @@ public final class DemoScenario {
   private final FaultInjector faults;
   private final DuplicatingTransport transport;
   private final OutcomeCounter outcomes = new OutcomeCounter();
-  private final AtomicLong produced = new AtomicLong();
 
   public DemoScenario(
       DataSource dataSource, Transport transport, DemoSettings settings, PrintStream progress) {
@@ -59,13 +49,11 @@ public final class DemoScenario {
     DemoTables.reset(dataSource, transport);
     long start = System.nanoTime();
     boolean drained;
-    try (Once once = buildOnce()) {
-      warehouse(once).start();
-      notifier(once).start();
-      for (int i = 0; i < RELAYS; i++) {
-        once.relay().start();
-      }
-      produce(once);
+    try (Once once = DemoPipeline.once(dataSource, transport, faults, outcomes)) {
+      DemoPipeline.start(once, settings.workers(), RELAYS);
+      new DemoProducer(once, settings.workers(), 0)
+          .produce(
+              LongStream.rangeClosed(1, settings.events()).boxed().toList(), settings.timeout());
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
               .awaitDrained(start, settings.timeout());
@@ -80,105 +68,5 @@ public final class DemoScenario {
         transport.duplicated(),
         took,
         drained);
-  }
-
-  private Once buildOnce() {
-    return Once.builder()
-        .dataSource(dataSource)
-        .transport(transport)
-        .destinations(DemoTables.ORDERS, DemoTables.DISPATCH)
-        .listener(faults)
-        .listener(outcomes)
-        .build();
-  }
-
-  private Consumer warehouse(Once once) {
-    return once.consumer(DemoTables.WAREHOUSE)
-        .subscribe(
-            DemoTables.ORDERS,
-            (tx, event) -> {
-              long orderId = Long.parseLong(event.event().key());
-              tx.update(
-                  "INSERT INTO demo_dispatch_jobs (order_id, event_id) VALUES (?, ?)",
-                  orderId,
-                  event.id().value());
-              tx.publish(
-                  event.follow(
-                      "dispatch-queued",
-                      DemoTables.DISPATCH,
-                      "DispatchQueued",
-                      "{\"orderId\":" + orderId + "}"));
-            })
-        .workers(settings.workers())
-        .build();
-  }
-
-  private Consumer notifier(Once once) {
-    return once.consumer(DemoTables.NOTIFIER)
-        .subscribe(
-            DemoTables.DISPATCH,
-            (tx, event) -> {
-              long orderId = Long.parseLong(event.event().key());
-              tx.update(
-                  "INSERT INTO demo_notifications (order_id, event_id) VALUES (?, ?)",
-                  orderId,
-                  event.id().value());
-            })
-        .workers(settings.workers())
-        .build();
-  }
-
-  /** One transaction per order; a crash before commit leaves nothing, so the order is retried. */
-  private void produce(Once once) throws InterruptedException {
-    AtomicLong next = new AtomicLong(1);
-    ExecutorService producers = Executors.newFixedThreadPool(settings.workers());
-    List<java.util.concurrent.Future<?>> running = new ArrayList<>();
-    for (int i = 0; i < settings.workers(); i++) {
-      running.add(
-          producers.submit(
-              () -> {
-                for (long id = next.getAndIncrement();
-                    id <= settings.events();
-                    id = next.getAndIncrement()) {
-                  produceOne(once, id);
-                }
-              }));
-    }
-    producers.shutdown();
-    if (!producers.awaitTermination(settings.timeout().toSeconds(), TimeUnit.SECONDS)) {
-      producers.shutdownNow();
-    }
-    for (var f : running) {
-      try {
-        f.get(0, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("producer failed: " + e.getCause(), e);
-      }
-    }
-  }
-
-  private void produceOne(Once once, long orderId) {
-    while (true) {
-      try {
-        once.inTransaction(
-            tx -> {
-              tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
-                  orderId,
-                  (int) (orderId % 9_000) + 100);
-              return tx.publish(
-                  Event.of(
-                      EventId.of("order-paid", orderId),
-                      DemoTables.ORDERS,
-                      Long.toString(orderId),
-                      "OrderPaid",
-                      "{\"orderId\":" + orderId + "}"));
-            });
-        produced.incrementAndGet();
-        return;
-      } catch (SimulatedCrash crash) {
-        // the producer "restarts" and commits the same order again: nothing of it was committed
-      }
-    }
   }
 }

@@ -18,6 +18,9 @@ public final class DemoTables {
   public static final String WAREHOUSE = "warehouse";
   public static final String NOTIFIER = "notifier";
 
+  /** An arbitrary advisory lock key held while the tables are created ("once" in ASCII). */
+  private static final long CREATE_LOCK = 0x6f6e6365L;
+
   private static final String CREATE =
       """
       CREATE TABLE IF NOT EXISTS demo_orders (
@@ -50,14 +53,30 @@ public final class DemoTables {
 
   private DemoTables() {}
 
-  /** Creates the tables if needed and clears everything a previous demo run left. */
-  public static void reset(DataSource dataSource, Transport transport) {
+  /**
+   * Creates the tables if needed. Several processes may start at once: an advisory lock lets one
+   * create them while the others wait (concurrent CREATE IF NOT EXISTS can still collide).
+   */
+  public static void create(DataSource dataSource) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      s.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK + ")");
       s.execute(CREATE);
+      c.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not create the demo tables: " + e.getMessage(), e);
+    }
+  }
+
+  /** Creates the tables if needed and clears everything a previous demo run left. */
+  public static void reset(DataSource dataSource, Transport transport) {
+    create(dataSource);
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(CLEAR);
     } catch (SQLException e) {
-      throw new IllegalStateException("could not prepare the demo tables: " + e.getMessage(), e);
+      throw new IllegalStateException("could not clear the demo tables: " + e.getMessage(), e);
     }
     transport.declare(ORDERS, WAREHOUSE);
     transport.declare(DISPATCH, NOTIFIER);

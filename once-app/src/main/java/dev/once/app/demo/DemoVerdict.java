@@ -8,9 +8,12 @@ import java.util.List;
  *
  * @param expectedOrders orders the run committed, or -1 when unknown
  * @param counts the numbers read from the database
- * @param badOrders up to 20 orders without exactly one dispatch job and one notification
+ * @param badOrders the first orders (by id) without exactly one dispatch job, one notification and
+ *     one marker per consumer, or with outbox rows still pending
+ * @param badOrderTotal how many such orders there are in all
  */
-public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOrders) {
+public record DemoVerdict(
+    long expectedOrders, Counts counts, List<OrderDetail> badOrders, long badOrderTotal) {
 
   /** Everything counted from the tables. queueDepth is -1 when the transport cannot tell. */
   public record Counts(
@@ -24,7 +27,13 @@ public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOr
       long markersWithoutEffect,
       long effectsWithoutMarker,
       long outboxPending,
-      long queueDepth) {}
+      long queueDepth) {
+
+    /** Outbox rows not yet published plus messages still queued (when the depth is known). */
+    public long pending() {
+      return outboxPending + Math.max(0, queueDepth);
+    }
+  }
 
   /** Every reason the run is not exactly-once and drained; empty when it is. */
   public List<String> problems() {

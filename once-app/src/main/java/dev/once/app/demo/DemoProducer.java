@@ -1,0 +1,106 @@
+package dev.once.app.demo;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.testkit.SimulatedCrash;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Commits orders, each with its OrderPaid event, one transaction per order: the order row and the
+ * outbox row commit together or not at all. Shared by {@code once demo} and {@code once produce}.
+ */
+public final class DemoProducer {
+  private final Once once;
+  private final int threads;
+  private final double rate;
+
+  /**
+   * @param rate orders per second over all threads; 0 for as fast as the database allows
+   */
+  public DemoProducer(Once once, int threads, double rate) {
+    this.once = once;
+    this.threads = threads;
+    this.rate = rate;
+  }
+
+  /** Commits every order of {@code orderIds} and returns when all are committed. */
+  public void produce(List<Long> orderIds, Duration timeout) throws InterruptedException {
+    AtomicInteger next = new AtomicInteger();
+    long start = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> running =
+        java.util.stream.IntStream.range(0, threads)
+            .<Future<?>>mapToObj(
+                t ->
+                    pool.submit(
+                        () -> {
+                          for (int i = next.getAndIncrement();
+                              i < orderIds.size();
+                              i = next.getAndIncrement()) {
+                            pace(start, i);
+                            produceOne(orderIds.get(i));
+                          }
+                        }))
+            .toList();
+    pool.shutdown();
+    if (!pool.awaitTermination(timeout.toSeconds(), TimeUnit.SECONDS)) {
+      pool.shutdownNow();
+    }
+    for (Future<?> f : running) {
+      try {
+        f.get(0, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IllegalStateException("producer failed: " + e.getCause(), e);
+      }
+    }
+  }
+
+  /** Waits until order number {@code index} is due at the configured rate. */
+  private void pace(long startNanos, int index) {
+    if (rate > 0) {
+      long due = startNanos + (long) (index / rate * 1e9);
+      long wait = due - System.nanoTime();
+      if (wait > 0) {
+        LockSupport.parkNanos(wait);
+      }
+    }
+  }
+
+  /**
+   * Commits one order and its event. A simulated crash before the commit left nothing: the
+   * "restarted" producer commits the same order again.
+   */
+  public void produceOne(long orderId) {
+    while (true) {
+      try {
+        once.inTransaction(
+            tx -> {
+              tx.update(
+                  "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
+                  orderId,
+                  (int) (orderId % 9_000) + 100);
+              return tx.publish(
+                  Event.of(
+                      EventId.of("order-paid", orderId),
+                      DemoTables.ORDERS,
+                      Long.toString(orderId),
+                      "OrderPaid",
+                      "{\"orderId\":" + orderId + "}"));
+            });
+        return;
+      } catch (SimulatedCrash crash) {
+        // nothing of this order was committed; try it again
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package dev.once.app.proof;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.Database;
+import dev.once.app.demo.DemoCheck;
+import dev.once.app.demo.DemoVerdict;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code once check}: the verdict from the database alone. Exit 0 only when every order has exactly
+ * one dispatch job, one notification and one marker per consumer, and nothing is pending.
+ */
+@Command(
+    name = "check",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Reads only the database and reports, per order, dispatch jobs, notifications, markers and"
+          + " outbox rows still pending.",
+      "Exit code 0 only when every order was processed exactly once and the backlog is drained;"
+          + " 1 otherwise (the orders are named)."
+    })
+public final class CheckCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--db",
+      description = "PostgreSQL JDBC URL. Default: the embedded PostgreSQL in .once/pg.")
+  String db;
+
+  @Option(
+      names = "--wait",
+      defaultValue = "0",
+      description = "Seconds to wait for the verdict to become OK (default ${DEFAULT-VALUE}).")
+  long waitSeconds;
+
+  @Option(
+      names = "--events",
+      defaultValue = "-1",
+      description = "Orders expected; any number when absent.")
+  long expected;
+
+  @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    try (Database database = Database.open(db, 2)) {
+      DemoVerdict verdict = await(database, expected, waitSeconds);
+      if (json) {
+        out.println(new ObjectMapper().writeValueAsString(CheckReport.toJson(verdict)));
+      } else {
+        out.println("once check on " + database.description());
+        CheckReport.print(verdict, out);
+      }
+      out.flush();
+      return verdict.ok() ? 0 : 1;
+    }
+  }
+
+  /** Reads the verdict until it is OK or {@code seconds} passed. */
+  static DemoVerdict await(Database database, long expected, long seconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    while (true) {
+      DemoVerdict verdict = DemoCheck.run(database.dataSource(), expected);
+      if (verdict.ok() || System.nanoTime() >= deadline) {
+        return verdict;
+      }
+      Thread.sleep(500);
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package dev.once.app.proof;
+
+import dev.once.Once;
+import dev.once.app.Database;
+import dev.once.app.Logging;
+import dev.once.app.Migrations;
+import dev.once.app.UserError;
+import dev.once.app.demo.DemoPipeline;
+import dev.once.app.demo.DemoProducer;
+import dev.once.app.demo.DemoTables;
+import dev.once.tablequeue.TableQueueTransport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code once produce}: commits orders, each with its OrderPaid event in the outbox, one
+ * transaction per order. Only the database is touched: workers' relays publish the events.
+ * Restartable: orders of the range that are already there are skipped.
+ */
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Commits orders with their OrderPaid events (order row + outbox row in one transaction).",
+      "Orders --from .. --from+--events-1 that already exist are skipped, so a killed producer"
+          + " started again with the same options finishes the job."
+    })
+public final class ProduceCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--db",
+      required = true,
+      description = "PostgreSQL JDBC URL shared by every process.")
+  String db;
+
+  @Option(names = "--events", required = true, description = "Orders to produce.")
+  int events;
+
+  @Option(
+      names = "--from",
+      description = "First order id (default: one after the highest order id in the database).")
+  Long from;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description = "Orders per second; 0 for as fast as possible (default ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(
+      names = "--threads",
+      defaultValue = "4",
+      description = "Producer threads (default ${DEFAULT-VALUE}).")
+  int threads;
+
+  @Mixin HaltOptions halt = new HaltOptions();
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (events < 1 || threads < 1 || rate < 0) {
+      throw new UserError(
+          "--events and --threads must be >= 1 and --rate >= 0, were "
+              + events
+              + ", "
+              + threads
+              + ", "
+              + rate);
+    }
+    Logging.quietEngine(true);
+    try (Database database = Database.open(db, threads + 2)) {
+      DataSource ds = database.dataSource();
+      Migrations.apply(ds);
+      DemoTables.create(ds);
+      long first = from != null ? from : highestOrderId(ds) + 1;
+      List<Long> missing = missing(ds, first, first + events - 1);
+      long start = System.nanoTime();
+      try (Once once =
+          DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out))) {
+        System.out.println(WorkerCommand.READY);
+        System.out.flush();
+        new DemoProducer(once, threads, rate).produce(missing, Duration.ofDays(1));
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      System.out.printf(
+          "produced %d orders (%d..%d, %d were there already) in %.1f s, %.0f orders/s%n",
+          missing.size(),
+          first,
+          first + events - 1,
+          events - missing.size(),
+          seconds,
+          missing.size() / Math.max(seconds, 0.001));
+      return 0;
+    }
+  }
+
+  private static long highestOrderId(DataSource ds) {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT coalesce(max(order_id), 0) FROM demo_orders");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read demo_orders: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<Long> missing(DataSource ds, long first, long last) {
+    String sql =
+        """
+        SELECT g FROM generate_series(?::bigint, ?::bigint) g
+         WHERE NOT EXISTS (SELECT 1 FROM demo_orders o WHERE o.order_id = g)
+         ORDER BY g
+        """;
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setLong(1, first);
+      ps.setLong(2, last);
+      List<Long> ids = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+      return ids;
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read demo_orders: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.once.app.proof;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One place for a child process in a verify run (a worker, or the producer): the child now running
+ * there, every one that ran there before, and the death it is armed with.
+ */
+final class Slot {
+  /** The armed "window" of a slot that verify kills itself, with SIGKILL, at a random moment. */
+  static final String SIGKILL = "sigkill";
+
+  final String name;
+  final boolean producer;
+  private final List<String> args;
+  private final Path log;
+  private final List<Child> incarnations = new ArrayList<>();
+  Child child;
+  String armedWindow;
+  long deadlineNanos;
+  boolean finished;
+
+  Slot(String name, boolean producer, List<String> args, Path log) {
+    this.name = name;
+    this.producer = producer;
+    this.args = args;
+    this.log = log;
+  }
+
+  /** Starts (again) a process with the same command line, unarmed. */
+  void start() {
+    child = Child.start(name + "#" + incarnations.size(), log, args);
+    incarnations.add(child);
+    armedWindow = null;
+  }
+
+  void arm(String window, int after, long deadline) {
+    armedWindow = window;
+    deadlineNanos = deadline;
+    if (!SIGKILL.equals(window)) {
+      child.arm(window, after);
+    }
+  }
+
+  /** The sum of the last stats of every incarnation. */
+  long[] stats() {
+    long[] sum = new long[4];
+    for (Child c : incarnations) {
+      long[] s = c.stats();
+      for (int i = 0; i < sum.length; i++) {
+        sum[i] += s[i];
+      }
+    }
+    return sum;
+  }
+
+  int restarts() {
+    return Math.max(0, incarnations.size() - 1);
+  }
+}

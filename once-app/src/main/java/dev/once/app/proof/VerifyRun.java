@@ -1,0 +1,274 @@
+package dev.once.app.proof;
+
+import dev.once.app.demo.DemoCheck;
+import dev.once.app.demo.DemoVerdict;
+import dev.once.testkit.CrashPoint;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import javax.sql.DataSource;
+
+/**
+ * The verify loop: worker processes and a producer process; kills in phases, one phase per kind
+ * (SIGKILL at a random moment, then each crash window, where the child halts itself); every dead
+ * child is started again; at the end, the check, read from the database.
+ */
+final class VerifyRun {
+  /** The kinds of kill, in the order their phases run. */
+  static final List<String> KINDS =
+      List.of(
+          Slot.SIGKILL,
+          CrashPoint.CONSUMER_BEFORE_TRANSACTION.label(),
+          CrashPoint.CONSUMER_AFTER_MARKER.label(),
+          CrashPoint.CONSUMER_AFTER_EFFECT.label(),
+          CrashPoint.CONSUMER_AFTER_COMMIT.label(),
+          CrashPoint.RELAY_AFTER_PUBLISH.label(),
+          CrashPoint.PRODUCER_BEFORE_COMMIT.label());
+
+  private static final long WINDOW_GIVE_UP_NANOS = 15_000_000_000L;
+  private static final long TICK_MILLIS = 50;
+
+  /** How long a dead worker's deliveries stay invisible on the table queue. */
+  static final Duration VISIBILITY = Duration.ofSeconds(3);
+
+  private static final Duration SETTLE = VISIBILITY.plusSeconds(2);
+
+  private final VerifySettings settings;
+  private final DataSource dataSource;
+  private final PrintWriter progress;
+  private final SplittableRandom random;
+  private final List<Slot> workers = new ArrayList<>();
+  private final Slot producer;
+  private final Map<String, WindowResult> results = new LinkedHashMap<>();
+  private final List<String> unexpectedExits = new ArrayList<>();
+
+  VerifyRun(VerifySettings settings, DataSource dataSource, PrintWriter progress) {
+    this.settings = settings;
+    this.dataSource = dataSource;
+    this.progress = progress;
+    this.random = new SplittableRandom(settings.seed());
+    for (int i = 0; i < settings.workers(); i++) {
+      workers.add(new Slot("worker-" + i, false, workerArgs(), settings.logs()));
+    }
+    this.producer = new Slot("producer", true, producerArgs(), settings.logs());
+    KINDS.forEach(k -> results.put(k, new WindowResult(k)));
+  }
+
+  private List<String> workerArgs() {
+    List<String> args = new ArrayList<>(List.of("worker", "--control-stdin"));
+    args.addAll(List.of("--stats-every-ms", "200"));
+    args.addAll(List.of("--visibility-timeout", Long.toString(VISIBILITY.toSeconds())));
+    args.addAll(settings.childArgs());
+    return args;
+  }
+
+  private List<String> producerArgs() {
+    List<String> args = new ArrayList<>(List.of("produce", "--control-stdin", "--from", "1"));
+    args.addAll(List.of("--events", Integer.toString(settings.events())));
+    args.addAll(List.of("--rate", Double.toString(settings.producerRate())));
+    args.addAll(List.of("--db", dbUrl()));
+    return args;
+  }
+
+  private String dbUrl() {
+    return settings.childArgs().get(settings.childArgs().indexOf("--db") + 1);
+  }
+
+  /** Runs everything and returns the verdict and, per kind of kill, what it came to. */
+  VerifyResult run() throws InterruptedException {
+    long start = System.nanoTime();
+    workers.forEach(Slot::start);
+    producer.start();
+    try {
+      int[] perKind = split(settings.kills(), KINDS.size());
+      for (int k = 0; k < KINDS.size(); k++) {
+        phase(KINDS.get(k), perKind[k]);
+      }
+      DemoVerdict verdict = awaitCheck(start);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      stopAll(); // each worker prints its final counts as it stops
+      return new VerifyResult(verdict, results, totals(), seconds, unexpectedExits);
+    } finally {
+      stopAll();
+    }
+  }
+
+  private void stopAll() {
+    allSlots().forEach(s -> s.child.stop(10));
+  }
+
+  /** {@code total} spread over {@code parts}, the first ones getting the remainder. */
+  static int[] split(int total, int parts) {
+    int[] split = new int[parts];
+    for (int i = 0; i < parts; i++) {
+      split[i] = total / parts + (i < total % parts ? 1 : 0);
+    }
+    return split;
+  }
+
+  private void phase(String kind, int kills) throws InterruptedException {
+    if (kills == 0) {
+      return;
+    }
+    WindowResult result = results.get(kind);
+    long[] before = totals();
+    long start = System.nanoTime();
+    progress.printf("  phase %-38s %d kills%n", kind, kills);
+    progress.flush();
+    int[] done = {0};
+    try {
+      while (done[0] < kills) {
+        tick(kind, done);
+        arm(kind, kills - done[0]);
+        Thread.sleep(TICK_MILLIS);
+      }
+    } catch (PhaseSkipped skipped) {
+      progress.println("    the producer finished before this window came: not reached");
+    }
+    settle(kind, done);
+    long[] after = totals();
+    result.redeliveries += after[1] - before[1];
+    result.duplicates += after[3] - before[3];
+    result.seconds += (System.nanoTime() - start) / 1e9;
+  }
+
+  /**
+   * Waits until the last kill's deliveries are back (the table queue's visibility timeout, and a
+   * margin), restarting what dies meanwhile, so its redeliveries count for this phase.
+   */
+  private void settle(String kind, int[] done) throws InterruptedException {
+    long until = System.nanoTime() + SETTLE.toNanos();
+    while (System.nanoTime() < until) {
+      tick(kind, done);
+      Thread.sleep(TICK_MILLIS);
+    }
+  }
+
+  /** Restarts what died and counts the deaths; SIGKILLs what is due. */
+  private void tick(String phase, int[] done) {
+    for (Slot slot : allSlots()) {
+      if (slot.finished) {
+        continue;
+      }
+      if (!slot.child.alive()) {
+        died(slot, phase, done);
+      } else if (slot.armedWindow != null && System.nanoTime() > slot.deadlineNanos) {
+        slot.child.kill();
+        WindowResult r = results.get(slot.armedWindow);
+        if (Slot.SIGKILL.equals(slot.armedWindow)) {
+          r.kills++;
+        } else {
+          r.notReached++;
+        }
+        done[0] += slot.armedWindow.equals(phase) ? 1 : 0;
+        slot.start();
+      }
+    }
+  }
+
+  private void died(Slot slot, String phase, int[] done) {
+    String halted = slot.child.haltedAt();
+    if (halted != null) {
+      results.get(halted).kills++;
+      done[0] += halted.equals(phase) ? 1 : 0;
+    } else if (slot.producer && slot.child.exitCode() == 0) {
+      slot.finished = true;
+      if (slot.armedWindow != null && slot.armedWindow.equals(phase)) {
+        results.get(phase).notReached++;
+        done[0]++;
+      }
+      return;
+    } else {
+      unexpectedExits.add(slot.child.name() + " exited " + slot.child.exitCode());
+    }
+    slot.start();
+  }
+
+  /** Arms ready, unarmed children for this phase, at most half the workers at a time. */
+  private void arm(String kind, int left) {
+    boolean producerKind = kind.equals(CrashPoint.PRODUCER_BEFORE_COMMIT.label());
+    List<Slot> candidates = producerKind ? List.of(producer) : workers;
+    int maxArmed = producerKind ? 1 : Math.max(1, workers.size() / 2);
+    long armed = candidates.stream().filter(s -> s.armedWindow != null).count();
+    for (Slot s : candidates) {
+      if (armed >= Math.min(left, maxArmed)) {
+        return;
+      }
+      if (!s.finished && s.armedWindow == null && s.child.ready()) {
+        armOne(s, kind);
+        armed++;
+      }
+    }
+    if (producerKind && producer.finished && left > 0) {
+      results.get(kind).notReached += left; // nothing left to produce: the window cannot come
+      throw new PhaseSkipped();
+    }
+  }
+
+  private void armOne(Slot s, String kind) {
+    long now = System.nanoTime();
+    if (Slot.SIGKILL.equals(kind)) {
+      s.arm(kind, 0, now + 200_000_000L + random.nextLong(1_300_000_000L));
+    } else {
+      int after = random.nextInt(kind.startsWith("producer") ? 50 : 10);
+      s.arm(kind, after, now + WINDOW_GIVE_UP_NANOS);
+    }
+  }
+
+  /** Raised when a phase cannot go on (the producer finished before its window came). */
+  private static final class PhaseSkipped extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    PhaseSkipped() {
+      super(null, null, false, false);
+    }
+  }
+
+  private DemoVerdict awaitCheck(long start) throws InterruptedException {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    long lastPrint = 0;
+    while (true) {
+      tick("", new int[1]);
+      DemoVerdict v = DemoCheck.run(dataSource, settings.events());
+      long now = System.nanoTime();
+      if (v.ok() || now > deadline) {
+        return v;
+      }
+      if (now - lastPrint > 2_000_000_000L) {
+        progress.printf(
+            "  %5.1fs  orders %d/%d  dispatch jobs %d  notifications %d  pending %d%n",
+            (now - start) / 1e9,
+            v.counts().orders(),
+            settings.events(),
+            v.counts().dispatchJobs(),
+            v.counts().notifications(),
+            v.counts().pending());
+        progress.flush();
+        lastPrint = now;
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  private List<Slot> allSlots() {
+    List<Slot> all = new ArrayList<>(workers);
+    all.add(producer);
+    return all;
+  }
+
+  /** Received, redelivered, processed, duplicate: summed over every worker that ever ran. */
+  private long[] totals() {
+    long[] sum = new long[4];
+    for (Slot s : workers) {
+      long[] v = s.stats();
+      for (int i = 0; i < sum.length; i++) {
+        sum[i] += v[i];
+      }
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,116 @@
+package dev.once.app.proof;
+
+import dev.once.Once;
+import dev.once.app.Database;
+import dev.once.app.Logging;
+import dev.once.app.Migrations;
+import dev.once.app.TransportOptions;
+import dev.once.app.demo.DemoPipeline;
+import dev.once.app.demo.DemoTables;
+import dev.once.spi.Transport;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code once worker}: the demo's relays and consumers until stopped (SIGTERM / Ctrl-C closes them
+ * cleanly; SIGKILL is what {@code once verify} uses). Any number of workers may run on one
+ * database, on any number of machines: they coordinate only through the database and the broker.
+ *
+ * <p>A {@code /metrics} endpoint belongs here: an option {@code --metrics-port} whose listener is
+ * added in {@link #listeners}, next to the stats listener.
+ */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the demo scenario's relays and consumers (warehouse, notifier) until stopped.",
+      "Start as many as you like, on as many machines as you like, on one database."
+    })
+public final class WorkerCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--db",
+      required = true,
+      description =
+          "PostgreSQL JDBC URL shared by every process, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres.")
+  String db;
+
+  @Mixin TransportOptions transportOptions;
+
+  @Option(
+      names = "--threads",
+      defaultValue = "2",
+      description = "Worker threads per consumer (default ${DEFAULT-VALUE}).")
+  int threads;
+
+  @Option(
+      names = "--relays",
+      defaultValue = "1",
+      description = "Relays in this process (default ${DEFAULT-VALUE}).")
+  int relays;
+
+  @Option(
+      names = "--visibility-timeout",
+      defaultValue = "30",
+      description =
+          "Table queue: seconds a dead worker's deliveries stay invisible (default ${DEFAULT-VALUE}).")
+  long visibilitySeconds;
+
+  @Option(
+      names = "--stats-every-ms",
+      hidden = true,
+      defaultValue = "0",
+      description = "Print a stats line this often (for once verify); 0 = only at exit.")
+  long statsEveryMillis;
+
+  @Option(names = "--verbose", description = "Log what the engine logs.")
+  boolean verbose;
+
+  @Mixin HaltOptions halt = new HaltOptions();
+
+  static final String READY = "ready";
+
+  private final WorkerStats stats = new WorkerStats();
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Logging.quietEngine(!verbose);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Database database = Database.open(db, threads * 2 + relays + 4);
+    Migrations.apply(database.dataSource());
+    DemoTables.create(database.dataSource());
+    Transport transport =
+        transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
+    Once once = DemoPipeline.once(database.dataSource(), transport, listeners());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  once.close();
+                  transport.close();
+                  database.close();
+                  System.out.println(stats.line());
+                  System.out.flush();
+                  stopped.countDown();
+                }));
+    DemoPipeline.start(once, threads, relays);
+    if (statsEveryMillis > 0) {
+      stats.printEvery(Duration.ofMillis(statsEveryMillis), System.out);
+    }
+    System.out.println(READY);
+    System.out.flush();
+    System.err.println(
+        "once worker: running on " + database.description() + ", transport " + transport.name());
+    stopped.await();
+    return 0;
+  }
+
+  private dev.once.OnceListener[] listeners() {
+    return new dev.once.OnceListener[] {halt.listener(System.out), stats};
+  }
+}
