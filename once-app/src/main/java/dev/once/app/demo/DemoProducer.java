@@ -5,6 +5,7 @@ import dev.once.EventId;
 import dev.once.Once;
 import dev.once.testkit.SimulatedCrash;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -23,14 +24,21 @@ public final class DemoProducer {
   private final Once once;
   private final int threads;
   private final double rate;
+  private final ProductionGate gate;
 
   /**
    * @param rate orders per second over all threads; 0 for as fast as the database allows
    */
   public DemoProducer(Once once, int threads, double rate) {
+    this(once, threads, rate, ProductionGate.open());
+  }
+
+  /** As above; an order is produced only once {@code gate} lets its id through. */
+  public DemoProducer(Once once, int threads, double rate, ProductionGate gate) {
     this.once = once;
     this.threads = threads;
     this.rate = rate;
+    this.gate = gate;
   }
 
   /** Commits every order of {@code orderIds} and returns when all are committed. */
@@ -38,20 +46,10 @@ public final class DemoProducer {
     AtomicInteger next = new AtomicInteger();
     long start = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<?>> running =
-        java.util.stream.IntStream.range(0, threads)
-            .<Future<?>>mapToObj(
-                t ->
-                    pool.submit(
-                        () -> {
-                          for (int i = next.getAndIncrement();
-                              i < orderIds.size();
-                              i = next.getAndIncrement()) {
-                            pace(start, i);
-                            produceOne(orderIds.get(i));
-                          }
-                        }))
-            .toList();
+    List<Future<?>> running = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      running.add(pool.submit(() -> work(orderIds, next, start)));
+    }
     pool.shutdown();
     if (!pool.awaitTermination(timeout.toSeconds(), TimeUnit.SECONDS)) {
       pool.shutdownNow();
@@ -63,6 +61,16 @@ public final class DemoProducer {
         throw new IllegalStateException("producer failed: " + e.getCause(), e);
       }
     }
+  }
+
+  private Void work(List<Long> orderIds, AtomicInteger next, long start)
+      throws InterruptedException {
+    for (int i = next.getAndIncrement(); i < orderIds.size(); i = next.getAndIncrement()) {
+      pace(start, i);
+      gate.await(orderIds.get(i));
+      produceOne(orderIds.get(i));
+    }
+    return null;
   }
 
   /** Waits until order number {@code index} is due at the configured rate. */

@@ -75,9 +75,23 @@ final class Child {
 
   /** Tells the child to halt at {@code window} after letting {@code after} passes by. */
   void arm(String window, int after) {
+    send("arm " + window + " " + after);
+  }
+
+  /** Tells the child not to halt after all. */
+  void disarm() {
+    send("disarm");
+  }
+
+  /** Tells a producer child it may produce orders up to {@code orderId}. */
+  void allow(long orderId) {
+    send("allow " + orderId);
+  }
+
+  private void send(String line) {
     try {
       OutputStream in = process.getOutputStream();
-      in.write(("arm " + window + " " + after + "\n").getBytes(StandardCharsets.UTF_8));
+      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
     } catch (IOException e) {
       // it died meanwhile: the caller sees it exit

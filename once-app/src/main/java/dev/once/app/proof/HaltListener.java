@@ -34,6 +34,11 @@ final class HaltListener implements OnceListener {
     armed = new Armed(point, after, new AtomicInteger());
   }
 
+  /** Stops halting. */
+  void disarm() {
+    armed = null;
+  }
+
   /** The window named by its label, e.g. {@code consumer.after-commit-before-ack}. */
   static CrashPoint window(String label) {
     return Arrays.stream(CrashPoint.values())

@@ -1,5 +1,6 @@
 package dev.once.app.proof;
 
+import dev.once.app.demo.ProductionGate;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Option;
 /**
  * The hidden options with which {@code once verify} makes a child die at a crash window: at start
  * ({@code --halt-at}), or later by a line {@code arm <window> <after>} on its standard input
- * ({@code --control-stdin}).
+ * ({@code --control-stdin}). With {@code --control-stdin}, a producer produces only what {@code
+ * allow <order id>} lines let through.
  */
 final class HaltOptions {
   @Option(
@@ -35,17 +37,22 @@ final class HaltOptions {
 
   /** The halting listener, armed as the options say. */
   HaltListener listener(PrintStream out) {
+    return listener(out, ProductionGate.open());
+  }
+
+  /** As above; {@code allow <order id>} lines on standard input open {@code gate} further. */
+  HaltListener listener(PrintStream out, ProductionGate gate) {
     HaltListener listener = new HaltListener(out);
     if (window != null) {
       listener.arm(HaltListener.window(window), after);
     }
     if (controlStdin) {
-      readCommands(listener);
+      readCommands(listener, gate);
     }
     return listener;
   }
 
-  private static void readCommands(HaltListener listener) {
+  private static void readCommands(HaltListener listener, ProductionGate gate) {
     Thread t =
         new Thread(
             () -> {
@@ -55,6 +62,10 @@ final class HaltOptions {
                   String[] parts = line.trim().split(" ");
                   if (parts.length == 3 && parts[0].equals("arm")) {
                     listener.arm(HaltListener.window(parts[1]), Integer.parseInt(parts[2]));
+                  } else if (parts.length == 1 && parts[0].equals("disarm")) {
+                    listener.disarm();
+                  } else if (parts.length == 2 && parts[0].equals("allow")) {
+                    gate.allow(Long.parseLong(parts[1]));
                   }
                 }
               } catch (IOException e) {

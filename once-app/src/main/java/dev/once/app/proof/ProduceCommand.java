@@ -8,6 +8,7 @@ import dev.once.app.UserError;
 import dev.once.app.demo.DemoPipeline;
 import dev.once.app.demo.DemoProducer;
 import dev.once.app.demo.DemoTables;
+import dev.once.app.demo.ProductionGate;
 import dev.once.tablequeue.TableQueueTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -84,11 +85,12 @@ public final class ProduceCommand implements Callable<Integer> {
       long first = from != null ? from : highestOrderId(ds) + 1;
       List<Long> missing = missing(ds, first, first + events - 1);
       long start = System.nanoTime();
+      ProductionGate gate = halt.controlStdin ? ProductionGate.closed() : ProductionGate.open();
       try (Once once =
-          DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out))) {
+          DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
         System.out.println(WorkerCommand.READY);
         System.out.flush();
-        new DemoProducer(once, threads, rate).produce(missing, Duration.ofDays(1));
+        new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       System.out.printf(

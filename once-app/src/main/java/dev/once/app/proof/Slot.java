@@ -19,6 +19,7 @@ final class Slot {
   private final List<Child> incarnations = new ArrayList<>();
   Child child;
   String armedWindow;
+  long armedAtNanos;
   long deadlineNanos;
   boolean finished;
 
@@ -38,10 +39,19 @@ final class Slot {
 
   void arm(String window, int after, long deadline) {
     armedWindow = window;
+    armedAtNanos = System.nanoTime();
     deadlineNanos = deadline;
     if (!SIGKILL.equals(window)) {
       child.arm(window, after);
     }
+  }
+
+  /** Takes back an armed window (a SIGKILL that is due is simply not sent). */
+  void disarm() {
+    if (armedWindow != null && !SIGKILL.equals(armedWindow)) {
+      child.disarm();
+    }
+    armedWindow = null;
   }
 
   /** The sum of the last stats of every incarnation. */

@@ -58,7 +58,9 @@ public final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--rate",
       defaultValue = "0",
-      description = "Producer orders/s; default: long enough for the kills (20..300/s).")
+      description =
+          "Most orders/s the producer commits; default no limit (verify releases orders as its"
+              + " kills progress, so that every crash window sees work).")
   double rate;
 
   @Option(
@@ -85,14 +87,8 @@ public final class VerifyCommand implements Callable<Integer> {
       }
       VerifySettings settings = settings(database);
       progress.printf(
-          "once verify: %d workers, %d orders at %.0f/s, %d kills on %s, transport %s; logs in %s%n",
-          workers,
-          events,
-          settings.producerRate(),
-          kills,
-          database.description(),
-          transportOptions.name(),
-          settings.logs());
+          "once verify: %d workers, %d orders, %d kills on %s, transport %s; logs in %s%n",
+          workers, events, kills, database.description(), transportOptions.name(), settings.logs());
       progress.flush();
       VerifyResult result = new VerifyRun(settings, database.dataSource(), progress).run();
       if (json) {

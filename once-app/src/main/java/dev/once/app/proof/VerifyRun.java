@@ -21,21 +21,22 @@ final class VerifyRun {
   /** The kinds of kill, in the order their phases run. */
   static final List<String> KINDS =
       List.of(
+          CrashPoint.PRODUCER_BEFORE_COMMIT.label(), // first: while there is surely more to produce
           Slot.SIGKILL,
           CrashPoint.CONSUMER_BEFORE_TRANSACTION.label(),
           CrashPoint.CONSUMER_AFTER_MARKER.label(),
           CrashPoint.CONSUMER_AFTER_EFFECT.label(),
           CrashPoint.CONSUMER_AFTER_COMMIT.label(),
-          CrashPoint.RELAY_AFTER_PUBLISH.label(),
-          CrashPoint.PRODUCER_BEFORE_COMMIT.label());
+          CrashPoint.RELAY_AFTER_PUBLISH.label());
 
-  private static final long WINDOW_GIVE_UP_NANOS = 15_000_000_000L;
+  private static final long WINDOW_GIVE_UP_NANOS = 10_000_000_000L;
+  private static final long STARVED_NANOS = 1_500_000_000L;
   private static final long TICK_MILLIS = 50;
 
   /** How long a dead worker's deliveries stay invisible on the table queue. */
-  static final Duration VISIBILITY = Duration.ofSeconds(3);
+  static final Duration VISIBILITY = Duration.ofSeconds(2);
 
-  private static final Duration SETTLE = VISIBILITY.plusSeconds(2);
+  static final Duration SETTLE = VISIBILITY.plusSeconds(1);
 
   private final VerifySettings settings;
   private final DataSource dataSource;
@@ -45,6 +46,10 @@ final class VerifyRun {
   private final Slot producer;
   private final Map<String, WindowResult> results = new LinkedHashMap<>();
   private final List<String> unexpectedExits = new ArrayList<>();
+  private int phase;
+  private long allowed;
+  private long phaseBumps;
+  private long lastBumpNanos;
 
   VerifyRun(VerifySettings settings, DataSource dataSource, PrintWriter progress) {
     this.settings = settings;
@@ -69,7 +74,7 @@ final class VerifyRun {
   private List<String> producerArgs() {
     List<String> args = new ArrayList<>(List.of("produce", "--control-stdin", "--from", "1"));
     args.addAll(List.of("--events", Integer.toString(settings.events())));
-    args.addAll(List.of("--rate", Double.toString(settings.producerRate())));
+    args.addAll(List.of("--rate", Double.toString(settings.rate())));
     args.addAll(List.of("--db", dbUrl()));
     return args;
   }
@@ -82,12 +87,14 @@ final class VerifyRun {
   VerifyResult run() throws InterruptedException {
     long start = System.nanoTime();
     workers.forEach(Slot::start);
-    producer.start();
+    startProducer();
     try {
       int[] perKind = split(settings.kills(), KINDS.size());
-      for (int k = 0; k < KINDS.size(); k++) {
-        phase(KINDS.get(k), perKind[k]);
+      for (phase = 0; phase < KINDS.size(); phase++) {
+        phase(KINDS.get(phase), perKind[phase]);
       }
+      allowed = settings.events();
+      producer.child.allow(allowed);
       DemoVerdict verdict = awaitCheck(start);
       double seconds = (System.nanoTime() - start) / 1e9;
       stopAll(); // each worker prints its final counts as it stops
@@ -99,6 +106,35 @@ final class VerifyRun {
 
   private void stopAll() {
     allSlots().forEach(s -> s.child.stop(10));
+  }
+
+  private void startProducer() {
+    producer.start();
+    producer.child.allow(allowed);
+  }
+
+  /**
+   * Releases orders as the phases progress: a share when a phase starts, and a little more whenever
+   * a child has waited 1.5 s for its window (traffic ran dry), at most the next phase's share, so
+   * that every phase has work to crash.
+   */
+  private void release() {
+    long now = System.nanoTime();
+    boolean starved =
+        allSlots().stream()
+            .anyMatch(s -> s.armedWindow != null && now - s.armedAtNanos > STARVED_NANOS);
+    if (starved && now - lastBumpNanos > STARVED_NANOS) {
+      phaseBumps++;
+      lastBumpNanos = now;
+    }
+    // one share per phase and one for the end; a phase may pull at most the next phase's share
+    long share = (settings.events() + KINDS.size() + 1) / (KINDS.size() + 2);
+    long bumped = share * (phase + 1) + phaseBumps * Math.max(1, share / 8);
+    long next = Math.min(settings.events(), Math.min(share * (phase + 2), bumped));
+    if (next > allowed) {
+      allowed = next;
+      producer.child.allow(allowed);
+    }
   }
 
   /** {@code total} spread over {@code parts}, the first ones getting the remainder. */
@@ -115,17 +151,20 @@ final class VerifyRun {
       return;
     }
     WindowResult result = results.get(kind);
+    phaseBumps = 0;
     long[] before = totals();
     long start = System.nanoTime();
-    progress.printf("  phase %-38s %d kills%n", kind, kills);
+    progress.printf("  phase %-38s %d kills (orders released %d)%n", kind, kills, allowed);
     progress.flush();
     int[] done = {0};
     try {
       while (done[0] < kills) {
         tick(kind, done);
+        release();
         arm(kind, kills - done[0]);
         Thread.sleep(TICK_MILLIS);
       }
+      allSlots().forEach(Slot::disarm); // none should be armed: armed + done <= kills
     } catch (PhaseSkipped skipped) {
       progress.println("    the producer finished before this window came: not reached");
     }
@@ -144,6 +183,7 @@ final class VerifyRun {
     long until = System.nanoTime() + SETTLE.toNanos();
     while (System.nanoTime() < until) {
       tick(kind, done);
+      release();
       Thread.sleep(TICK_MILLIS);
     }
   }
@@ -165,7 +205,7 @@ final class VerifyRun {
           r.notReached++;
         }
         done[0] += slot.armedWindow.equals(phase) ? 1 : 0;
-        slot.start();
+        restart(slot);
       }
     }
   }
@@ -173,6 +213,7 @@ final class VerifyRun {
   private void died(Slot slot, String phase, int[] done) {
     String halted = slot.child.haltedAt();
     if (halted != null) {
+      progress.printf("    %s halted at %s%n", slot.child.name(), halted);
       results.get(halted).kills++;
       done[0] += halted.equals(phase) ? 1 : 0;
     } else if (slot.producer && slot.child.exitCode() == 0) {
@@ -185,20 +226,33 @@ final class VerifyRun {
     } else {
       unexpectedExits.add(slot.child.name() + " exited " + slot.child.exitCode());
     }
-    slot.start();
+    restart(slot);
   }
 
-  /** Arms ready, unarmed children for this phase, at most half the workers at a time. */
+  private void restart(Slot slot) {
+    if (slot == producer) {
+      startProducer();
+    } else {
+      slot.start();
+    }
+  }
+
+  /**
+   * Arms ready, unarmed children for this phase, never more than the kills left: a window may be
+   * armed in several workers at once, a SIGKILL is aimed at half the workers at most.
+   */
   private void arm(String kind, int left) {
     boolean producerKind = kind.equals(CrashPoint.PRODUCER_BEFORE_COMMIT.label());
     List<Slot> candidates = producerKind ? List.of(producer) : workers;
-    int maxArmed = producerKind ? 1 : Math.max(1, workers.size() / 2);
     long armed = candidates.stream().filter(s -> s.armedWindow != null).count();
+    long maxArmed =
+        Slot.SIGKILL.equals(kind) ? Math.min(left, Math.max(1, workers.size() / 2)) : left;
     for (Slot s : candidates) {
-      if (armed >= Math.min(left, maxArmed)) {
+      if (armed >= maxArmed) {
         return;
       }
       if (!s.finished && s.armedWindow == null && s.child.ready()) {
+        progress.printf("    arming %s at %s%n", s.child.name(), kind);
         armOne(s, kind);
         armed++;
       }
@@ -214,7 +268,8 @@ final class VerifyRun {
     if (Slot.SIGKILL.equals(kind)) {
       s.arm(kind, 0, now + 200_000_000L + random.nextLong(1_300_000_000L));
     } else {
-      int after = random.nextInt(kind.startsWith("producer") ? 50 : 10);
+      int after = random.nextInt(3); // one of the first passes: traffic may be a trickle
+
       s.arm(kind, after, now + WINDOW_GIVE_UP_NANOS);
     }
   }

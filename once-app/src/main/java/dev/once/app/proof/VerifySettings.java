@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The validated options of one {@code once verify} run.
  *
- * @param rate orders per second the producer commits; chosen from events and kills when 0
+ * @param rate orders per second the producer commits at most; 0 for no limit but the gate
  * @param childArgs the options every child gets: database URL and transport
  */
 record VerifySettings(
@@ -34,17 +34,5 @@ record VerifySettings(
     if (rate < 0) {
       throw new UserError("--rate must be >= 0, was " + rate);
     }
-  }
-
-  /**
-   * The producer's rate: as given, or so that producing lasts about as long as the kills take
-   * (about 1.5 s each, a JVM restart included), between 20 and 300 orders/s.
-   */
-  double producerRate() {
-    if (rate > 0) {
-      return rate;
-    }
-    double killSeconds = Math.max(1, kills) * 1.5;
-    return Math.max(20, Math.min(300, events / killSeconds));
   }
 }

@@ -1,0 +1,107 @@
+package dev.once.app.proof;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.demo.DemoTables;
+import dev.once.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code once check} on hand-made data: it names the orders that are not exactly once. */
+class CheckCommandTest {
+  private TestDatabase db;
+  private String url;
+
+  @BeforeEach
+  void open() {
+    db = TestDatabase.embedded();
+    url = TestDatabase.embeddedUrl() + "&currentSchema=" + db.schema();
+    DemoTables.create(db.dataSource());
+    for (int order = 1; order <= 3; order++) {
+      processed(order);
+    }
+  }
+
+  @AfterEach
+  void close() {
+    db.close();
+  }
+
+  /** What a correct run leaves for one order: the order, both effects, both markers. */
+  private void processed(int order) {
+    db.execute("INSERT INTO demo_orders (order_id, amount_cents) VALUES (" + order + ", 100)");
+    dispatchJob(order);
+    db.execute(
+        "INSERT INTO demo_notifications (order_id, event_id) VALUES ("
+            + order
+            + ", 'dispatch-queued:warehouse/order-paid:"
+            + order
+            + "')");
+    db.execute(
+        "INSERT INTO once_inbox (consumer_id, event_id) VALUES ('warehouse', 'order-paid:"
+            + order
+            + "'), ('notifier', 'dispatch-queued:warehouse/order-paid:"
+            + order
+            + "')");
+  }
+
+  private void dispatchJob(int order) {
+    db.execute(
+        "INSERT INTO demo_dispatch_jobs (order_id, event_id) VALUES ("
+            + order
+            + ", 'order-paid:"
+            + order
+            + "')");
+  }
+
+  @Test
+  void dataWhereEveryOrderWasProcessedOncePassesWithExitCodeZero() {
+    Run run = Run.of("check", "--db", url);
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("OK: every order processed exactly once");
+  }
+
+  @Test
+  void aDoubledEffectFailsAndNamesTheOrder() {
+    dispatchJob(2);
+    Run run = Run.of("check", "--db", url);
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("1 duplicate effects")
+        .contains("order 2: 2 dispatch jobs, 1 notifications")
+        .doesNotContain("order 1:")
+        .doesNotContain("order 3:");
+  }
+
+  @Test
+  void aMissingEffectFailsAndNamesTheOrder() {
+    db.execute("DELETE FROM demo_notifications WHERE order_id = 3");
+    db.execute("DELETE FROM once_inbox WHERE consumer_id = 'notifier' AND event_id LIKE '%:3'");
+    Run run = Run.of("check", "--db", url);
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("1 orders without a dispatch job or a notification")
+        .contains("order 3: 1 dispatch jobs, 0 notifications, markers warehouse 1 notifier 0");
+  }
+
+  @Test
+  void theJsonReportCountsDuplicatesLostAndPendingAndListsTheBadOrders() throws Exception {
+    dispatchJob(1);
+    db.execute("DELETE FROM demo_dispatch_jobs WHERE order_id = 2");
+    db.execute(
+        "INSERT INTO once_outbox (event_id, destination, event_key, event_type, payload,"
+            + " key_partition) VALUES ('order-paid:3', 'orders', '3', 'OrderPaid', '', 0)");
+    Run run = Run.of("check", "--db", url, "--json", "--wait", "1");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("ok").asBoolean()).isFalse();
+    assertThat(json.get("orders").asLong()).isEqualTo(3);
+    assertThat(json.get("duplicate_effects").asLong()).isEqualTo(1);
+    assertThat(json.get("lost").asLong()).isEqualTo(1);
+    assertThat(json.get("pending").asLong()).isEqualTo(1);
+    assertThat(json.get("bad_orders").findValuesAsText("order_id")).containsExactly("1", "2", "3");
+  }
+}

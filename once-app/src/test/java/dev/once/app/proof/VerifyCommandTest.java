@@ -1,0 +1,39 @@
+package dev.once.app.proof;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code once verify} on small numbers with the embedded PostgreSQL (which it starts itself and
+ * shares with the worker processes) and the table queue.
+ */
+class VerifyCommandTest {
+
+  @Test
+  void twoWorkerProcessesKilledTenTimesProcessEveryOrderExactlyOnce() throws Exception {
+    Run run = Run.of("verify", "--workers", "2", "--events", "500", "--kills", "10", "--json");
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertVerified(json, 500, 10);
+  }
+
+  static void assertVerified(JsonNode json, int events, int kills) {
+    assertThat(json.get("ok").asBoolean()).as(json.toPrettyString()).isTrue();
+    assertThat(json.get("events").asLong()).isEqualTo(events);
+    assertThat(json.get("kills").asLong()).isEqualTo(kills);
+    assertThat(json.get("duplicate_effects").asLong()).isZero();
+    assertThat(json.get("lost").asLong()).isZero();
+    assertThat(json.get("check").get("markers").get("warehouse").asLong()).isEqualTo(events);
+    assertThat(json.get("check").get("markers").get("notifier").asLong()).isEqualTo(events);
+    long halted =
+        json.get("windows").properties().stream()
+            .filter(w -> !w.getKey().equals("sigkill"))
+            .mapToLong(w -> w.getValue().get("kills").asLong())
+            .sum();
+    assertThat(halted).as("children that halted themselves at a window").isPositive();
+    assertThat(json.get("unexpected_exits").size()).as("unexpected exits").isZero();
+  }
+}
