@@ -69,6 +69,12 @@ public final class VerifyCommand implements Callable<Integer> {
       description = "Seconds to wait for the check after the kills (default ${DEFAULT-VALUE}).")
   long timeoutSeconds;
 
+  @Option(
+      names = "--early-ack",
+      hidden = true,
+      description = "Run broken workers that acknowledge before the commit: verify must fail.")
+  boolean earlyAck;
+
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
 
@@ -107,6 +113,9 @@ public final class VerifyCommand implements Callable<Integer> {
   private VerifySettings settings(Database database) throws IOException {
     List<String> childArgs = new ArrayList<>(List.of("--db", database.jdbcUrl()));
     childArgs.addAll(transportOptions.args());
+    if (earlyAck) {
+      childArgs.add("--early-ack");
+    }
     Path logs = Path.of(".once", "verify");
     Files.createDirectories(logs);
     try (var old = Files.list(logs)) {

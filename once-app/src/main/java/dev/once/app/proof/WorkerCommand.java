@@ -8,6 +8,7 @@ import dev.once.app.TransportOptions;
 import dev.once.app.demo.DemoPipeline;
 import dev.once.app.demo.DemoTables;
 import dev.once.spi.Transport;
+import dev.once.testkit.EarlyAckingTransport;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -68,6 +69,14 @@ public final class WorkerCommand implements Callable<Integer> {
       description = "Print a stats line this often (for once verify); 0 = only at exit.")
   long statsEveryMillis;
 
+  @Option(
+      names = "--early-ack",
+      hidden = true,
+      description =
+          "Break the worker on purpose: acknowledge deliveries on receipt, before the commit"
+              + " (shows that verify and check catch it).")
+  boolean earlyAck;
+
   @Option(names = "--verbose", description = "Log what the engine logs.")
   boolean verbose;
 
@@ -84,8 +93,9 @@ public final class WorkerCommand implements Callable<Integer> {
     Database database = Database.open(db, threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     DemoTables.create(database.dataSource());
-    Transport transport =
+    Transport opened =
         transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
+    Transport transport = earlyAck ? new EarlyAckingTransport(opened) : opened;
     Once once = DemoPipeline.once(database.dataSource(), transport, listeners());
     Runtime.getRuntime()
         .addShutdownHook(

@@ -20,6 +20,29 @@ class VerifyCommandTest {
     assertVerified(json, 500, 10);
   }
 
+  /** verify can fail: workers that acknowledge on receipt lose the orders they die with. */
+  @Test
+  void verifyFailsWhenTheWorkersAcknowledgeBeforeTheirTransactionCommits() throws Exception {
+    Run run =
+        Run.of(
+            "verify",
+            "--workers",
+            "2",
+            "--events",
+            "300",
+            "--kills",
+            "7",
+            "--timeout",
+            "10",
+            "--early-ack",
+            "--json");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("ok").asBoolean()).isFalse();
+    assertThat(json.get("lost").asLong()).as(json.toPrettyString()).isPositive();
+    assertThat(json.get("check").get("bad_orders").size()).isPositive();
+  }
+
   static void assertVerified(JsonNode json, int events, int kills) {
     assertThat(json.get("ok").asBoolean()).as(json.toPrettyString()).isTrue();
     assertThat(json.get("events").asLong()).isEqualTo(events);
