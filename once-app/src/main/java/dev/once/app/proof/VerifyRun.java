@@ -46,10 +46,9 @@ final class VerifyRun {
   private final Slot producer;
   private final Map<String, WindowResult> results = new LinkedHashMap<>();
   private final List<String> unexpectedExits = new ArrayList<>();
-  private int phase;
-  private long allowed;
-  private long phaseBumps;
-  private long lastBumpNanos;
+  private final OrderRelease orders;
+  private long sentAllowance;
+  private long lastStarvedNanos;
 
   VerifyRun(VerifySettings settings, DataSource dataSource, PrintWriter progress) {
     this.settings = settings;
@@ -61,6 +60,7 @@ final class VerifyRun {
     }
     this.producer = new Slot("producer", true, producerArgs(), settings.logs());
     KINDS.forEach(k -> results.put(k, new WindowResult(k)));
+    this.orders = new OrderRelease(settings.events(), KINDS.size());
   }
 
   private List<String> workerArgs() {
@@ -90,11 +90,12 @@ final class VerifyRun {
     startProducer();
     try {
       int[] perKind = split(settings.kills(), KINDS.size());
-      for (phase = 0; phase < KINDS.size(); phase++) {
-        phase(KINDS.get(phase), perKind[phase]);
+      for (int p = 0; p < KINDS.size(); p++) {
+        orders.startPhase(p);
+        phase(KINDS.get(p), perKind[p]);
       }
-      allowed = settings.events();
-      producer.child.allow(allowed);
+      orders.all();
+      release();
       DemoVerdict verdict = awaitCheck(start);
       double seconds = (System.nanoTime() - start) / 1e9;
       stopAll(); // each worker prints its final counts as it stops
@@ -110,30 +111,22 @@ final class VerifyRun {
 
   private void startProducer() {
     producer.start();
-    producer.child.allow(allowed);
+    producer.child.allow(orders.allowed());
   }
 
-  /**
-   * Releases orders as the phases progress: a share when a phase starts, and a little more whenever
-   * a child has waited 1.5 s for its window (traffic ran dry), at most the next phase's share, so
-   * that every phase has work to crash.
-   */
+  /** Tells the producer how far it may go, releasing more when a waiting child starves. */
   private void release() {
     long now = System.nanoTime();
     boolean starved =
         allSlots().stream()
             .anyMatch(s -> s.armedWindow != null && now - s.armedAtNanos > STARVED_NANOS);
-    if (starved && now - lastBumpNanos > STARVED_NANOS) {
-      phaseBumps++;
-      lastBumpNanos = now;
+    if (starved && now - lastStarvedNanos > STARVED_NANOS) {
+      orders.starved();
+      lastStarvedNanos = now;
     }
-    // one share per phase and one for the end; a phase may pull at most the next phase's share
-    long share = (settings.events() + KINDS.size() + 1) / (KINDS.size() + 2);
-    long bumped = share * (phase + 1) + phaseBumps * Math.max(1, share / 8);
-    long next = Math.min(settings.events(), Math.min(share * (phase + 2), bumped));
-    if (next > allowed) {
-      allowed = next;
-      producer.child.allow(allowed);
+    if (orders.allowed() > sentAllowance) {
+      sentAllowance = orders.allowed();
+      producer.child.allow(sentAllowance);
     }
   }
 
@@ -151,10 +144,9 @@ final class VerifyRun {
       return;
     }
     WindowResult result = results.get(kind);
-    phaseBumps = 0;
     long[] before = totals();
     long start = System.nanoTime();
-    progress.printf("  phase %-38s %d kills (orders released %d)%n", kind, kills, allowed);
+    progress.printf("  phase %-38s %d kills (orders released %d)%n", kind, kills, orders.allowed());
     progress.flush();
     int[] done = {0};
     try {
