@@ -35,6 +35,14 @@ final class HaltOptions {
       description = "Read 'arm <window> <after>' lines from standard input.")
   boolean controlStdin;
 
+  /** Tells the controlling process (with {@code --control-stdin}) that commands are welcome now. */
+  void ready(PrintStream out) {
+    if (controlStdin) {
+      out.println(WorkerCommand.READY);
+      out.flush();
+    }
+  }
+
   /** The halting listener, armed as the options say. */
   HaltListener listener(PrintStream out) {
     return listener(out, ProductionGate.open());

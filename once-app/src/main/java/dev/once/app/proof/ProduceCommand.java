@@ -88,8 +88,7 @@ public final class ProduceCommand implements Callable<Integer> {
       ProductionGate gate = halt.controlStdin ? ProductionGate.closed() : ProductionGate.open();
       try (Once once =
           DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
-        System.out.println(WorkerCommand.READY);
-        System.out.flush();
+        halt.ready(System.out);
         new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
       }
       double seconds = (System.nanoTime() - start) / 1e9;

@@ -66,7 +66,7 @@ public final class WorkerCommand implements Callable<Integer> {
       names = "--stats-every-ms",
       hidden = true,
       defaultValue = "0",
-      description = "Print a stats line this often (for once verify); 0 = only at exit.")
+      description = "Print a stats line this often (for once verify); 0 = never.")
   long statsEveryMillis;
 
   @Option(
@@ -104,20 +104,27 @@ public final class WorkerCommand implements Callable<Integer> {
                   once.close();
                   transport.close();
                   database.close();
-                  System.out.println(stats.line());
-                  System.out.flush();
+                  stopped(stats);
                   stopped.countDown();
                 }));
     DemoPipeline.start(once, threads, relays);
     if (statsEveryMillis > 0) {
       stats.printEvery(Duration.ofMillis(statsEveryMillis), System.out);
     }
-    System.out.println(READY);
-    System.out.flush();
+    halt.ready(System.out);
     System.err.println(
         "once worker: running on " + database.description() + ", transport " + transport.name());
     stopped.await();
     return 0;
+  }
+
+  /** The last counts: a stats line for verify, a sentence for a person. */
+  private void stopped(WorkerStats stats) {
+    if (statsEveryMillis > 0) {
+      System.out.println(stats.line());
+      System.out.flush();
+    }
+    System.err.println("once worker: stopped; " + stats.summary());
   }
 
   private dev.once.OnceListener[] listeners() {

@@ -49,6 +49,17 @@ final class WorkerStats implements OnceListener {
         + duplicate.get();
   }
 
+  String summary() {
+    return received.get()
+        + " deliveries received ("
+        + redelivered.get()
+        + " redelivered), "
+        + processed.get()
+        + " processed, "
+        + duplicate.get()
+        + " duplicates suppressed";
+  }
+
   /** Prints a line every {@code every} when the counts changed, on a daemon thread. */
   void printEvery(Duration every, PrintStream out) {
     Thread t =
