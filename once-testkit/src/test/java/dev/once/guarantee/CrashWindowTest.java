@@ -150,9 +150,13 @@ class CrashWindowTest {
       assertThat(effects).as("effects of %s", id).isEqualTo(1);
       assertThat(markers).as("markers of %s", id).isEqualTo(1);
       assertThat(follows).as("outgoing events of %s", id).isEqualTo(1);
-      // A worker stopped after its commit never reports PROCESSED: the redelivery is a DUPLICATE.
-      long expected = point == CrashPoint.CONSUMER_AFTER_COMMIT ? 0 : 1;
-      assertThat(processed).as("PROCESSED outcomes of %s", id).isEqualTo(expected);
+      if (point == CrashPoint.CONSUMER_AFTER_COMMIT) {
+        // The stopped worker may be the one that committed (it never reports PROCESSED; the
+        // redelivery is a DUPLICATE) or, with several workers, one that found a DUPLICATE.
+        assertThat(processed).as("PROCESSED outcomes of %s", id).isBetween(0L, 1L);
+      } else {
+        assertThat(processed).as("PROCESSED outcomes of %s", id).isEqualTo(1);
+      }
     }
   }
 
