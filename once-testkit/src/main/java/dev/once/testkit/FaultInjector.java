@@ -2,6 +2,8 @@ package dev.once.testkit;
 
 import dev.once.Event;
 import dev.once.OnceListener;
+import dev.once.OperationResult;
+import dev.once.OperationState;
 import dev.once.ReceivedEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
@@ -19,7 +21,8 @@ import java.util.function.BiPredicate;
  *
  * <p>Whether it crashes is a function of (seed, window, event id, how often this event reached this
  * window before) — not of thread timing — so the same seed crashes the same events. For the
- * batch-level windows (after commit, after publish) the first event of the batch decides.
+ * batch-level windows (after commit, after publish) the first event of the batch decides. For the
+ * operation windows the operation id stands in for the event id.
  */
 public final class FaultInjector implements OnceListener {
   private final BiPredicate<CrashPoint, Visit> decision;
@@ -129,6 +132,18 @@ public final class FaultInjector implements OnceListener {
   public void published(List<Event> events) {
     if (!events.isEmpty()) {
       maybeCrash(CrashPoint.RELAY_AFTER_PUBLISH, events.get(0).id().value());
+    }
+  }
+
+  @Override
+  public void operationKeyStored(OperationResult operation) {
+    maybeCrash(CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL, operation.operationId());
+  }
+
+  @Override
+  public void operationAnswered(OperationResult operation, OperationState answer) {
+    if (answer == OperationState.SUCCEEDED) {
+      maybeCrash(CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
     }
   }
 
