@@ -2,6 +2,8 @@ package dev.once.internal;
 
 import dev.once.Reconciler;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,12 +24,14 @@ final class ReconcilerImpl implements Reconciler {
   @Override
   public int runOnce() {
     List<String> due =
-        operations
-            .store()
-            .due(
-                operations.provider(),
-                once.config().clock().instant(),
-                operations.config().reconcileBatchSize());
+        new ArrayList<>(
+            operations
+                .store()
+                .due(
+                    operations.provider(),
+                    once.config().clock().instant(),
+                    operations.config().reconcileBatchSize()));
+    Collections.shuffle(due); // several reconcilers: fewer collisions on the same rows
     int taken = 0;
     for (String id : due) {
       OperationStore.Claim claim = operations.claim(id, null);
