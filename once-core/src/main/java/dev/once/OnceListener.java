@@ -23,8 +23,8 @@ public interface OnceListener {
   /** Producer: the transaction with these outbox rows committed. */
   default void producerCommitted(List<Event> events) {}
 
-  /** Consumer: a delivery arrived; no transaction work was done for it yet. */
-  default void received(ReceivedEvent event) {}
+  /** Consumer: a batch of deliveries arrived; no transaction work was done for it yet. */
+  default void received(List<ReceivedEvent> batch) {}
 
   /** Consumer: this transaction inserted the marker; the handler has not run yet. */
   default void markerInserted(ReceivedEvent event) {}

@@ -43,8 +43,8 @@ final class BatchProcessor {
       ReceivedEvent event =
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered());
       events.add(event);
-      listener.received(event);
     }
+    listener.received(events);
     Outcome[] outcomes = commitBatch(events);
     if (outcomes == null) { // the transaction hit a transient conflict: all come back soon
       receiver.nack(deliveries, config.retryDelay());

@@ -46,8 +46,8 @@ public final class Listeners implements OnceListener {
   }
 
   @Override
-  public void received(ReceivedEvent event) {
-    each("received", l -> l.received(event));
+  public void received(List<ReceivedEvent> batch) {
+    each("received", l -> l.received(batch));
   }
 
   @Override

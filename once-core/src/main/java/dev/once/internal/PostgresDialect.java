@@ -157,6 +157,16 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String queueDepth() {
+    return "SELECT count(*) FROM once_queue WHERE consumer_group = ?";
+  }
+
+  @Override
+  public String purgeQueue() {
+    return "DELETE FROM once_queue WHERE consumer_group = ?";
+  }
+
+  @Override
   public String insertOperation() {
     return """
         INSERT INTO once_operation

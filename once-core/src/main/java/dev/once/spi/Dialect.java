@@ -67,6 +67,12 @@ public interface Dialect {
   /** (visible_at, bigint[] ids). */
   String nackQueue();
 
+  /** (consumer_group) → the number of rows waiting for it, in flight or not. */
+  String queueDepth();
+
+  /** (consumer_group) → rows deleted. */
+  String purgeQueue();
+
   /**
    * (operation_id, provider, idempotency_key, fingerprint, request, created_at, updated_at) → 1 row
    * inserted as PENDING, or 0 if the operation id is known.

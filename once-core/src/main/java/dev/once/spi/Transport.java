@@ -3,6 +3,7 @@ package dev.once.spi;
 import dev.once.Event;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A broker as Once needs it. Implementations: the table queue in once-core, RabbitMQ and Kafka in
@@ -40,6 +41,19 @@ public interface Transport extends AutoCloseable {
 
   /** A receiver of one consumer group on one destination. Each worker thread takes its own. */
   Receiver receiver(String destination, String consumerGroup);
+
+  /**
+   * How many messages wait for {@code consumerGroup} (delivered but unacknowledged ones included),
+   * if the broker can tell cheaply; empty otherwise.
+   */
+  default OptionalLong depth(String destination, String consumerGroup) {
+    return OptionalLong.empty();
+  }
+
+  /** Discards every message waiting for {@code consumerGroup}: for demos and admin tools. */
+  default void purge(String destination, String consumerGroup) {
+    throw new UnsupportedOperationException(name() + " cannot purge queues");
+  }
 
   @Override
   void close();

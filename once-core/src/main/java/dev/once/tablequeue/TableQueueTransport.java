@@ -13,6 +13,7 @@ import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
@@ -186,6 +188,29 @@ public final class TableQueueTransport implements Transport {
   private synchronized void startListening() {
     if (listener == null) {
       listener = new PgListener(dataSource, "once_queue", wakeup).start();
+    }
+  }
+
+  @Override
+  public OptionalLong depth(String destination, String consumerGroup) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.queueDepth())) {
+      ps.setString(1, consumerGroup);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return OptionalLong.of(rs.getLong(1));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("table queue depth of " + consumerGroup, e);
+    }
+  }
+
+  @Override
+  public void purge(String destination, String consumerGroup) {
+    try (Connection c = dataSource.getConnection()) {
+      Jdbc.update(c, dialect.purgeQueue(), consumerGroup);
+    } catch (SQLException e) {
+      throw new StoreException("table queue purge of " + consumerGroup, e);
     }
   }
 

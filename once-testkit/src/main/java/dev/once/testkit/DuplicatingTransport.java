@@ -7,6 +7,7 @@ import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -65,6 +66,16 @@ public final class DuplicatingTransport implements Transport {
   @Override
   public Receiver receiver(String destination, String consumerGroup) {
     return delegate.receiver(destination, consumerGroup);
+  }
+
+  @Override
+  public OptionalLong depth(String destination, String consumerGroup) {
+    return delegate.depth(destination, consumerGroup);
+  }
+
+  @Override
+  public void purge(String destination, String consumerGroup) {
+    delegate.purge(destination, consumerGroup);
   }
 
   @Override

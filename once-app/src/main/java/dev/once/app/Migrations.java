@@ -1,0 +1,27 @@
+package dev.once.app;
+
+import dev.once.Schema;
+import dev.once.internal.PostgresDialect;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * Applies the Once schema with Flyway, using a history table of its own so that it lives beside the
+ * application's own Flyway history in the same schema.
+ */
+public final class Migrations {
+  public static final String HISTORY_TABLE = "once_schema_history";
+
+  private Migrations() {}
+
+  public static void apply(DataSource dataSource) {
+    Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:" + Schema.location(new PostgresDialect()))
+        .table(HISTORY_TABLE)
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load()
+        .migrate();
+  }
+}

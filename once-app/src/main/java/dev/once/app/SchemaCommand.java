@@ -1,0 +1,40 @@
+package dev.once.app;
+
+import dev.once.Schema;
+import dev.once.internal.PostgresDialect;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code once schema print | apply}. */
+@Command(
+    name = "schema",
+    mixinStandardHelpOptions = true,
+    description = "Print or apply the Once schema.",
+    subcommands = {SchemaCommand.Print.class, SchemaCommand.Apply.class})
+final class SchemaCommand {
+
+  @Command(name = "print", description = "Print the schema (every migration, in order) as SQL.")
+  static final class Print implements Runnable {
+    @Override
+    public void run() {
+      System.out.print(Schema.sql(new PostgresDialect()));
+    }
+  }
+
+  @Command(
+      name = "apply",
+      description =
+          "Apply the schema with Flyway (history table " + Migrations.HISTORY_TABLE + ").")
+  static final class Apply implements Runnable {
+    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    String db;
+
+    @Override
+    public void run() {
+      try (Database database = Database.open(db, 2)) {
+        Migrations.apply(database.dataSource());
+        System.out.println("Once schema applied to " + database.description());
+      }
+    }
+  }
+}

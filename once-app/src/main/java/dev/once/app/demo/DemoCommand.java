@@ -1,0 +1,118 @@
+package dev.once.app.demo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.Database;
+import dev.once.app.Logging;
+import dev.once.app.Migrations;
+import dev.once.app.TransportOptions;
+import dev.once.spi.Transport;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code once demo}: the warehouse scenario end to end, with crashes, and a verdict from the data.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the warehouse scenario: orders -> OrderPaid -> warehouse (dispatch job + DispatchQueued)"
+          + " -> notifier (notification), crashing workers at every crash window, then checks the data.",
+      "Exit code 0 only if every order has exactly one dispatch job and one notification, markers"
+          + " match effects and the backlog is drained."
+    })
+public final class DemoCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--events",
+      defaultValue = "1000",
+      description = "Orders to produce (default ${DEFAULT-VALUE}).")
+  int events;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seed of the injected faults (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--crash-rate",
+      defaultValue = "0.05",
+      description = "Chance of a crash at each crash window (default ${DEFAULT-VALUE}).")
+  double crashRate;
+
+  @Option(
+      names = "--duplicate-rate",
+      defaultValue = "0.05",
+      description = "Share of messages the transport publishes twice (default ${DEFAULT-VALUE}).")
+  double duplicateRate;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "4",
+      description = "Worker threads per consumer, and producer threads (default ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "600",
+      description = "Seconds to wait for the backlog to drain (default ${DEFAULT-VALUE}).")
+  long timeoutSeconds;
+
+  @Option(
+      names = "--db",
+      description =
+          "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres."
+              + " Default: an embedded PostgreSQL in .once/pg.")
+  String db;
+
+  @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
+  boolean json;
+
+  @Option(names = "--verbose", description = "Log what the engine logs (crashes included).")
+  boolean verbose;
+
+  @Mixin TransportOptions transportOptions;
+
+  @Override
+  public Integer call() throws Exception {
+    DemoSettings settings =
+        new DemoSettings(
+            events, seed, crashRate, duplicateRate, workers, Duration.ofSeconds(timeoutSeconds));
+    Logging.quietEngine(!verbose);
+    PrintStream progress = System.err;
+    try (Database database = Database.open(db, workers * 3 + 12)) {
+      progress.println(
+          "once demo: "
+              + events
+              + " orders on "
+              + database.description()
+              + ", transport "
+              + transportOptions.name()
+              + ", crash rate "
+              + crashRate
+              + ", duplicate rate "
+              + duplicateRate
+              + ", seed "
+              + seed);
+      Migrations.apply(database.dataSource());
+      try (Transport transport =
+          transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
+        DemoReport report =
+            new DemoScenario(database.dataSource(), transport, settings, progress).run();
+        if (json) {
+          System.out.println(
+              new ObjectMapper()
+                  .writeValueAsString(report.toJson(database.description(), transport.name())));
+        } else {
+          report.print(System.out, database.description(), transport.name());
+        }
+        return report.ok() ? 0 : 1;
+      }
+    }
+  }
+}

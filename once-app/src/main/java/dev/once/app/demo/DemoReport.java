@@ -1,0 +1,119 @@
+package dev.once.app.demo;
+
+import dev.once.testkit.CrashPoint;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The outcome of a demo run, for a person or as one JSON object. */
+public record DemoReport(
+    DemoSettings settings,
+    DemoVerdict verdict,
+    Map<CrashPoint, Long> crashes,
+    long duplicatesSuppressed,
+    long duplicatesInjected,
+    Duration took,
+    boolean drainedInTime) {
+
+  public boolean ok() {
+    return drainedInTime && verdict.ok();
+  }
+
+  public double seconds() {
+    return took.toMillis() / 1000.0;
+  }
+
+  public double eventsPerSecond() {
+    return verdict.counts().orders() / Math.max(0.001, seconds());
+  }
+
+  public Map<String, Object> toJson(String database, String transport) {
+    DemoVerdict.Counts c = verdict.counts();
+    Map<String, Object> crashJson = new LinkedHashMap<>();
+    crashes.forEach(
+        (point, n) -> {
+          if (DemoScenario.WINDOWS.contains(point)) {
+            crashJson.put(point.label(), n);
+          }
+        });
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("ok", ok());
+    json.put("events", c.orders());
+    json.put("dispatch_jobs", c.dispatchJobs());
+    json.put("notifications", c.notifications());
+    json.put("duplicate_effects", c.duplicateEffects());
+    json.put("lost", c.lost());
+    json.put("markers", Map.of("warehouse", c.warehouseMarkers(), "notifier", c.notifierMarkers()));
+    json.put("markers_without_effect", c.markersWithoutEffect());
+    json.put("effects_without_marker", c.effectsWithoutMarker());
+    json.put("duplicates_suppressed", duplicatesSuppressed);
+    json.put("duplicates_injected", duplicatesInjected);
+    json.put("crashes", crashJson);
+    json.put("outbox_pending", c.outboxPending());
+    json.put("queue_depth", c.queueDepth());
+    json.put("seconds", seconds());
+    json.put("events_per_second", Math.round(eventsPerSecond() * 10) / 10.0);
+    json.put("seed", settings.seed());
+    json.put("crash_rate", settings.crashRate());
+    json.put("duplicate_rate", settings.duplicateRate());
+    json.put("workers", settings.workers());
+    json.put("database", database);
+    json.put("transport", transport);
+    json.put("problems", verdict.problems());
+    json.put("bad_orders", verdict.badOrders());
+    return json;
+  }
+
+  public void print(PrintStream out, String database, String transport) {
+    DemoVerdict.Counts c = verdict.counts();
+    long crashTotal = crashes.values().stream().mapToLong(Long::longValue).sum();
+    out.printf("%nOnce demo: warehouse scenario on %s, transport %s%n", database, transport);
+    out.printf("  %-24s %d%n", "events (orders)", c.orders());
+    out.printf("  %-24s %d%n", "dispatch jobs", c.dispatchJobs());
+    out.printf("  %-24s %d%n", "notifications", c.notifications());
+    out.printf(
+        "  %-24s warehouse %d, notifier %d (without effect %d, effects without marker %d)%n",
+        "markers",
+        c.warehouseMarkers(),
+        c.notifierMarkers(),
+        c.markersWithoutEffect(),
+        c.effectsWithoutMarker());
+    out.printf(
+        "  %-24s %d effects, %d orders without one%n",
+        "duplicates / lost", c.duplicateEffects(), c.lost());
+    out.printf(
+        "  %-24s %d deliveries found already processed (DUPLICATE)%n",
+        "duplicates suppressed", duplicatesSuppressed);
+    out.printf(
+        "  %-24s %d extra copies published by the transport%n",
+        "duplicates injected", duplicatesInjected);
+    out.printf(
+        "  %-24s %d (seed %d, rate %.2f)%n",
+        "crashes injected", crashTotal, settings.seed(), settings.crashRate());
+    crashes.forEach(
+        (point, n) -> {
+          if (DemoScenario.WINDOWS.contains(point)) {
+            out.printf("    %-38s %d%n", point.label(), n);
+          }
+        });
+    out.printf(
+        "  %-24s outbox %d pending, queue %s%n",
+        "backlog", c.outboxPending(), c.queueDepth() < 0 ? "unknown" : c.queueDepth() + " waiting");
+    out.printf(
+        "  %-24s %.1f s, %.0f orders/s end to end (%d workers per consumer)%n",
+        "time", seconds(), eventsPerSecond(), settings.workers());
+    if (ok()) {
+      out.println(
+          "  verdict                  OK: every order has exactly one dispatch job and one notification,"
+              + " markers match effects, backlog drained");
+    } else {
+      out.println("  verdict                  FAILED");
+      if (!drainedInTime) {
+        out.println("    - not drained within " + settings.timeout().toSeconds() + " s");
+      }
+      verdict.problems().forEach(p -> out.println("    - " + p));
+      verdict.badOrders().forEach(b -> out.println("      " + b));
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.once.app.demo;
+
+import dev.once.spi.Transport;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/**
+ * The demo's business tables, and what a demo run clears when it starts: these tables, the demo
+ * consumers' markers, the demo destinations' outbox rows and the demo's queues — nothing else. The
+ * effect tables have no unique constraint on order_id on purpose: a second effect is counted, not
+ * prevented.
+ */
+public final class DemoTables {
+  public static final String ORDERS = "orders";
+  public static final String DISPATCH = "dispatch";
+  public static final String WAREHOUSE = "warehouse";
+  public static final String NOTIFIER = "notifier";
+
+  private static final String CREATE =
+      """
+      CREATE TABLE IF NOT EXISTS demo_orders (
+          order_id     bigint      PRIMARY KEY,
+          amount_cents int         NOT NULL,
+          created_at   timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS demo_dispatch_jobs (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,  -- no unique constraint: a double effect must show
+          event_id   text        NOT NULL,  -- the OrderPaid event that caused it
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS demo_notifications (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,
+          event_id   text        NOT NULL,  -- the DispatchQueued event that caused it
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
+      CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
+      """;
+
+  private static final String CLEAR =
+      """
+      TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
+      DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
+      """;
+
+  private DemoTables() {}
+
+  /** Creates the tables if needed and clears everything a previous demo run left. */
+  public static void reset(DataSource dataSource, Transport transport) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(CREATE);
+      s.execute(CLEAR);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not prepare the demo tables: " + e.getMessage(), e);
+    }
+    transport.declare(ORDERS, WAREHOUSE);
+    transport.declare(DISPATCH, NOTIFIER);
+    transport.purge(ORDERS, WAREHOUSE);
+    transport.purge(DISPATCH, NOTIFIER);
+  }
+}

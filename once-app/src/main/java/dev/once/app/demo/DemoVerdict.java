@@ -1,0 +1,71 @@
+package dev.once.app.demo;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the data says about a run.
+ *
+ * @param expectedOrders orders the run committed, or -1 when unknown
+ * @param counts the numbers read from the database
+ * @param badOrders up to 20 orders without exactly one dispatch job and one notification
+ */
+public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOrders) {
+
+  /** Everything counted from the tables. queueDepth is -1 when the transport cannot tell. */
+  public record Counts(
+      long orders,
+      long dispatchJobs,
+      long notifications,
+      long duplicateEffects,
+      long lost,
+      long warehouseMarkers,
+      long notifierMarkers,
+      long markersWithoutEffect,
+      long effectsWithoutMarker,
+      long outboxPending,
+      long queueDepth) {}
+
+  /** Every reason the run is not exactly-once and drained; empty when it is. */
+  public List<String> problems() {
+    Counts c = counts;
+    List<String> problems = new ArrayList<>();
+    if (expectedOrders >= 0 && c.orders() != expectedOrders) {
+      problems.add(c.orders() + " orders in demo_orders, expected " + expectedOrders);
+    }
+    if (c.duplicateEffects() > 0) {
+      problems.add(c.duplicateEffects() + " duplicate effects");
+    }
+    if (c.lost() > 0) {
+      problems.add(c.lost() + " orders without a dispatch job or a notification");
+    }
+    if (c.warehouseMarkers() != c.orders() || c.notifierMarkers() != c.orders()) {
+      problems.add(
+          "markers (warehouse "
+              + c.warehouseMarkers()
+              + ", notifier "
+              + c.notifierMarkers()
+              + ") do not match "
+              + c.orders()
+              + " orders");
+    }
+    if (c.markersWithoutEffect() > 0 || c.effectsWithoutMarker() > 0) {
+      problems.add(
+          c.markersWithoutEffect()
+              + " markers without effect, "
+              + c.effectsWithoutMarker()
+              + " effects without marker");
+    }
+    if (c.outboxPending() > 0) {
+      problems.add(c.outboxPending() + " outbox rows not yet published");
+    }
+    if (c.queueDepth() > 0) {
+      problems.add(c.queueDepth() + " messages still queued");
+    }
+    return problems;
+  }
+
+  public boolean ok() {
+    return problems().isEmpty();
+  }
+}

@@ -1,0 +1,115 @@
+package dev.once.rabbitmq;
+
+import dev.once.Event;
+import dev.once.rabbitmq.internal.Connections;
+import dev.once.rabbitmq.internal.Publisher;
+import dev.once.rabbitmq.internal.RabbitReceiver;
+import dev.once.rabbitmq.internal.Topology;
+import dev.once.spi.PublishResult;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The RabbitMQ transport. A destination is a durable topic exchange; a consumer group is a durable
+ * quorum queue {@code <destination>.<group>} bound to it, with a delivery limit and a dead-letter
+ * exchange. Publishing is persistent, mandatory and confirmed: a message counts as published only
+ * when the broker confirmed it and did not return it as unroutable. Receivers acknowledge manually,
+ * after the consumer's commit; a delivery of a lost channel is never acknowledged on a new one.
+ *
+ * <pre>{@code
+ * RabbitTransport rabbit = RabbitTransport.builder().uri("amqp://guest:guest@127.0.0.1:5672/").build();
+ * Once once = Once.builder().dataSource(ds).transport(rabbit).destinations("orders").build();
+ * }</pre>
+ *
+ * See docs/RABBITMQ.md for the guarantees at each boundary and the settings.
+ */
+public final class RabbitTransport implements Transport {
+  private final RabbitConfig config;
+  private final Connections connections;
+  private final Topology topology;
+  private final Publisher publisher;
+  private final ScheduledExecutorService scheduler;
+
+  RabbitTransport(RabbitConfig config) {
+    this.config = config;
+    this.connections = new Connections(config);
+    this.topology = new Topology(connections, config);
+    this.publisher = new Publisher(connections, topology, config);
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "once-rabbitmq-nack");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  public static RabbitTransportBuilder builder() {
+    return new RabbitTransportBuilder();
+  }
+
+  /** A transport on {@code uri} with the default settings. */
+  public static RabbitTransport create(String uri) {
+    return builder().uri(uri).build();
+  }
+
+  public RabbitConfig config() {
+    return config;
+  }
+
+  /** The queue name a consumer group of a destination uses. */
+  public String queueName(String destination, String consumerGroup) {
+    return topology.names().queue(destination, consumerGroup);
+  }
+
+  /** The exchange name of a destination. */
+  public String exchangeName(String destination) {
+    return topology.names().exchange(destination);
+  }
+
+  @Override
+  public String name() {
+    return "rabbitmq";
+  }
+
+  @Override
+  public void declare(String destination, String consumerGroup) {
+    topology.declare(destination, consumerGroup);
+  }
+
+  /**
+   * Discards the ready messages waiting for {@code consumerGroup}; deliveries a receiver holds
+   * unacknowledged are not touched. For demos and admin tools.
+   */
+  public void purge(String destination, String consumerGroup) {
+    topology.purge(destination, consumerGroup);
+  }
+
+  @Override
+  public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+    return publisher.publish(batch, confirmTimeout);
+  }
+
+  @Override
+  public Receiver receiver(String destination, String consumerGroup) {
+    topology.declare(destination, consumerGroup);
+    return new RabbitReceiver(
+        connections,
+        destination,
+        topology.names().queue(destination, consumerGroup),
+        config.prefetch(),
+        config.maxNackDelay(),
+        scheduler);
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    publisher.close();
+    connections.close();
+  }
+}

@@ -1,0 +1,167 @@
+package dev.once.rabbitmq;
+
+import dev.once.ConfigurationException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+
+/** Settings of a {@link RabbitTransport}; {@link #build()} validates them and names the bad one. */
+public final class RabbitTransportBuilder {
+  private String uri = "amqp://guest:guest@127.0.0.1:5672/";
+  private String namePrefix = "";
+  private int prefetch = 64;
+  private int deliveryLimit = 20;
+  private boolean singleActiveConsumer;
+  private int publisherChannels = 4;
+  private String contentType = "application/octet-stream";
+  private Duration maxNackDelay = Duration.ofSeconds(30);
+  private Duration connectionTimeout = Duration.ofSeconds(5);
+  private Duration recoveryInitialDelay = Duration.ofMillis(500);
+  private Duration recoveryMaxDelay = Duration.ofSeconds(15);
+
+  RabbitTransportBuilder() {}
+
+  /** The broker, {@code amqp://user:password@host:port/vhost}. Default the local guest. */
+  public RabbitTransportBuilder uri(String uri) {
+    this.uri = uri;
+    return this;
+  }
+
+  /** Put before every exchange and queue name, e.g. {@code shop.}. Default none. */
+  public RabbitTransportBuilder namePrefix(String namePrefix) {
+    this.namePrefix = namePrefix;
+    return this;
+  }
+
+  /** Unacknowledged deliveries one receiver may hold (basic.qos). Default 64. */
+  public RabbitTransportBuilder prefetch(int prefetch) {
+    this.prefetch = prefetch;
+    return this;
+  }
+
+  /**
+   * Deliveries of one message after which the quorum queue dead-letters it (x-delivery-limit).
+   * Every crash of a worker holding it counts. Default 20.
+   */
+  public RabbitTransportBuilder deliveryLimit(int deliveryLimit) {
+    this.deliveryLimit = deliveryLimit;
+    return this;
+  }
+
+  /**
+   * Per-key order: only one receiver of each consumer group gets deliveries at a time; the others
+   * stand by and take over when it goes away. Costs the parallelism of the group. Default off.
+   */
+  public RabbitTransportBuilder singleActiveConsumer(boolean singleActiveConsumer) {
+    this.singleActiveConsumer = singleActiveConsumer;
+    return this;
+  }
+
+  /** Confirm channels kept for publishing. Default 4. */
+  public RabbitTransportBuilder publisherChannels(int publisherChannels) {
+    this.publisherChannels = publisherChannels;
+    return this;
+  }
+
+  /** Content type of events without a {@code content-type} header. */
+  public RabbitTransportBuilder contentType(String contentType) {
+    this.contentType = contentType;
+    return this;
+  }
+
+  /** The longest a nacked delivery is held back before it returns to the queue. Default 30 s. */
+  public RabbitTransportBuilder maxNackDelay(Duration maxNackDelay) {
+    this.maxNackDelay = maxNackDelay;
+    return this;
+  }
+
+  public RabbitTransportBuilder connectionTimeout(Duration connectionTimeout) {
+    this.connectionTimeout = connectionTimeout;
+    return this;
+  }
+
+  /** Reconnection waits start at {@code initial} and double up to {@code max}. */
+  public RabbitTransportBuilder recoveryBackoff(Duration initial, Duration max) {
+    this.recoveryInitialDelay = initial;
+    this.recoveryMaxDelay = max;
+    return this;
+  }
+
+  /** Validates the settings. Does not connect: the first use does, and recovers from then on. */
+  public RabbitTransport build() {
+    RabbitConfig config =
+        new RabbitConfig(
+            parseUri(),
+            prefix(),
+            range("rabbitmq.prefetch", prefetch, 1, 65_535),
+            range("rabbitmq.deliveryLimit", deliveryLimit, 1, 1_000_000),
+            singleActiveConsumer,
+            range("rabbitmq.publisherChannels", publisherChannels, 1, 64),
+            notBlank("rabbitmq.contentType", contentType),
+            positive("rabbitmq.maxNackDelay", maxNackDelay),
+            positive("rabbitmq.connectionTimeout", connectionTimeout),
+            positive("rabbitmq.recoveryInitialDelay", recoveryInitialDelay),
+            positive("rabbitmq.recoveryMaxDelay", recoveryMaxDelay));
+    if (recoveryMaxDelay.compareTo(recoveryInitialDelay) < 0) {
+      throw new ConfigurationException(
+          "rabbitmq.recoveryMaxDelay",
+          "must be >= recoveryInitialDelay ("
+              + recoveryInitialDelay
+              + "), was "
+              + recoveryMaxDelay);
+    }
+    return new RabbitTransport(config);
+  }
+
+  private URI parseUri() {
+    notBlank("rabbitmq.uri", uri);
+    try {
+      URI parsed = new URI(uri);
+      if (!"amqp".equals(parsed.getScheme()) && !"amqps".equals(parsed.getScheme())) {
+        throw new ConfigurationException(
+            "rabbitmq.uri", "must start with amqp:// or amqps://, was '" + uri + "'");
+      }
+      if (parsed.getHost() == null) {
+        throw new ConfigurationException("rabbitmq.uri", "has no host: '" + uri + "'");
+      }
+      return parsed;
+    } catch (URISyntaxException e) {
+      throw new ConfigurationException("rabbitmq.uri", "is not a URI: " + e.getMessage());
+    }
+  }
+
+  private String prefix() {
+    if (namePrefix == null || !namePrefix.matches("[A-Za-z0-9._-]{0,50}")) {
+      throw new ConfigurationException(
+          "rabbitmq.namePrefix",
+          "must be 0 to 50 letters, digits, '.', '_' or '-', was '" + namePrefix + "'");
+    }
+    if (namePrefix.startsWith("amq.")) {
+      throw new ConfigurationException(
+          "rabbitmq.namePrefix", "must not start with 'amq.' (reserved by RabbitMQ)");
+    }
+    return namePrefix;
+  }
+
+  private static int range(String path, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new ConfigurationException(
+          path, "must be between " + min + " and " + max + ", was " + value);
+    }
+    return value;
+  }
+
+  private static String notBlank(String path, String value) {
+    if (value == null || value.isBlank()) {
+      throw new ConfigurationException(path, "is required");
+    }
+    return value;
+  }
+
+  private static Duration positive(String path, Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new ConfigurationException(path, "must be > 0, was " + value);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,116 @@
+package dev.once.rabbitmq.internal;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.once.Event;
+import dev.once.spi.PublishResult;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A channel in confirm mode that publishes one batch at a time (it is borrowed by one relay thread
+ * at a time). Each message is published persistent and mandatory; acks, nacks and returns arrive on
+ * the connection's thread and land in the current batch's {@link BatchConfirms}. A channel that
+ * lost its connection or timed out is discarded, so no late answer reaches a later batch.
+ */
+final class ConfirmChannel {
+  private final Channel channel;
+  private volatile BatchConfirms current;
+  private volatile boolean broken;
+  private volatile ShutdownSignalException closeReason;
+
+  ConfirmChannel(Channel channel) throws IOException {
+    this.channel = channel;
+    channel.confirmSelect();
+    channel.addConfirmListener(
+        new ConfirmListener() {
+          @Override
+          public void handleAck(long seqNo, boolean multiple) {
+            BatchConfirms b = current;
+            if (b != null) {
+              b.acked(seqNo, multiple);
+            }
+          }
+
+          @Override
+          public void handleNack(long seqNo, boolean multiple) {
+            BatchConfirms b = current;
+            if (b != null) {
+              b.nacked(seqNo, multiple);
+            }
+          }
+        });
+    channel.addReturnListener(
+        r -> {
+          BatchConfirms b = current;
+          if (b != null) {
+            b.returned(r.getProperties().getMessageId(), r.getReplyCode(), r.getReplyText());
+          }
+        });
+    channel.addShutdownListener(this::lost);
+  }
+
+  private void lost(ShutdownSignalException cause) {
+    broken = true;
+    closeReason = cause;
+    BatchConfirms b = current;
+    if (b != null) {
+      b.channelLost(cause.getMessage());
+    }
+  }
+
+  PublishResult publish(
+      List<Event> batch, List<String> exchanges, MessageCodec codec, Duration timeout)
+      throws InterruptedException {
+    BatchConfirms confirms = new BatchConfirms();
+    current = confirms;
+    try {
+      long now = System.currentTimeMillis();
+      for (int i = 0; i < batch.size(); i++) {
+        if (broken) {
+          confirms.notSent(i, "channel closed while publishing: " + closeReason);
+          continue;
+        }
+        send(confirms, i, batch.get(i), exchanges.get(i), codec.properties(batch.get(i), now));
+      }
+      PublishResult result = confirms.await(timeout, batch.size());
+      broken |= confirms.timedOut();
+      return result;
+    } finally {
+      current = null;
+    }
+  }
+
+  private void send(
+      BatchConfirms confirms, int index, Event event, String exchange, AMQP.BasicProperties props) {
+    long seqNo = channel.getNextPublishSeqNo();
+    confirms.sent(seqNo, index, event.id().value());
+    try {
+      channel.basicPublish(exchange, MessageCodec.routingKey(event), true, props, event.payload());
+    } catch (IOException | RuntimeException e) {
+      broken = true;
+      confirms.channelLost("publish failed: " + e);
+    }
+  }
+
+  /** Whether a later batch may use this channel. */
+  boolean usable() {
+    return !broken && channel.isOpen();
+  }
+
+  /** Whether the broker closed the channel because an exchange was missing (404). */
+  boolean closedForMissingExchange() {
+    ShutdownSignalException reason = closeReason;
+    return reason != null
+        && !reason.isHardError()
+        && reason.getReason() instanceof AMQP.Channel.Close close
+        && close.getReplyCode() == 404;
+  }
+
+  void close() {
+    Topology.closeQuietly(channel);
+  }
+}

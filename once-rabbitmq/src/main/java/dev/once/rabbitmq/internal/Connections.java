@@ -1,0 +1,129 @@
+package dev.once.rabbitmq.internal;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.RecoveryDelayHandler;
+import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.rabbitmq.RabbitConfig;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport's two connections: one for publishing, one for consuming (so flow control on
+ * publishers never stalls acknowledgements). Opened on first use; once open, the client recovers
+ * them (and their channels, consumers and topology) with a doubling, capped delay. A connection
+ * that could not be opened at all is tried again at the next use, not in a loop.
+ */
+public final class Connections implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Connections.class);
+
+  private final RabbitConfig config;
+  private final ConnectionFactory factory;
+  private Connection publishing;
+  private Connection consuming;
+
+  public Connections(RabbitConfig config) {
+    this.config = config;
+    this.factory = factory(config);
+  }
+
+  private static ConnectionFactory factory(RabbitConfig config) {
+    ConnectionFactory f = new ConnectionFactory();
+    try {
+      f.setUri(config.uri());
+    } catch (Exception e) {
+      throw new IllegalArgumentException("rabbitmq.uri " + config.safeUri() + ": " + e, e);
+    }
+    f.setAutomaticRecoveryEnabled(true);
+    f.setTopologyRecoveryEnabled(true);
+    f.setRecoveryDelayHandler(backoff(config));
+    f.setConnectionTimeout((int) config.connectionTimeout().toMillis());
+    f.setRequestedHeartbeat(10);
+    return f;
+  }
+
+  /** initial, 2×initial, 4×initial … up to max, then max for every further attempt. */
+  static RecoveryDelayHandler backoff(RabbitConfig config) {
+    List<Long> delays = new ArrayList<>();
+    long d = config.recoveryInitialDelay().toMillis();
+    long max = config.recoveryMaxDelay().toMillis();
+    while (d < max) {
+      delays.add(d);
+      d *= 2;
+    }
+    delays.add(max);
+    return new RecoveryDelayHandler.ExponentialBackoffDelayHandler(delays);
+  }
+
+  /** The broker's URI without the password. */
+  public String safeUri() {
+    return config.safeUri();
+  }
+
+  /** A new channel on the publishing connection. */
+  public Channel publishChannel() {
+    return open(publishing());
+  }
+
+  /** A new channel on the consuming connection. */
+  public Channel consumeChannel() {
+    return open(consuming());
+  }
+
+  private synchronized Connection publishing() {
+    if (publishing == null) {
+      publishing = connect("once-publisher");
+    }
+    return publishing;
+  }
+
+  private synchronized Connection consuming() {
+    if (consuming == null) {
+      consuming = connect("once-consumer");
+    }
+    return consuming;
+  }
+
+  private Connection connect(String name) {
+    try {
+      Connection c = factory.newConnection(name);
+      log.info("connected to RabbitMQ at {} ({})", config.safeUri(), name);
+      return c;
+    } catch (IOException | TimeoutException e) {
+      throw new BrokerUnavailableException(config.safeUri(), "is not reachable: " + e, e);
+    }
+  }
+
+  private Channel open(Connection c) {
+    if (!c.isOpen()) {
+      throw new BrokerUnavailableException(
+          config.safeUri(), "connection is down, recovering: " + c.getCloseReason(), null);
+    }
+    Channel channel;
+    try {
+      channel = c.createChannel();
+    } catch (IOException | RuntimeException e) {
+      throw new BrokerUnavailableException(config.safeUri(), "refused a channel: " + e, e);
+    }
+    if (channel == null) {
+      throw new BrokerUnavailableException(config.safeUri(), "has no free channel", null);
+    }
+    return channel;
+  }
+
+  @Override
+  public synchronized void close() {
+    for (Connection c : new Connection[] {publishing, consuming}) {
+      if (c != null) {
+        c.abort(2_000);
+      }
+    }
+    publishing = null;
+    consuming = null;
+  }
+}

@@ -1,0 +1,207 @@
+package dev.once.rabbitmq.internal;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.once.Event;
+import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.spi.Delivery;
+import dev.once.spi.Receiver;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One channel, one push consumer with manual acknowledgements and basic.qos(prefetch). The broker
+ * pushes at most {@code prefetch} unacknowledged deliveries into a local buffer that {@link #poll}
+ * drains. Closing the receiver closes the channel: its unacknowledged deliveries go back to the
+ * queue, exactly as if the process had died.
+ */
+public final class RabbitReceiver implements Receiver {
+  private static final Logger log = LoggerFactory.getLogger(RabbitReceiver.class);
+
+  private final Channel channel;
+  private final String destination;
+  private final String queue;
+  private final ScheduledExecutorService scheduler;
+  private final Duration maxNackDelay;
+  private final LinkedBlockingQueue<Delivery> buffer = new LinkedBlockingQueue<>();
+  private final AtomicLong generation = new AtomicLong();
+  private final Settlement settlement;
+  private final String safeUri;
+  private volatile String cancelled;
+
+  public RabbitReceiver(
+      Connections connections,
+      String destination,
+      String queue,
+      int prefetch,
+      Duration maxNackDelay,
+      ScheduledExecutorService scheduler) {
+    this.channel = connections.consumeChannel();
+    this.safeUri = connections.safeUri();
+    this.destination = destination;
+    this.queue = queue;
+    this.maxNackDelay = maxNackDelay;
+    this.scheduler = scheduler;
+    this.settlement = new Settlement(channel);
+    channel.addShutdownListener(this::lost);
+    ((Recoverable) channel).addRecoveryListener(recovery());
+    try {
+      channel.basicQos(prefetch);
+      channel.basicConsume(queue, false, new Push(channel));
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw new BrokerUnavailableException(
+          safeUri, "refused a consumer on queue '" + queue + "': " + e, e);
+    }
+  }
+
+  private void lost(ShutdownSignalException cause) {
+    generation.incrementAndGet();
+    settlement.forgetAll();
+    buffer.clear();
+    if (!cause.isInitiatedByApplication()) {
+      log.warn("receiver on {} lost its channel: {}", queue, cause.getMessage());
+    }
+  }
+
+  private RecoveryListener recovery() {
+    return new RecoveryListener() {
+      @Override
+      public void handleRecovery(Recoverable recoverable) {
+        log.info("receiver on {} recovered its channel", queue);
+      }
+
+      @Override
+      public void handleRecoveryStarted(Recoverable recoverable) {
+        generation.incrementAndGet();
+      }
+    };
+  }
+
+  /** Receives on the connection's consumer thread; only decodes and buffers. */
+  private final class Push extends DefaultConsumer {
+    Push(Channel channel) {
+      super(channel);
+    }
+
+    @Override
+    public void handleCancel(String consumerTag) {
+      cancelled = "the broker cancelled its consumer (queue deleted?)";
+    }
+
+    @Override
+    public void handleDelivery(
+        String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+      long gen = generation.get();
+      long deliveryTag = envelope.getDeliveryTag();
+      Event event = MessageCodec.event(destination, props, body);
+      if (event == null) {
+        log.warn("queue {}: message without an event id or type, dead-lettering it", queue);
+        settlement.reject(deliveryTag);
+        return;
+      }
+      settlement.delivered(deliveryTag);
+      int count = MessageCodec.deliveryCount(props, envelope.isRedeliver());
+      buffer.add(new Delivery(event, count, envelope.isRedeliver(), new Handle(gen, deliveryTag)));
+    }
+  }
+
+  @Override
+  public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    checkAlive();
+    List<Delivery> got = new ArrayList<>(max);
+    Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    if (first == null) {
+      return got;
+    }
+    got.add(first);
+    buffer.drainTo(got, max - 1);
+    long current = generation.get();
+    got.removeIf(d -> ((Handle) d.handle()).generation() != current);
+    return got;
+  }
+
+  /**
+   * A channel the client will not bring back (closed by a channel error while the connection is up,
+   * or the broker cancelled the consumer): the worker must replace this receiver. While the
+   * connection itself is down the client is recovering it, and polls just come back empty.
+   */
+  private void checkAlive() {
+    String problem = cancelled;
+    if (problem == null && !channel.isOpen() && channel.getConnection().isOpen()) {
+      problem = "its channel was closed: " + channel.getCloseReason();
+    }
+    if (problem != null) {
+      throw new BrokerUnavailableException(
+          safeUri, "stopped delivering to the receiver on '" + queue + "', " + problem, null);
+    }
+  }
+
+  @Override
+  public void ack(List<Delivery> deliveries) {
+    settlement.ack(current(deliveries));
+  }
+
+  @Override
+  public void nack(List<Delivery> deliveries, Duration delay) {
+    List<Long> tags = current(deliveries);
+    if (tags.isEmpty()) {
+      return;
+    }
+    long gen = generation.get();
+    Duration hold = delay.compareTo(maxNackDelay) > 0 ? maxNackDelay : delay;
+    if (hold.isZero() || hold.isNegative()) {
+      settlement.requeue(tags);
+      return;
+    }
+    // The broker has no delayed requeue: keep the deliveries unacknowledged (so nobody else gets
+    // them) and return them when the delay is over — unless the channel was lost meanwhile.
+    scheduler.schedule(
+        () -> {
+          if (generation.get() == gen) {
+            settlement.requeue(tags);
+          }
+        },
+        hold.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** The tags of the deliveries that came on the current channel; stale ones are dropped. */
+  private List<Long> current(List<Delivery> deliveries) {
+    long gen = generation.get();
+    List<Long> tags = new ArrayList<>(deliveries.size());
+    for (Delivery d : deliveries) {
+      Handle h = (Handle) d.handle();
+      if (h.generation() == gen) {
+        tags.add(h.tag());
+      } else {
+        log.debug("queue {}: dropping the settlement of {} from a lost channel", queue, h);
+      }
+    }
+    return tags;
+  }
+
+  @Override
+  public void close() {
+    generation.incrementAndGet();
+    buffer.clear();
+    try {
+      channel.abort();
+    } catch (IOException | RuntimeException ignored) {
+      // already gone: its deliveries are back in the queue either way
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package dev.once.rabbitmq.internal;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.rabbitmq.RabbitConfig;
+import dev.once.rabbitmq.TopologyException;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Declares exchanges, queues and bindings, idempotently: a declaration of what exists with the same
+ * arguments is a no-op; with other arguments the broker refuses it and the error says so.
+ */
+public final class Topology {
+  private final Connections connections;
+  private final RabbitConfig config;
+  private final Names names;
+  private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
+
+  public Topology(Connections connections, RabbitConfig config) {
+    this.connections = connections;
+    this.config = config;
+    this.names = new Names(config.namePrefix());
+  }
+
+  public Names names() {
+    return names;
+  }
+
+  /** The exchange of the destination, a quorum queue for the group, its dead-letter path. */
+  public void declare(String destination, String group) {
+    String exchange = names.exchange(destination);
+    String queue = names.queue(destination, group);
+    String dlx = names.deadLetterExchange();
+    String dlq = names.deadLetterQueue(queue);
+    Channel ch = connections.publishChannel();
+    try {
+      step(exchange, () -> ch.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true));
+      step(dlx, () -> ch.exchangeDeclare(dlx, BuiltinExchangeType.DIRECT, true));
+      step(dlq, () -> ch.queueDeclare(dlq, true, false, false, Map.of("x-queue-type", "quorum")));
+      step(dlq, () -> ch.queueBind(dlq, dlx, queue));
+      step(queue, () -> ch.queueDeclare(queue, true, false, false, queueArguments(queue)));
+      step(queue, () -> ch.queueBind(queue, exchange, "#"));
+    } finally {
+      closeQuietly(ch);
+    }
+    knownExchanges.add(exchange);
+  }
+
+  private Map<String, Object> queueArguments(String queue) {
+    Map<String, Object> args = new HashMap<>();
+    args.put("x-queue-type", "quorum");
+    args.put("x-delivery-limit", config.deliveryLimit());
+    args.put("x-dead-letter-exchange", names.deadLetterExchange());
+    args.put("x-dead-letter-routing-key", queue);
+    if (config.singleActiveConsumer()) {
+      args.put("x-single-active-consumer", true);
+    }
+    return args;
+  }
+
+  /**
+   * Makes sure the destination's exchange exists before publishing to it: a publish to a missing
+   * exchange would close the channel and fail the whole batch. Declared once per transport.
+   */
+  public String exchangeFor(String destination) {
+    String exchange = names.exchange(destination);
+    if (!knownExchanges.contains(exchange)) {
+      Channel ch = connections.publishChannel();
+      try {
+        step(exchange, () -> ch.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true));
+      } finally {
+        closeQuietly(ch);
+      }
+      knownExchanges.add(exchange);
+    }
+    return exchange;
+  }
+
+  /** Discards the ready messages of a group's queue (not those a receiver holds unacked). */
+  public void purge(String destination, String group) {
+    String queue = names.queue(destination, group);
+    Channel ch = connections.publishChannel();
+    try {
+      step(queue, () -> ch.queuePurge(queue));
+    } finally {
+      closeQuietly(ch);
+    }
+  }
+
+  /** After a channel was closed for a missing exchange: declare them again on next use. */
+  public void forgetExchanges() {
+    knownExchanges.clear();
+  }
+
+  private interface Declaration {
+    Object apply() throws IOException;
+  }
+
+  private void step(String name, Declaration declaration) {
+    try {
+      declaration.apply();
+    } catch (IOException e) {
+      throw failure(name, e);
+    } catch (ShutdownSignalException e) {
+      throw failure(name, e);
+    }
+  }
+
+  private RuntimeException failure(String name, Exception e) {
+    Throwable cause = e instanceof ShutdownSignalException ? e : e.getCause();
+    if (cause instanceof ShutdownSignalException s
+        && !s.isHardError()
+        && s.getReason() instanceof AMQP.Channel.Close close) {
+      String hint =
+          close.getReplyCode() == 406
+              ? "; it exists with other arguments: delete it or declare it with the same settings"
+              : "";
+      return new TopologyException(
+          "'" + name + "'",
+          "was refused: " + close.getReplyCode() + " " + close.getReplyText() + hint,
+          e);
+    }
+    return new BrokerUnavailableException(
+        config.safeUri(), "failed while declaring '" + name + "': " + e, e);
+  }
+
+  static void closeQuietly(Channel ch) {
+    try {
+      if (ch.isOpen()) {
+        ch.close();
+      }
+    } catch (IOException | TimeoutException | RuntimeException ignored) {
+      // the channel is gone either way
+    }
+  }
+}

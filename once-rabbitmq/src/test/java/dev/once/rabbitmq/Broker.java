@@ -1,0 +1,81 @@
+package dev.once.rabbitmq;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The real RabbitMQ at 127.0.0.1:5672 and its {@code rabbitmqctl}. Tests run in a virtual host of
+ * their own, deleted afterwards, so destructive commands stay within it where RabbitMQ allows.
+ */
+final class Broker {
+  private static final AtomicInteger counter = new AtomicInteger();
+
+  private Broker() {}
+
+  /** Skips the test when no broker listens (fails in CI, where .ci/run starts it). */
+  static void require() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", 5672), 1_000);
+    } catch (IOException e) {
+      String message =
+          "RabbitMQ at 127.0.0.1:5672 not reachable ("
+              + e.getMessage()
+              + "): start it with 'rabbitmq-server -detached && rabbitmqctl await_startup'";
+      if ("true".equals(System.getenv("CI"))) {
+        Assertions.fail(message);
+      }
+      Assumptions.abort(message);
+    }
+  }
+
+  /** A new virtual host that guest may use. */
+  static String newVhost() {
+    require();
+    String vhost = "once-test-" + ProcessHandle.current().pid() + "-" + counter.incrementAndGet();
+    ctl("add_vhost", vhost);
+    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    return vhost;
+  }
+
+  static void deleteVhost(String vhost) {
+    if (vhost != null) {
+      ctl("delete_vhost", vhost);
+    }
+  }
+
+  static String uri(String vhost) {
+    return "amqp://guest:guest@127.0.0.1:5672/" + URLEncoder.encode(vhost, StandardCharsets.UTF_8);
+  }
+
+  /** Runs rabbitmqctl and returns its output; fails the test if it fails. */
+  static String ctl(String... args) {
+    List<String> command = new ArrayList<>(List.of("rabbitmqctl"));
+    command.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      if (!p.waitFor(90, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError(command + " took more than 90 s");
+      }
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new AssertionError(command + " exited " + p.exitValue() + ": " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new AssertionError("cannot run " + command + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted: " + command, e);
+    }
+  }
+}

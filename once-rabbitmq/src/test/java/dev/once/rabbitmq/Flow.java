@@ -1,0 +1,130 @@
+package dev.once.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Consumer;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.OnceListener;
+import dev.once.test.TestDatabase;
+import java.time.Duration;
+import java.util.function.IntPredicate;
+
+/**
+ * Events flowing producer → outbox → relay → RabbitMQ → consumer (4 workers) into an effects table
+ * without a unique constraint, so a doubled effect shows as an extra row.
+ */
+final class Flow implements AutoCloseable {
+  static final String DESTINATION = "orders";
+  private final TestDatabase db;
+  private final Once once;
+  private final Consumer consumer;
+
+  Flow(TestDatabase db, RabbitTransport transport, OnceListener listener, String... destinations) {
+    this.db = db;
+    db.execute("CREATE TABLE effects (event_id text NOT NULL)");
+    this.once =
+        Once.builder()
+            .dataSource(db.dataSource())
+            .transport(transport)
+            .destinations(destinations.length == 0 ? new String[] {DESTINATION} : destinations)
+            .listener(listener)
+            .relayIdleWait(Duration.ofMillis(200))
+            .publishRetryDelay(Duration.ofMillis(500))
+            .confirmTimeout(Duration.ofSeconds(5))
+            .build();
+    this.consumer =
+        once.consumer("warehouse")
+            .subscribe(
+                DESTINATION, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
+            .workers(4)
+            .pollTimeout(Duration.ofMillis(200))
+            .build();
+  }
+
+  Flow start() {
+    consumer.start();
+    once.relay().start();
+    return this;
+  }
+
+  Once once() {
+    return once;
+  }
+
+  /** Writes {@code n} events, 50 per producer transaction, keys spread over 100. */
+  void produce(String destination, int n) {
+    produce(destination, n, 0);
+  }
+
+  private void produce(String destination, int n, long pauseMillis) {
+    for (int from = 0; from < n; from += 50) {
+      pause(pauseMillis);
+      int start = from;
+      once.inTransaction(
+          tx -> {
+            for (int i = start; i < Math.min(n, start + 50); i++) {
+              tx.publish(
+                  Event.of(
+                      EventId.of(destination, i), destination, "k" + (i % 100), "Order", "{}"));
+            }
+            return null;
+          });
+    }
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Produces in the background, paced (≥ 4 s for 5 000) so that faults land mid-flow. */
+  Thread produceInBackground(int n) {
+    Thread t = new Thread(() -> produce(DESTINATION, n, 40), "producer");
+    t.start();
+    return t;
+  }
+
+  long effects() {
+    return db.count("SELECT count(*) FROM effects");
+  }
+
+  /** Waits (at most {@code max}) until the effects count satisfies {@code until}. */
+  void awaitEffects(IntPredicate until, Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!until.test((int) effects()) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+  }
+
+  /** Waits until every one of {@code n} events is processed, then checks the data. */
+  void assertEachProcessedOnce(int n, Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while ((db.count("SELECT count(DISTINCT event_id) FROM effects") < n || pending() > 0)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    Thread.sleep(1_000); // let late redeliveries land, so a doubled effect would show
+    assertThat(pending()).as("outbox rows not sent").isZero();
+    assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).as("events").isEqualTo(n);
+    assertThat(effects()).as("effects (a double would show here)").isEqualTo(n);
+    assertThat(db.count("SELECT count(*) FROM once_inbox")).as("markers").isEqualTo(n);
+  }
+
+  long pending() {
+    return db.count(
+        "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND destination = '"
+            + DESTINATION
+            + "'");
+  }
+
+  @Override
+  public void close() {
+    consumer.close();
+    once.close();
+  }
+}

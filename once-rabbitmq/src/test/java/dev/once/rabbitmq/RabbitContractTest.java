@@ -1,0 +1,55 @@
+package dev.once.rabbitmq;
+
+import dev.once.spi.Transport;
+import dev.once.test.TestDatabase;
+import dev.once.testkit.TransportContract;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+
+/** RabbitMQ passes the same transport contract as the table queue. */
+class RabbitContractTest extends TransportContract {
+  private static String vhost;
+  private TestDatabase db;
+  private RabbitTransport transport;
+
+  @BeforeAll
+  static void vhost() {
+    vhost = Broker.newVhost();
+  }
+
+  @AfterAll
+  static void dropVhost() {
+    Broker.deleteVhost(vhost);
+  }
+
+  @BeforeEach
+  void open() {
+    db = TestDatabase.embedded();
+    transport = RabbitTransport.builder().uri(Broker.uri(vhost)).build();
+  }
+
+  @AfterEach
+  void close() {
+    transport.close();
+    db.close();
+  }
+
+  @Override
+  protected Transport transport() {
+    return transport;
+  }
+
+  @Override
+  protected DataSource dataSource() {
+    return db.dataSource();
+  }
+
+  @Override
+  protected Duration redeliveryWait() {
+    return Duration.ofSeconds(3);
+  }
+}
