@@ -1,5 +1,7 @@
 package dev.once.app.simulator;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -12,6 +14,7 @@ public final class FaultPlan {
   private final double stall;
   private final double error;
   private final SplittableRandom random;
+  private final Map<Fault, Long> drawn = new EnumMap<>(Fault.class);
 
   public FaultPlan(double drop, double slow, double stall, double error, long seed) {
     if (drop < 0 || slow < 0 || stall < 0 || error < 0 || drop + slow + stall + error > 1) {
@@ -37,7 +40,17 @@ public final class FaultPlan {
   }
 
   public synchronized Fault next() {
-    double u = random.nextDouble();
+    Fault f = draw(random.nextDouble());
+    drawn.merge(f, 1L, Long::sum);
+    return f;
+  }
+
+  /** How often each fault was drawn so far (faults never drawn are absent). */
+  public synchronized Map<Fault, Long> drawn() {
+    return new EnumMap<>(drawn);
+  }
+
+  private Fault draw(double u) {
     if (u < drop) {
       return Fault.DROP_RESPONSE;
     }
