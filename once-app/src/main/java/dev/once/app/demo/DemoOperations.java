@@ -1,21 +1,18 @@
 package dev.once.app.demo;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.Once;
 import dev.once.Operations;
+import dev.once.ReceivedEvent;
 import dev.once.ReconcilePolicy;
 import dev.once.Reconciler;
+import dev.once.Tx;
 import dev.once.app.simulator.FaultPlan;
-import dev.once.app.simulator.Ledger;
 import dev.once.app.simulator.ProviderClient;
 import dev.once.app.simulator.ProviderSimulator;
 import dev.once.app.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * The demo's remote side: a Stripe-like payment provider and a mail relay without idempotency (the
@@ -27,6 +24,7 @@ final class DemoOperations implements AutoCloseable {
   /** A dispatch notice twice is judged better than none; stated in the report. */
   static final ReconcilePolicy MAIL_POLICY = ReconcilePolicy.PREFER_DUPLICATE;
 
+  private final FaultPlan faults;
   private final ProviderSimulator simulator;
   private final ProviderClient client;
   private final List<Reconciler> reconcilers = new ArrayList<>();
@@ -37,12 +35,11 @@ final class DemoOperations implements AutoCloseable {
    * {@code lost}: the share of answers the providers drop after acting (a quarter as many 503s).
    */
   DemoOperations(Once once, double lost, long seed) {
-    simulator =
-        ProviderSimulator.start(
-            SimulatorConfig.defaults().withFaults(new FaultPlan(lost, 0, 0, lost / 4, seed)));
+    faults = new FaultPlan(lost, 0, 0, lost / 4, seed);
+    simulator = ProviderSimulator.start(SimulatorConfig.defaults().withFaults(faults));
     client = new ProviderClient(simulator.baseUri(), Duration.ofSeconds(2));
     payments =
-        once.operations("payments")
+        once.operations(DemoTables.PAYMENTS)
             .idempotencyWindow(Duration.ofHours(24))
             .call(client::charge)
             .lookup(client::findCharge)
@@ -52,7 +49,7 @@ final class DemoOperations implements AutoCloseable {
             .reconcileInterval(Duration.ofMillis(20))
             .build();
     mail =
-        once.operations("mail")
+        once.operations(DemoTables.MAIL)
             .withoutIdempotency()
             .call(client::sendEmail)
             .lookup(client::findEmail)
@@ -90,36 +87,38 @@ final class DemoOperations implements AutoCloseable {
         + "@example.org\",\"subject\":\"Your order is on its way\"}";
   }
 
-  /** The provider's own counts (its ledger), the ground truth of the run. */
-  ProviderCounts counts(long orders) {
-    Ledger ledger = simulator.ledger();
-    Map<String, Long> perOrder = group(ledger.entries("charges"), r -> r.path("order").asText());
-    Map<String, Long> perEmail = group(ledger.entries("emails"), r -> r.path("reference").asText());
-    return new ProviderCounts(
-        ledger.entries("charges").size(),
-        perOrder.values().stream().filter(n -> n > 1).count(),
-        orders - perOrder.size(),
-        ledger.entries("emails").size(),
-        perEmail.values().stream().mapToLong(n -> n - 1).sum());
+  /**
+   * Warehouse handler: records the order's charge in the handler's transaction. The id comes from
+   * the order, so every redelivery of its OrderPaid names the same operation (and key).
+   */
+  void recordCharge(Tx tx, long orderId) {
+    payments.request(
+        tx, "charge:" + orderId, chargeRequest(orderId, DemoTables.amountCents(orderId)));
   }
 
-  private static Map<String, Long> group(
-      List<Ledger.Entry> entries, Function<JsonNode, String> by) {
-    return entries.stream()
-        .collect(Collectors.groupingBy(e -> by.apply(e.request()), Collectors.counting()));
+  /**
+   * Notifier handler: records the dispatch e-mail, its id derived from the DispatchQueued event.
+   */
+  void recordEmail(Tx tx, ReceivedEvent event, long orderId) {
+    String operationId = "email:" + event.id().value();
+    mail.request(tx, operationId, emailRequest(operationId, orderId));
   }
 
-  /** What the payment provider and the mail relay actually did. */
-  record ProviderCounts(
-      long charges,
-      long ordersChargedTwice,
-      long ordersNotCharged,
-      long emailsSent,
-      long emailsDuplicated) {}
+  /**
+   * The providers' own counts (their ledger), the ground truth of the run, for orders 1..events.
+   */
+  ProviderCounts counts(long events) {
+    return ProviderCounts.from(simulator.ledger(), faults.drawn(), events);
+  }
+
+  /** Stops the reconcilers, so the providers' ledgers stop changing; the simulator stays up. */
+  void stopWorkers() {
+    reconcilers.forEach(Reconciler::close);
+  }
 
   @Override
   public void close() {
-    reconcilers.forEach(Reconciler::close);
+    stopWorkers();
     simulator.close();
   }
 }

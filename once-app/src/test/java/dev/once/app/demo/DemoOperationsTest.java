@@ -53,13 +53,7 @@ class DemoOperationsTest {
         DemoOperations ops = new DemoOperations(once, 0.1, 42)) {
       Consumer warehouse =
           once.consumer("warehouse")
-              .subscribe(
-                  "orders",
-                  (tx, e) -> {
-                    long order = Long.parseLong(e.event().key());
-                    ops.payments.request(
-                        tx, "charge:" + order, DemoOperations.chargeRequest(order, 1250));
-                  })
+              .subscribe("orders", (tx, e) -> ops.recordCharge(tx, Long.parseLong(e.event().key())))
               .pollTimeout(Duration.ofMillis(50))
               .build()
               .start();
@@ -83,7 +77,7 @@ class DemoOperationsTest {
         Thread.sleep(100);
       }
       warehouse.close();
-      DemoOperations.ProviderCounts c = ops.counts(ORDERS);
+      ProviderCounts c = ops.counts(ORDERS);
       System.out.printf(
           "demo operations on %s: %s, crashes %s, unknown left %d%n",
           db.schema(), c, crashes.crashes(), open(db));
