@@ -39,6 +39,12 @@ public interface Once extends AutoCloseable {
   /** Starts describing a consumer; {@code consumerId} is the first half of its inbox key. */
   ConsumerBuilder consumer(String consumerId);
 
+  /**
+   * Starts describing the operations of one remote provider: remote actions with an idempotency key
+   * stored before the first call and reused on every attempt. See {@link Operations}.
+   */
+  OperationsBuilder operations(String provider);
+
   OnceConfig config();
 
   /** Stops every relay and consumer this instance started. Does not close the data source. */

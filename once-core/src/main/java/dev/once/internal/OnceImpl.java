@@ -5,6 +5,7 @@ import dev.once.Once;
 import dev.once.OnceConfig;
 import dev.once.OnceException;
 import dev.once.OnceListener;
+import dev.once.OperationsBuilder;
 import dev.once.Relay;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
@@ -111,6 +112,11 @@ public final class OnceImpl implements Once {
   @Override
   public ConsumerBuilder consumer(String consumerId) {
     return new ConsumerBuilder(consumerId, cfg -> new ConsumerImpl(this, cfg));
+  }
+
+  @Override
+  public OperationsBuilder operations(String provider) {
+    return new OperationsBuilder(provider, cfg -> new OperationsImpl(this, cfg));
   }
 
   @Override

@@ -17,12 +17,13 @@ public class PostgresDialect implements Dialect {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once_core.sql");
+    return List.of("V1__once_core.sql", "V2__once_operations.sql");
   }
 
   @Override
   public List<String> requiredTables() {
-    return List.of("once_outbox", "once_inbox", "once_queue", "once_queue_binding");
+    return List.of(
+        "once_outbox", "once_inbox", "once_queue", "once_queue_binding", "once_operation");
   }
 
   @Override
@@ -163,6 +164,68 @@ public class PostgresDialect implements Dialect {
   @Override
   public String purgeQueue() {
     return "DELETE FROM once_queue WHERE consumer_group = ?";
+  }
+
+  @Override
+  public String insertOperation() {
+    return """
+        INSERT INTO once_operation
+               (operation_id, provider, idempotency_key, fingerprint, request, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (operation_id) DO NOTHING
+        """;
+  }
+
+  @Override
+  public String selectOperation() {
+    return "SELECT * FROM once_operation WHERE operation_id = ?";
+  }
+
+  @Override
+  public String lockOperation() {
+    return "SELECT * FROM once_operation WHERE operation_id = ? FOR UPDATE";
+  }
+
+  @Override
+  public String claimOperation() {
+    return """
+        UPDATE once_operation
+           SET state = 'IN_FLIGHT', owner = ?, lease_until = ?, attempts = attempts + 1,
+               first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ?
+         WHERE operation_id = ?
+        """;
+  }
+
+  @Override
+  public String resolveOperation() {
+    return """
+        UPDATE once_operation SET resolution = ?, updated_at = ?
+         WHERE operation_id = ? AND owner = ? AND state = 'IN_FLIGHT'
+        """;
+  }
+
+  @Override
+  public String storeOperation() {
+    return """
+        UPDATE once_operation
+           SET state = ?, result = ?, last_error = COALESCE(?, last_error), next_attempt_at = ?,
+               updated_at = ?, owner = NULL, lease_until = NULL
+         WHERE operation_id = ?
+           AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN')
+           AND (owner = ? OR ?)
+        """;
+  }
+
+  @Override
+  public String dueOperations() {
+    return """
+        SELECT operation_id FROM once_operation
+         WHERE provider = ?
+           AND (   (state IN ('PENDING', 'UNKNOWN') AND COALESCE(next_attempt_at, created_at) <= ?)
+                OR (state = 'IN_FLIGHT' AND lease_until <= ?))
+         ORDER BY created_at
+         LIMIT ?
+        """;
   }
 
   @Override

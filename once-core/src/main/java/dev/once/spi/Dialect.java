@@ -73,6 +73,34 @@ public interface Dialect {
   /** (consumer_group) → rows deleted. */
   String purgeQueue();
 
+  /**
+   * (operation_id, provider, idempotency_key, fingerprint, request, created_at, updated_at) → 1 row
+   * inserted as PENDING, or 0 if the operation id is known.
+   */
+  String insertOperation();
+
+  /** (operation_id) → the operation's row (all columns of {@code once_operation}). */
+  String selectOperation();
+
+  /** (operation_id) → the row, locked until the end of this (short) transaction. */
+  String lockOperation();
+
+  /** (owner, lease_until, now for first_attempt_at, updated_at, operation_id) → IN_FLIGHT. */
+  String claimOperation();
+
+  /** (resolution, updated_at, operation_id, owner) → 1 if this owner still holds it. */
+  String resolveOperation();
+
+  /**
+   * (state, result, last_error, next_attempt_at, updated_at, operation_id, owner, boolean
+   * definitive) → 1 if stored: a definitive answer is stored over any open state, anything else
+   * only by the owner still holding it.
+   */
+  String storeOperation();
+
+  /** (provider, now, now, limit) → ids of due open operations, oldest first. */
+  String dueOperations();
+
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);
 

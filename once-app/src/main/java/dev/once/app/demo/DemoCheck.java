@@ -11,7 +11,8 @@ import javax.sql.DataSource;
 
 /**
  * Judges a demo run by the data alone: per order, dispatch jobs and notifications; markers against
- * effects; the backlog. Never by counters kept while running.
+ * effects; the backlog; operations without a known outcome; and the providers' own ledgers. Never
+ * by counters kept while running.
  */
 public final class DemoCheck {
   private static final String TOTALS =
@@ -44,7 +45,10 @@ public final class DemoCheck {
                                   WHERE i.consumer_id = 'notifier' AND i.event_id = n.event_id))
                                                                                   AS effects_without_marker,
              (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))   AS outbox_pending
+               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))   AS outbox_pending,
+             (SELECT count(*) FROM once_operation
+               WHERE provider IN ('payments', 'mail')
+                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN', 'ABANDONED'))   AS operations_unknown_left
       """;
 
   private static final String BAD_ORDERS =
@@ -61,8 +65,12 @@ public final class DemoCheck {
 
   private DemoCheck() {}
 
-  /** Reads the verdict; {@code expectedOrders} < 0 accepts whatever number of orders is there. */
-  public static DemoVerdict run(DataSource dataSource, Transport transport, long expectedOrders) {
+  /**
+   * Reads the verdict; {@code expectedOrders} < 0 accepts whatever number of orders is there.
+   * {@code provider}: what the payment provider and the mail relay say they did.
+   */
+  public static DemoVerdict run(
+      DataSource dataSource, Transport transport, long expectedOrders, ProviderCounts provider) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       DemoVerdict.Counts counts;
@@ -80,7 +88,8 @@ public final class DemoCheck {
                 rs.getLong("markers_without_effect"),
                 rs.getLong("effects_without_marker"),
                 rs.getLong("outbox_pending"),
-                queueDepth(transport));
+                queueDepth(transport),
+                rs.getLong("operations_unknown_left"));
       }
       List<String> bad = new ArrayList<>();
       try (ResultSet rs = s.executeQuery(BAD_ORDERS)) {
@@ -95,7 +104,7 @@ public final class DemoCheck {
                   + " notifications");
         }
       }
-      return new DemoVerdict(expectedOrders, counts, bad);
+      return new DemoVerdict(expectedOrders, counts, provider, bad);
     } catch (SQLException e) {
       throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
     }

@@ -20,10 +20,13 @@ import picocli.CommandLine.Option;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the warehouse scenario: orders -> OrderPaid -> warehouse (dispatch job + DispatchQueued)"
-          + " -> notifier (notification), crashing workers at every crash window, then checks the data.",
-      "Exit code 0 only if every order has exactly one dispatch job and one notification, markers"
-          + " match effects and the backlog is drained."
+      "Runs the warehouse scenario: orders -> OrderPaid -> warehouse (dispatch job + DispatchQueued"
+          + " + charge) -> notifier (notification + e-mail), crashing workers at every crash window;"
+          + " charges and e-mails go over HTTP to a simulated payment provider and mail relay that"
+          + " lose answers; then checks the data and the providers' ledgers.",
+      "Exit code 0 only if every order has exactly one dispatch job, one notification and one"
+          + " charge at the provider, markers match effects, no operation is left uncertain and the"
+          + " backlog is drained. E-mails may be duplicated: the mail relay cannot deduplicate."
     })
 public final class DemoCommand implements Callable<Integer> {
 
@@ -42,7 +45,9 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--crash-rate",
       defaultValue = "0.05",
-      description = "Chance of a crash at each crash window (default ${DEFAULT-VALUE}).")
+      description =
+          "Chance of a crash at each crash window, and share of provider answers lost after"
+              + " acting (a quarter as many HTTP 503) (default ${DEFAULT-VALUE}).")
   double crashRate;
 
   @Option(
@@ -54,7 +59,9 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--workers",
       defaultValue = "4",
-      description = "Worker threads per consumer, and producer threads (default ${DEFAULT-VALUE}).")
+      description =
+          "Worker threads per consumer, producer threads, and operation workers per provider"
+              + " (default ${DEFAULT-VALUE}).")
   int workers;
 
   @Option(
@@ -85,7 +92,7 @@ public final class DemoCommand implements Callable<Integer> {
             events, seed, crashRate, duplicateRate, workers, Duration.ofSeconds(timeoutSeconds));
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = Database.open(db, workers * 3 + 12)) {
+    try (Database database = Database.open(db, workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events

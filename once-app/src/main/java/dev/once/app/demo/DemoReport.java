@@ -52,6 +52,8 @@ public record DemoReport(
     json.put("crashes", crashJson);
     json.put("outbox_pending", c.outboxPending());
     json.put("queue_depth", c.queueDepth());
+    verdict.provider().putJson(json);
+    json.put("operations_unknown_left", c.operationsUnknownLeft());
     json.put("seconds", seconds());
     json.put("events_per_second", Math.round(eventsPerSecond() * 10) / 10.0);
     json.put("seed", settings.seed());
@@ -94,19 +96,23 @@ public record DemoReport(
     crashes.forEach(
         (point, n) -> {
           if (DemoScenario.WINDOWS.contains(point)) {
-            out.printf("    %-38s %d%n", point.label(), n);
+            out.printf("    %-48s %d%n", point.label(), n);
           }
         });
     out.printf(
         "  %-24s outbox %d pending, queue %s%n",
         "backlog", c.outboxPending(), c.queueDepth() < 0 ? "unknown" : c.queueDepth() + " waiting");
+    verdict.provider().print(out);
+    out.printf(
+        "  %-24s %d (PENDING, IN_FLIGHT, UNKNOWN or ABANDONED at the end)%n",
+        "operations unknown left", c.operationsUnknownLeft());
     out.printf(
         "  %-24s %.1f s, %.0f orders/s end to end (%d workers per consumer)%n",
         "time", seconds(), eventsPerSecond(), settings.workers());
     if (ok()) {
       out.println(
-          "  verdict                  OK: every order has exactly one dispatch job and one notification,"
-              + " markers match effects, backlog drained");
+          "  verdict                  OK: every order has exactly one dispatch job, one notification"
+              + " and one charge at the provider, markers match effects, backlog drained");
     } else {
       out.println("  verdict                  FAILED");
       if (!drainedInTime) {

@@ -23,9 +23,11 @@ import javax.sql.DataSource;
 
 /**
  * The warehouse scenario of the reference articles: a producer commits orders with an OrderPaid
- * event each; relays publish them; consumer {@code warehouse} creates a dispatch job and emits
- * DispatchQueued in the same transaction; consumer {@code notifier} records a notification. Crashes
- * are injected at every crash window and the transport publishes some messages twice.
+ * event each; relays publish them; consumer {@code warehouse} creates a dispatch job, emits
+ * DispatchQueued and records the order's charge in the same transaction; consumer {@code notifier}
+ * records a notification and the dispatch e-mail. The charges and e-mails are performed by {@link
+ * DemoOperations} at a simulated payment provider and mail relay. Crashes are injected at every
+ * crash window and the transport publishes some messages twice.
  */
 public final class DemoScenario {
   static final EnumSet<CrashPoint> WINDOWS =
@@ -35,7 +37,9 @@ public final class DemoScenario {
           CrashPoint.CONSUMER_AFTER_MARKER,
           CrashPoint.CONSUMER_AFTER_EFFECT,
           CrashPoint.CONSUMER_AFTER_COMMIT,
-          CrashPoint.RELAY_AFTER_PUBLISH);
+          CrashPoint.RELAY_AFTER_PUBLISH,
+          CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL,
+          CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED);
   private static final int RELAYS = 2;
 
   private final DataSource dataSource;
@@ -59,9 +63,13 @@ public final class DemoScenario {
     DemoTables.reset(dataSource, transport);
     long start = System.nanoTime();
     boolean drained;
-    try (Once once = buildOnce()) {
-      warehouse(once).start();
-      notifier(once).start();
+    ProviderCounts provider;
+    try (Once once = buildOnce();
+        DemoOperations operations =
+            new DemoOperations(once, settings.crashRate(), settings.seed())) {
+      operations.start(settings.workers());
+      warehouse(once, operations).start();
+      notifier(once, operations).start();
       for (int i = 0; i < RELAYS; i++) {
         once.relay().start();
       }
@@ -69,9 +77,11 @@ public final class DemoScenario {
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
               .awaitDrained(start, settings.timeout());
+      operations.stopWorkers();
+      provider = operations.counts(settings.events());
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events());
+    DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events(), provider);
     return new DemoReport(
         settings,
         verdict,
@@ -92,7 +102,7 @@ public final class DemoScenario {
         .build();
   }
 
-  private Consumer warehouse(Once once) {
+  private Consumer warehouse(Once once, DemoOperations operations) {
     return once.consumer(DemoTables.WAREHOUSE)
         .subscribe(
             DemoTables.ORDERS,
@@ -108,12 +118,13 @@ public final class DemoScenario {
                       DemoTables.DISPATCH,
                       "DispatchQueued",
                       "{\"orderId\":" + orderId + "}"));
+              operations.recordCharge(tx, orderId);
             })
         .workers(settings.workers())
         .build();
   }
 
-  private Consumer notifier(Once once) {
+  private Consumer notifier(Once once, DemoOperations operations) {
     return once.consumer(DemoTables.NOTIFIER)
         .subscribe(
             DemoTables.DISPATCH,
@@ -123,6 +134,7 @@ public final class DemoScenario {
                   "INSERT INTO demo_notifications (order_id, event_id) VALUES (?, ?)",
                   orderId,
                   event.id().value());
+              operations.recordEmail(tx, event, orderId);
             })
         .workers(settings.workers())
         .build();
@@ -165,7 +177,7 @@ public final class DemoScenario {
               tx.update(
                   "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
                   orderId,
-                  (int) (orderId % 9_000) + 100);
+                  DemoTables.amountCents(orderId));
               return tx.publish(
                   Event.of(
                       EventId.of("order-paid", orderId),

@@ -8,15 +8,17 @@ import javax.sql.DataSource;
 
 /**
  * The demo's business tables, and what a demo run clears when it starts: these tables, the demo
- * consumers' markers, the demo destinations' outbox rows and the demo's queues — nothing else. The
- * effect tables have no unique constraint on order_id on purpose: a second effect is counted, not
- * prevented.
+ * consumers' markers, the demo destinations' outbox rows, the demo providers' operations and the
+ * demo's queues — nothing else. The effect tables have no unique constraint on order_id on purpose:
+ * a second effect is counted, not prevented.
  */
 public final class DemoTables {
   public static final String ORDERS = "orders";
   public static final String DISPATCH = "dispatch";
   public static final String WAREHOUSE = "warehouse";
   public static final String NOTIFIER = "notifier";
+  public static final String PAYMENTS = "payments";
+  public static final String MAIL = "mail";
 
   private static final String CREATE =
       """
@@ -46,9 +48,15 @@ public final class DemoTables {
       TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
       DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
+      DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
       """;
 
   private DemoTables() {}
+
+  /** An order's amount: the producer stores it, the warehouse charges it. */
+  static int amountCents(long orderId) {
+    return (int) (orderId % 9_000) + 100;
+  }
 
   /** Creates the tables if needed and clears everything a previous demo run left. */
   public static void reset(DataSource dataSource, Transport transport) {

@@ -8,11 +8,17 @@ import java.util.List;
  *
  * @param expectedOrders orders the run committed, or -1 when unknown
  * @param counts the numbers read from the database
+ * @param provider what the payment provider and the mail relay did, from their own ledger
  * @param badOrders up to 20 orders without exactly one dispatch job and one notification
  */
-public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOrders) {
+public record DemoVerdict(
+    long expectedOrders, Counts counts, ProviderCounts provider, List<String> badOrders) {
 
-  /** Everything counted from the tables. queueDepth is -1 when the transport cannot tell. */
+  /**
+   * Everything counted from the tables. queueDepth is -1 when the transport cannot tell;
+   * operationsUnknownLeft counts the demo's operations still PENDING, IN_FLIGHT, UNKNOWN or
+   * ABANDONED.
+   */
   public record Counts(
       long orders,
       long dispatchJobs,
@@ -24,9 +30,13 @@ public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOr
       long markersWithoutEffect,
       long effectsWithoutMarker,
       long outboxPending,
-      long queueDepth) {}
+      long queueDepth,
+      long operationsUnknownLeft) {}
 
-  /** Every reason the run is not exactly-once and drained; empty when it is. */
+  /**
+   * Every reason the run is not exactly-once and drained, or an order was not charged exactly once
+   * at the provider; empty when it is.
+   */
   public List<String> problems() {
     Counts c = counts;
     List<String> problems = new ArrayList<>();
@@ -62,6 +72,10 @@ public record DemoVerdict(long expectedOrders, Counts counts, List<String> badOr
     if (c.queueDepth() > 0) {
       problems.add(c.queueDepth() + " messages still queued");
     }
+    if (c.operationsUnknownLeft() > 0) {
+      problems.add(c.operationsUnknownLeft() + " operations whose outcome is not known");
+    }
+    problems.addAll(provider.problems(c.orders()));
     return problems;
   }
 
