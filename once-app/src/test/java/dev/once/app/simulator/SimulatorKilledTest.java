@@ -66,8 +66,15 @@ class SimulatorKilledTest {
     Operations charges = f.charges(b -> b);
     CompletableFuture<OperationResult> call =
         CompletableFuture.supplyAsync(() -> charges.call("charge:814", CHARGE));
-    Thread.sleep(1_000); // the request is in the provider's hands (stalled or slow)
-    assertThat(journalLines()).isEqualTo(mode.equals("stall") ? 2 : 0); // action + key
+    // the request is in the provider's hands: stalled after acting (action + key journaled), or
+    // slow before acting (nothing journaled yet)
+    long expected = mode.equals("stall") ? 2 : 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (journalLines() != expected && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(200);
+    assertThat(journalLines()).isEqualTo(expected);
     child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 
     OperationResult lost = call.get(30, TimeUnit.SECONDS);
