@@ -65,6 +65,7 @@ class RedactionTest {
   @Test
   void aNonJsonPayloadIsScrubbedWordByWord() {
     byte[] payload = "user=ada pin=839201".getBytes(StandardCharsets.UTF_8);
-    assertThat(Redaction.scrub("bad pin 839201 for ada", payload)).isEqualTo("bad pin *** for ada") // words under 4 characters stay;
+    assertThat(Redaction.scrub("bad pin 839201 for ada", payload))
+        .isEqualTo("bad pin *** for ada"); // words under 4 characters stay
   }
 }
