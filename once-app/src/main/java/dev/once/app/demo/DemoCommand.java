@@ -52,6 +52,14 @@ public final class DemoCommand implements Callable<Integer> {
   double duplicateRate;
 
   @Option(
+      names = "--poison-rate",
+      defaultValue = "0",
+      description =
+          "Share of orders the warehouse handler fails on every time: each must end as exactly one"
+              + " dead letter, without a dispatch job or a notification (default ${DEFAULT-VALUE}).")
+  double poisonRate;
+
+  @Option(
       names = "--workers",
       defaultValue = "4",
       description = "Worker threads per consumer, and producer threads (default ${DEFAULT-VALUE}).")
@@ -82,7 +90,13 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DemoSettings settings =
         new DemoSettings(
-            events, seed, crashRate, duplicateRate, workers, Duration.ofSeconds(timeoutSeconds));
+            events,
+            seed,
+            crashRate,
+            duplicateRate,
+            poisonRate,
+            workers,
+            Duration.ofSeconds(timeoutSeconds));
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
     try (Database database = Database.open(db, workers * 3 + 12)) {
@@ -97,6 +111,8 @@ public final class DemoCommand implements Callable<Integer> {
               + crashRate
               + ", duplicate rate "
               + duplicateRate
+              + ", poison rate "
+              + poisonRate
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());

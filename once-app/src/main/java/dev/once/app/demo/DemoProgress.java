@@ -18,7 +18,9 @@ final class DemoProgress {
              (SELECT count(DISTINCT order_id) FROM demo_dispatch_jobs),
              (SELECT count(DISTINCT order_id) FROM demo_notifications),
              (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))
+               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')),
+             (SELECT count(*) FROM once_dead_letter
+               WHERE consumer_id IN ('warehouse', 'notifier') AND status = 'dead')
       """;
   private static final Duration PRINT_EVERY = Duration.ofSeconds(2);
 
@@ -48,15 +50,17 @@ final class DemoProgress {
       long[] s = snapshot();
       long depth = DemoCheck.queueDepth(transport);
       long elapsed = System.nanoTime() - startNanos;
-      boolean drained = s[0] == events && s[2] == events && s[3] == 0 && depth <= 0;
+      boolean drained = s[0] == events && s[2] + s[4] == events && s[3] == 0 && depth <= 0;
       if (drained || elapsed - lastPrint >= PRINT_EVERY.toNanos()) {
         out.printf(
-            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  outbox pending %d  queued %s  crashes %d%n",
+            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  dead letters %d  outbox pending %d"
+                + "  queued %s  crashes %d%n",
             elapsed / 1e9,
             s[0],
             events,
             s[1],
             s[2],
+            s[4],
             s[3],
             depth < 0 ? "?" : Long.toString(depth),
             faults.totalCrashes());
@@ -78,7 +82,7 @@ final class DemoProgress {
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(SNAPSHOT)) {
       rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)};
+      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)};
     } catch (SQLException e) {
       throw new IllegalStateException("could not read progress: " + e.getMessage(), e);
     }

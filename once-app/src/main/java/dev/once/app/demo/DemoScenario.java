@@ -5,6 +5,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Outcome;
+import dev.once.RetryPolicy;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
@@ -37,6 +38,17 @@ public final class DemoScenario {
           CrashPoint.CONSUMER_AFTER_COMMIT,
           CrashPoint.RELAY_AFTER_PUBLISH);
   private static final int RELAYS = 2;
+
+  /**
+   * Injected crashes count as attempts too (a crash is indistinguishable from a poison that kills
+   * the process), so the demo allows 8: an order that is not poison would need 8 crashes in a row
+   * to be dead-lettered.
+   */
+  static final RetryPolicy RETRY =
+      RetryPolicy.builder()
+          .maxAttempts(8)
+          .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .build();
 
   private final DataSource dataSource;
   private final DemoSettings settings;
@@ -77,6 +89,7 @@ public final class DemoScenario {
         verdict,
         faults.crashes(),
         outcomes.get(Outcome.DUPLICATE),
+        outcomes.get(Outcome.RETRY),
         transport.duplicated(),
         took,
         drained);
@@ -98,6 +111,9 @@ public final class DemoScenario {
             DemoTables.ORDERS,
             (tx, event) -> {
               long orderId = Long.parseLong(event.event().key());
+              if (settings.isPoison(orderId)) {
+                throw new IllegalStateException("warehouse cannot ship order " + orderId);
+              }
               tx.update(
                   "INSERT INTO demo_dispatch_jobs (order_id, event_id) VALUES (?, ?)",
                   orderId,
@@ -110,6 +126,7 @@ public final class DemoScenario {
                       "{\"orderId\":" + orderId + "}"));
             })
         .workers(settings.workers())
+        .retry(RETRY)
         .build();
   }
 
@@ -163,9 +180,10 @@ public final class DemoScenario {
         once.inTransaction(
             tx -> {
               tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
+                  "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
                   orderId,
-                  (int) (orderId % 9_000) + 100);
+                  (int) (orderId % 9_000) + 100,
+                  settings.isPoison(orderId));
               return tx.publish(
                   Event.of(
                       EventId.of("order-paid", orderId),

@@ -37,6 +37,7 @@ public final class DemoTables {
           event_id   text        NOT NULL,  -- the DispatchQueued event that caused it
           created_at timestamptz NOT NULL DEFAULT now()
       );
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS poison boolean NOT NULL DEFAULT false;
       CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
       CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
       """;
@@ -46,6 +47,9 @@ public final class DemoTables {
       TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
       DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
+      DELETE FROM once_attempt WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
+         OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
       """;
 
   private DemoTables() {}
