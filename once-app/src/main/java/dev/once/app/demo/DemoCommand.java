@@ -5,6 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
+import dev.once.app.metrics.WorkerMetrics;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -78,6 +79,12 @@ public final class DemoCommand implements Callable<Integer> {
               + " Default: an embedded PostgreSQL in .once/pg.")
   String db;
 
+  @Option(
+      names = "--metrics-port",
+      description =
+          "Serve Prometheus metrics at http://localhost:PORT/metrics while the demo runs.")
+  Integer metricsPort;
+
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
 
@@ -118,8 +125,22 @@ public final class DemoCommand implements Callable<Integer> {
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
-        DemoReport report =
-            new DemoScenario(database.dataSource(), transport, settings, progress).run();
+        DemoScenario scenario =
+            new DemoScenario(database.dataSource(), transport, settings, progress);
+        WorkerMetrics metrics = null;
+        if (metricsPort != null) {
+          metrics = WorkerMetrics.start(metricsPort, database.dataSource());
+          scenario.listener(metrics.listener());
+          progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
+        }
+        DemoReport report;
+        try {
+          report = scenario.run();
+        } finally {
+          if (metrics != null) {
+            metrics.close();
+          }
+        }
         if (json) {
           System.out.println(
               new ObjectMapper()

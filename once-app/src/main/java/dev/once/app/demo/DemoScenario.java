@@ -57,6 +57,7 @@ public final class DemoScenario {
   private final DuplicatingTransport transport;
   private final OutcomeCounter outcomes = new OutcomeCounter();
   private final AtomicLong produced = new AtomicLong();
+  private final List<dev.once.OnceListener> extraListeners = new ArrayList<>();
 
   public DemoScenario(
       DataSource dataSource, Transport transport, DemoSettings settings, PrintStream progress) {
@@ -65,6 +66,12 @@ public final class DemoScenario {
     this.progress = progress;
     this.faults = FaultInjector.random(settings.seed(), settings.crashRate(), WINDOWS);
     this.transport = new DuplicatingTransport(transport, settings.duplicateRate(), settings.seed());
+  }
+
+  /** Adds a listener to the demo's Once (e.g. metrics). */
+  public DemoScenario listener(dev.once.OnceListener listener) {
+    extraListeners.add(listener);
+    return this;
   }
 
   public DemoReport run() throws InterruptedException {
@@ -96,13 +103,15 @@ public final class DemoScenario {
   }
 
   private Once buildOnce() {
-    return Once.builder()
-        .dataSource(dataSource)
-        .transport(transport)
-        .destinations(DemoTables.ORDERS, DemoTables.DISPATCH)
-        .listener(faults)
-        .listener(outcomes)
-        .build();
+    var builder =
+        Once.builder()
+            .dataSource(dataSource)
+            .transport(transport)
+            .destinations(DemoTables.ORDERS, DemoTables.DISPATCH)
+            .listener(faults)
+            .listener(outcomes);
+    extraListeners.forEach(builder::listener);
+    return builder.build();
   }
 
   private Consumer warehouse(Once once) {
