@@ -36,6 +36,9 @@ public interface Once extends AutoCloseable {
   /** A relay for this instance's outbox. */
   Relay relay();
 
+  /** The retention janitor of this instance's schema (not started). */
+  Retention retention();
+
   /** Starts describing a consumer; {@code consumerId} is the first half of its inbox key. */
   ConsumerBuilder consumer(String consumerId);
 

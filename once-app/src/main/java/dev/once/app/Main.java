@@ -1,6 +1,8 @@
 package dev.once.app;
 
 import dev.once.app.demo.DemoCommand;
+import dev.once.app.ops.DeadLettersCommand;
+import dev.once.app.ops.StatusCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +12,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Exactly-once business effects over at-least-once delivery.",
-    subcommands = {DemoCommand.class, SchemaCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      SchemaCommand.class,
+      StatusCommand.class,
+      DeadLettersCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

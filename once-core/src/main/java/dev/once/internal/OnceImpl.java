@@ -110,6 +110,11 @@ public final class OnceImpl implements Once {
   }
 
   @Override
+  public dev.once.Retention retention() {
+    return new RetentionImpl(this);
+  }
+
+  @Override
   public ConsumerBuilder consumer(String consumerId) {
     return new ConsumerBuilder(consumerId, cfg -> new ConsumerImpl(this, cfg));
   }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,15 +35,17 @@ final class RelayImpl implements Relay {
   private final OnceImpl once;
   private final OnceConfig config;
   private final Dialect dialect;
+  private final DeadLetterWriter deadLetters;
   private volatile boolean running;
   private Thread thread;
 
-  private record Row(long id, Event event, Instant createdAt) {}
+  private record Row(long id, Event event, Instant createdAt, int attempts) {}
 
   RelayImpl(OnceImpl once) {
     this.once = once;
     this.config = once.config();
     this.dialect = once.dialect();
+    this.deadLetters = new DeadLetterWriter(dialect);
   }
 
   @Override
@@ -114,7 +117,9 @@ final class RelayImpl implements Relay {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Timestamp created = rs.getTimestamp("created_at");
-          rows.add(new Row(rs.getLong("id"), Jdbc.event(rs), created.toInstant()));
+          rows.add(
+              new Row(
+                  rs.getLong("id"), Jdbc.event(rs), created.toInstant(), rs.getInt("attempts")));
         }
       }
     }
@@ -129,19 +134,54 @@ final class RelayImpl implements Relay {
     Jdbc.update(c, dialect.markSent(), config.clock().instant(), Jdbc.longArray(c, ids));
   }
 
+  /**
+   * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
+   * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
+   * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   */
   private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
       throws SQLException {
-    Instant next = config.clock().instant().plus(config.publishRetryDelay());
+    Instant now = config.clock().instant();
     for (Map.Entry<Integer, String> f : failures.entrySet()) {
       Row row = rows.get(f.getKey());
-      once.listener().publishFailed(row.event(), f.getValue());
+      String reason = f.getValue();
+      once.listener().publishFailed(row.event(), reason);
+      int attempts = row.attempts() + 1;
+      if (attempts >= config.relayMaxAttempts()) {
+        park(c, row, attempts, reason, now);
+        continue;
+      }
+      Instant next = now.plus(publishBackoff(attempts));
       log.warn(
-          "relay: broker did not take event {}: {}; retry after {}",
+          "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
           row.event().id(),
-          f.getValue(),
+          reason,
+          attempts,
+          config.relayMaxAttempts(),
           next);
-      Jdbc.update(c, dialect.markPublishFailed(), f.getValue(), next, row.id());
+      Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
     }
+  }
+
+  private void park(Connection c, Row row, int attempts, String reason, Instant now)
+      throws SQLException {
+    Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+    Failure failure = Failure.refused(reason);
+    deadLetters.write(
+        c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);
+    log.warn(
+        "relay: parked event {} as a dead letter after {} refused publishes: {}",
+        row.event().id(),
+        attempts,
+        reason);
+  }
+
+  /** Doubling from publishRetryDelay, capped, the upper half jittered. */
+  Duration publishBackoff(int attempts) {
+    long base = config.publishRetryDelay().toMillis();
+    long delay =
+        Math.min(config.maxPublishRetryDelay().toMillis(), base << Math.min(20, attempts - 1));
+    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
   }
 
   @Override

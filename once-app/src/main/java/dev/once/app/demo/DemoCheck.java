@@ -21,8 +21,20 @@ public final class DemoCheck {
         SELECT o.order_id,
                (SELECT count(*) FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id) AS jobs,
                (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) AS notes
-          FROM demo_orders o)
+          FROM demo_orders o WHERE NOT o.poison),
+      dead AS (
+        SELECT d.event_id, o.poison
+          FROM once_dead_letter d
+          LEFT JOIN demo_orders o ON d.event_id = 'order-paid:' || o.order_id
+         WHERE d.consumer_id IN ('warehouse', 'notifier') OR d.destination IN ('orders', 'dispatch'))
       SELECT (SELECT count(*) FROM demo_orders)                                   AS orders,
+             (SELECT count(*) FROM demo_orders WHERE poison)                      AS poison,
+             (SELECT count(*) FROM dead)                                          AS dead_letters,
+             (SELECT count(*) FROM dead WHERE poison)                             AS poison_dead,
+             (SELECT count(*) FROM demo_orders o WHERE o.poison AND (
+                 EXISTS (SELECT 1 FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id)
+              OR EXISTS (SELECT 1 FROM demo_notifications n WHERE n.order_id = o.order_id)))
+                                                                                  AS poison_with_effect,
              (SELECT count(*) FROM demo_dispatch_jobs)                            AS jobs,
              (SELECT count(*) FROM demo_notifications)                            AS notes,
              (SELECT coalesce(sum(greatest(jobs - 1, 0) + greatest(notes - 1, 0)), 0)
@@ -55,10 +67,13 @@ public final class DemoCheck {
       """
       SELECT o.order_id,
              (SELECT count(*) FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id) AS jobs,
-             (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) AS notes
+             (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) AS notes,
+             o.poison
         FROM demo_orders o
-       WHERE (SELECT count(*) FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id) <> 1
-          OR (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) <> 1
+       WHERE ((SELECT count(*) FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id)
+               <> CASE WHEN o.poison THEN 0 ELSE 1 END)
+          OR ((SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id)
+               <> CASE WHEN o.poison THEN 0 ELSE 1 END)
        ORDER BY o.order_id
        LIMIT 20
       """;
@@ -79,6 +94,10 @@ public final class DemoCheck {
         counts =
             new DemoVerdict.Counts(
                 rs.getLong("orders"),
+                rs.getLong("poison"),
+                rs.getLong("dead_letters"),
+                rs.getLong("poison_dead"),
+                rs.getLong("poison_with_effect"),
                 rs.getLong("jobs"),
                 rs.getLong("notes"),
                 rs.getLong("duplicate_effects"),
@@ -101,7 +120,8 @@ public final class DemoCheck {
                   + rs.getLong(2)
                   + " dispatch jobs, "
                   + rs.getLong(3)
-                  + " notifications");
+                  + " notifications"
+                  + (rs.getBoolean(4) ? " (poison: expected none)" : ""));
         }
       }
       return new DemoVerdict(expectedOrders, counts, provider, bad);

@@ -5,6 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
+import dev.once.app.metrics.WorkerMetrics;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -57,6 +58,14 @@ public final class DemoCommand implements Callable<Integer> {
   double duplicateRate;
 
   @Option(
+      names = "--poison-rate",
+      defaultValue = "0",
+      description =
+          "Share of orders the warehouse handler fails on every time: each must end as exactly one"
+              + " dead letter, without a dispatch job or a notification (default ${DEFAULT-VALUE}).")
+  double poisonRate;
+
+  @Option(
       names = "--workers",
       defaultValue = "4",
       description =
@@ -77,6 +86,12 @@ public final class DemoCommand implements Callable<Integer> {
               + " Default: an embedded PostgreSQL in .once/pg.")
   String db;
 
+  @Option(
+      names = "--metrics-port",
+      description =
+          "Serve Prometheus metrics at http://localhost:PORT/metrics while the demo runs.")
+  Integer metricsPort;
+
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
 
@@ -89,7 +104,13 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DemoSettings settings =
         new DemoSettings(
-            events, seed, crashRate, duplicateRate, workers, Duration.ofSeconds(timeoutSeconds));
+            events,
+            seed,
+            crashRate,
+            duplicateRate,
+            poisonRate,
+            workers,
+            Duration.ofSeconds(timeoutSeconds));
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
     try (Database database = Database.open(db, workers * 5 + 12)) {
@@ -104,13 +125,29 @@ public final class DemoCommand implements Callable<Integer> {
               + crashRate
               + ", duplicate rate "
               + duplicateRate
+              + ", poison rate "
+              + poisonRate
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
-        DemoReport report =
-            new DemoScenario(database.dataSource(), transport, settings, progress).run();
+        DemoScenario scenario =
+            new DemoScenario(database.dataSource(), transport, settings, progress);
+        WorkerMetrics metrics = null;
+        if (metricsPort != null) {
+          metrics = WorkerMetrics.start(metricsPort, database.dataSource());
+          scenario.listener(metrics.listener());
+          progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
+        }
+        DemoReport report;
+        try {
+          report = scenario.run();
+        } finally {
+          if (metrics != null) {
+            metrics.close();
+          }
+        }
         if (json) {
           System.out.println(
               new ObjectMapper()

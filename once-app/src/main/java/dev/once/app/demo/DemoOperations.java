@@ -13,6 +13,7 @@ import dev.once.app.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * The demo's remote side: a Stripe-like payment provider and a mail relay without idempotency (the
@@ -107,8 +108,8 @@ final class DemoOperations implements AutoCloseable {
   /**
    * The providers' own counts (their ledger), the ground truth of the run, for orders 1..events.
    */
-  ProviderCounts counts(long events) {
-    return ProviderCounts.from(simulator.ledger(), faults.drawn(), events);
+  ProviderCounts counts(long events, LongPredicate poison) {
+    return ProviderCounts.from(simulator.ledger(), faults.drawn(), events, poison);
   }
 
   /** Stops the reconcilers, so the providers' ledgers stop changing; the simulator stays up. */

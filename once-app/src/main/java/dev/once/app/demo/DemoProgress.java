@@ -24,7 +24,9 @@ final class DemoProgress {
                WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')),
              (SELECT count(*) FROM once_operation
                WHERE provider IN ('payments', 'mail')
-                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN'))
+                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN')),
+             (SELECT count(*) FROM once_dead_letter
+               WHERE consumer_id IN ('warehouse', 'notifier') AND status = 'dead')
       """;
   private static final Duration PRINT_EVERY = Duration.ofSeconds(2);
 
@@ -54,16 +56,18 @@ final class DemoProgress {
       long[] s = snapshot();
       long depth = DemoCheck.queueDepth(transport);
       long elapsed = System.nanoTime() - startNanos;
-      boolean drained = s[0] == events && s[2] == events && s[3] == 0 && depth <= 0 && s[4] == 0;
+      boolean drained =
+          s[0] == events && s[2] + s[5] == events && s[3] == 0 && depth <= 0 && s[4] == 0;
       if (drained || elapsed - lastPrint >= PRINT_EVERY.toNanos()) {
         out.printf(
-            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  outbox pending %d  queued %s"
-                + "  operations open %d  crashes %d%n",
+            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  dead letters %d  outbox pending %d"
+                + "  queued %s  operations open %d  crashes %d%n",
             elapsed / 1e9,
             s[0],
             events,
             s[1],
             s[2],
+            s[5],
             s[3],
             depth < 0 ? "?" : Long.toString(depth),
             s[4],
@@ -86,7 +90,9 @@ final class DemoProgress {
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(SNAPSHOT)) {
       rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)};
+      return new long[] {
+        rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)
+      };
     } catch (SQLException e) {
       throw new IllegalStateException("could not read progress: " + e.getMessage(), e);
     }

@@ -12,6 +12,7 @@ public record DemoReport(
     DemoVerdict verdict,
     Map<CrashPoint, Long> crashes,
     long duplicatesSuppressed,
+    long retries,
     long duplicatesInjected,
     Duration took,
     boolean drainedInTime) {
@@ -47,6 +48,9 @@ public record DemoReport(
     json.put("markers", Map.of("warehouse", c.warehouseMarkers(), "notifier", c.notifierMarkers()));
     json.put("markers_without_effect", c.markersWithoutEffect());
     json.put("effects_without_marker", c.effectsWithoutMarker());
+    json.put("poison", c.poison());
+    json.put("dead_letters", c.deadLetters());
+    json.put("retries", retries);
     json.put("duplicates_suppressed", duplicatesSuppressed);
     json.put("duplicates_injected", duplicatesInjected);
     json.put("crashes", crashJson);
@@ -59,6 +63,7 @@ public record DemoReport(
     json.put("seed", settings.seed());
     json.put("crash_rate", settings.crashRate());
     json.put("duplicate_rate", settings.duplicateRate());
+    json.put("poison_rate", settings.poisonRate());
     json.put("workers", settings.workers());
     json.put("database", database);
     json.put("transport", transport);
@@ -84,6 +89,9 @@ public record DemoReport(
     out.printf(
         "  %-24s %d effects, %d orders without one%n",
         "duplicates / lost", c.duplicateEffects(), c.lost());
+    out.printf(
+        "  %-24s %d orders fail every time; %d dead letters (%d of them poison); %d retries%n",
+        "poison", c.poison(), c.deadLetters(), c.poisonDeadLetters(), retries);
     out.printf(
         "  %-24s %d deliveries found already processed (DUPLICATE)%n",
         "duplicates suppressed", duplicatesSuppressed);
@@ -111,8 +119,12 @@ public record DemoReport(
         "time", seconds(), eventsPerSecond(), settings.workers());
     if (ok()) {
       out.println(
-          "  verdict                  OK: every order has exactly one dispatch job, one notification"
-              + " and one charge at the provider, markers match effects, backlog drained");
+          "  verdict                  OK: every order that is not poison has exactly one dispatch"
+              + " job, one notification and one charge at the provider, markers match effects,"
+              + " backlog drained"
+              + (c.poison() > 0
+                  ? "; every poison order is exactly one dead letter and has no effect"
+                  : ""));
     } else {
       out.println("  verdict                  FAILED");
       if (!drainedInTime) {

@@ -5,6 +5,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Outcome;
+import dev.once.RetryPolicy;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
@@ -42,6 +43,17 @@ public final class DemoScenario {
           CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED);
   private static final int RELAYS = 2;
 
+  /**
+   * Injected crashes count as attempts too (a crash is indistinguishable from a poison that kills
+   * the process), so the demo allows 8: an order that is not poison would need 8 crashes in a row
+   * to be dead-lettered.
+   */
+  static final RetryPolicy RETRY =
+      RetryPolicy.builder()
+          .maxAttempts(8)
+          .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .build();
+
   private final DataSource dataSource;
   private final DemoSettings settings;
   private final PrintStream progress;
@@ -49,6 +61,7 @@ public final class DemoScenario {
   private final DuplicatingTransport transport;
   private final OutcomeCounter outcomes = new OutcomeCounter();
   private final AtomicLong produced = new AtomicLong();
+  private final List<dev.once.OnceListener> extraListeners = new ArrayList<>();
 
   public DemoScenario(
       DataSource dataSource, Transport transport, DemoSettings settings, PrintStream progress) {
@@ -57,6 +70,12 @@ public final class DemoScenario {
     this.progress = progress;
     this.faults = FaultInjector.random(settings.seed(), settings.crashRate(), WINDOWS);
     this.transport = new DuplicatingTransport(transport, settings.duplicateRate(), settings.seed());
+  }
+
+  /** Adds a listener to the demo's Once (e.g. metrics). */
+  public DemoScenario listener(dev.once.OnceListener listener) {
+    extraListeners.add(listener);
+    return this;
   }
 
   public DemoReport run() throws InterruptedException {
@@ -78,7 +97,7 @@ public final class DemoScenario {
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
               .awaitDrained(start, settings.timeout());
       operations.stopWorkers();
-      provider = operations.counts(settings.events());
+      provider = operations.counts(settings.events(), settings::isPoison);
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events(), provider);
@@ -87,19 +106,22 @@ public final class DemoScenario {
         verdict,
         faults.crashes(),
         outcomes.get(Outcome.DUPLICATE),
+        outcomes.get(Outcome.RETRY),
         transport.duplicated(),
         took,
         drained);
   }
 
   private Once buildOnce() {
-    return Once.builder()
-        .dataSource(dataSource)
-        .transport(transport)
-        .destinations(DemoTables.ORDERS, DemoTables.DISPATCH)
-        .listener(faults)
-        .listener(outcomes)
-        .build();
+    var builder =
+        Once.builder()
+            .dataSource(dataSource)
+            .transport(transport)
+            .destinations(DemoTables.ORDERS, DemoTables.DISPATCH)
+            .listener(faults)
+            .listener(outcomes);
+    extraListeners.forEach(builder::listener);
+    return builder.build();
   }
 
   private Consumer warehouse(Once once, DemoOperations operations) {
@@ -108,6 +130,9 @@ public final class DemoScenario {
             DemoTables.ORDERS,
             (tx, event) -> {
               long orderId = Long.parseLong(event.event().key());
+              if (settings.isPoison(orderId)) {
+                throw new IllegalStateException("warehouse cannot ship order " + orderId);
+              }
               tx.update(
                   "INSERT INTO demo_dispatch_jobs (order_id, event_id) VALUES (?, ?)",
                   orderId,
@@ -121,6 +146,7 @@ public final class DemoScenario {
               operations.recordCharge(tx, orderId);
             })
         .workers(settings.workers())
+        .retry(RETRY)
         .build();
   }
 
@@ -175,9 +201,10 @@ public final class DemoScenario {
         once.inTransaction(
             tx -> {
               tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
+                  "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
                   orderId,
-                  DemoTables.amountCents(orderId));
+                  DemoTables.amountCents(orderId),
+                  settings.isPoison(orderId));
               return tx.publish(
                   Event.of(
                       EventId.of("order-paid", orderId),

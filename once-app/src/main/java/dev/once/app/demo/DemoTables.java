@@ -39,6 +39,7 @@ public final class DemoTables {
           event_id   text        NOT NULL,  -- the DispatchQueued event that caused it
           created_at timestamptz NOT NULL DEFAULT now()
       );
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS poison boolean NOT NULL DEFAULT false;
       CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
       CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
       """;
@@ -49,6 +50,9 @@ public final class DemoTables {
       DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
       DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
+      DELETE FROM once_attempt WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
+         OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
       """;
 
   private DemoTables() {}

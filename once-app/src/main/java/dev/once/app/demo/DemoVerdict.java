@@ -21,6 +21,10 @@ public record DemoVerdict(
    */
   public record Counts(
       long orders,
+      long poison,
+      long deadLetters,
+      long poisonDeadLetters,
+      long poisonWithEffect,
       long dispatchJobs,
       long notifications,
       long duplicateEffects,
@@ -49,15 +53,28 @@ public record DemoVerdict(
     if (c.lost() > 0) {
       problems.add(c.lost() + " orders without a dispatch job or a notification");
     }
-    if (c.warehouseMarkers() != c.orders() || c.notifierMarkers() != c.orders()) {
+    if (c.poisonDeadLetters() != c.poison()) {
+      problems.add(
+          c.poison() + " poison orders but " + c.poisonDeadLetters() + " of them dead-lettered");
+    }
+    if (c.deadLetters() != c.poisonDeadLetters()) {
+      problems.add(
+          (c.deadLetters() - c.poisonDeadLetters())
+              + " dead letters of events that are not poison");
+    }
+    if (c.poisonWithEffect() > 0) {
+      problems.add(c.poisonWithEffect() + " poison orders with a dispatch job or a notification");
+    }
+    long healthy = c.orders() - c.poison();
+    if (c.warehouseMarkers() != healthy || c.notifierMarkers() != healthy) {
       problems.add(
           "markers (warehouse "
               + c.warehouseMarkers()
               + ", notifier "
               + c.notifierMarkers()
               + ") do not match "
-              + c.orders()
-              + " orders");
+              + healthy
+              + " orders that are not poison");
     }
     if (c.markersWithoutEffect() > 0 || c.effectsWithoutMarker() > 0) {
       problems.add(
@@ -75,7 +92,7 @@ public record DemoVerdict(
     if (c.operationsUnknownLeft() > 0) {
       problems.add(c.operationsUnknownLeft() + " operations whose outcome is not known");
     }
-    problems.addAll(provider.problems(c.orders()));
+    problems.addAll(provider.problems(c.orders() - c.poison()));
     return problems;
   }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.LongPredicate;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -18,7 +19,7 @@ import java.util.stream.LongStream;
  *
  * @param charges charges the payment provider made
  * @param ordersChargedTwice orders with more than one charge
- * @param ordersNotCharged orders 1..events without a charge
+ * @param ordersNotCharged orders 1..events that are not poison and have no charge
  * @param emailsSent e-mails the relay sent
  * @param emailsDuplicated e-mails sent beyond the first for the same operation
  * @param ordersNotEmailed orders 1..events without an e-mail
@@ -35,8 +36,9 @@ public record ProviderCounts(
     long answersLost,
     long serverErrors) {
 
-  /** Counts the ledger for orders {@code 1..events}. */
-  static ProviderCounts from(Ledger ledger, Map<Fault, Long> faults, long events) {
+  /** Counts the ledger for orders {@code 1..events}; poison orders are expected to have nothing. */
+  static ProviderCounts from(
+      Ledger ledger, Map<Fault, Long> faults, long events, LongPredicate poison) {
     List<Ledger.Entry> charges = ledger.entries("charges");
     List<Ledger.Entry> emails = ledger.entries("emails");
     Map<String, Long> perOrder = group(charges, r -> r.path("order").asText());
@@ -45,10 +47,10 @@ public record ProviderCounts(
     return new ProviderCounts(
         charges.size(),
         perOrder.values().stream().filter(n -> n > 1).count(),
-        missing(perOrder, events),
+        missing(perOrder, events, poison),
         emails.size(),
         perEmail.values().stream().mapToLong(n -> n - 1).sum(),
-        missing(emailsPerOrder, events),
+        missing(emailsPerOrder, events, poison),
         faults.getOrDefault(Fault.DROP_RESPONSE, 0L),
         faults.getOrDefault(Fault.SERVER_ERROR, 0L));
   }
@@ -59,9 +61,9 @@ public record ProviderCounts(
         .collect(Collectors.groupingBy(e -> by.apply(e.request()), Collectors.counting()));
   }
 
-  private static long missing(Map<String, Long> perOrder, long events) {
+  private static long missing(Map<String, Long> perOrder, long events, LongPredicate poison) {
     return LongStream.rangeClosed(1, events)
-        .filter(id -> !perOrder.containsKey(Long.toString(id)))
+        .filter(id -> !poison.test(id) && !perOrder.containsKey(Long.toString(id)))
         .count();
   }
 

@@ -77,7 +77,7 @@ class DemoOperationsTest {
         Thread.sleep(100);
       }
       warehouse.close();
-      ProviderCounts c = ops.counts(ORDERS);
+      ProviderCounts c = ops.counts(ORDERS, id -> false);
       System.out.printf(
           "demo operations on %s: %s, crashes %s, unknown left %d%n",
           db.schema(), c, crashes.crashes(), open(db));

@@ -28,7 +28,7 @@ class DemoVerdictTest {
   void anOrderChargedTwiceFailsTheRun() {
     Ledger ledger = ledgerWithEveryOrder();
     charge(ledger, 2);
-    ProviderCounts counts = ProviderCounts.from(ledger, Map.of(), ORDERS);
+    ProviderCounts counts = ProviderCounts.from(ledger, Map.of(), ORDERS, id -> false);
     assertThat(counts.ordersChargedTwice()).isEqualTo(1);
     assertThat(verdict(ledger, 0).problems())
         .singleElement()
@@ -44,7 +44,8 @@ class DemoVerdictTest {
     for (long order = 1; order <= ORDERS; order++) {
       email(ledger, order);
     }
-    assertThat(ProviderCounts.from(ledger, Map.of(), ORDERS).ordersNotCharged()).isEqualTo(1);
+    assertThat(ProviderCounts.from(ledger, Map.of(), ORDERS, id -> false).ordersNotCharged())
+        .isEqualTo(1);
     assertThat(verdict(ledger, 0).ok()).isFalse();
   }
 
@@ -52,7 +53,8 @@ class DemoVerdictTest {
   void aDuplicatedEmailIsCountedButAllowed() {
     Ledger ledger = ledgerWithEveryOrder();
     email(ledger, 3);
-    ProviderCounts counts = ProviderCounts.from(ledger, Map.of(Fault.DROP_RESPONSE, 1L), ORDERS);
+    ProviderCounts counts =
+        ProviderCounts.from(ledger, Map.of(Fault.DROP_RESPONSE, 1L), ORDERS, id -> false);
     assertThat(counts.emailsSent()).isEqualTo(4);
     assertThat(counts.emailsDuplicated()).isEqualTo(1);
     assertThat(counts.answersLost()).isEqualTo(1);
@@ -76,9 +78,9 @@ class DemoVerdictTest {
   private static DemoVerdict verdict(Ledger ledger, long unknownLeft) {
     DemoVerdict.Counts counts =
         new DemoVerdict.Counts(
-            ORDERS, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0, 0, 0, 0, unknownLeft);
+            ORDERS, 0, 0, 0, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0, 0, 0, 0, unknownLeft);
     return new DemoVerdict(
-        ORDERS, counts, ProviderCounts.from(ledger, Map.of(), ORDERS), List.of());
+        ORDERS, counts, ProviderCounts.from(ledger, Map.of(), ORDERS, id -> false), List.of());
   }
 
   private static Ledger ledgerWithEveryOrder() {
