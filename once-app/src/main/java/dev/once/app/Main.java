@@ -1,5 +1,6 @@
 package dev.once.app;
 
+import dev.once.app.bench.BenchCommand;
 import dev.once.app.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +11,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Exactly-once business effects over at-least-once delivery.",
-    subcommands = {DemoCommand.class, SchemaCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      BenchCommand.class,
+      SchemaCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
