@@ -29,6 +29,9 @@ final class CeilingRabbit {
   static double run(String uri, BenchSettings s) throws Exception {
     ConnectionFactory f = new ConnectionFactory();
     f.setUri(uri);
+    if (java.net.URI.create(uri).getPath().equals("/")) {
+      f.setVirtualHost("/"); // as RabbitTransport reads 'amqp://host/': the vhost '/'
+    }
     try (Connection pub = f.newConnection("once-bench-ceiling-publish");
         Connection sub = f.newConnection("once-bench-ceiling-consume")) {
       try (Channel admin = pub.createChannel()) {
