@@ -20,7 +20,10 @@ final class BenchEnv implements AutoCloseable {
   BenchEnv(BenchOptions options, BenchSettings settings) {
     this.transport = options.transport;
     this.settings = settings;
-    this.database = Database.open(options.db, settings.workers() * 3 + settings.relays() * 2 + 16);
+    this.database =
+        Database.open(
+            options.db,
+            settings.workers() * 3 + settings.relays() * 2 + settings.latencyProducers() + 16);
     Migrations.apply(database.dataSource());
     if (!transportName().equals("table") && !rabbit()) {
       database.close();

@@ -52,6 +52,14 @@ final class BenchOptions {
   int producerBatch;
 
   @Option(
+      names = "--latency-producers",
+      defaultValue = "16",
+      description =
+          "Producer threads of the paced latency run, one event per transaction"
+              + " (default ${DEFAULT-VALUE}).")
+  int latencyProducers;
+
+  @Option(
       names = "--timeout",
       defaultValue = "900",
       description = "Seconds any one phase may take (default ${DEFAULT-VALUE}).")
@@ -69,6 +77,7 @@ final class BenchOptions {
         relayBatch,
         producers,
         producerBatch,
+        latencyProducers,
         latencySeconds,
         timeoutSeconds);
   }

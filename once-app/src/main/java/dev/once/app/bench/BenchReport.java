@@ -60,6 +60,7 @@ record BenchReport(
     j.put("relay_batch", settings.relayBatch());
     j.put("producers", settings.producers());
     j.put("producer_batch", settings.producerBatch());
+    j.put("latency_producers", settings.latencyProducers());
     j.put("machine", machine());
     return j;
   }

@@ -16,6 +16,7 @@ record BenchSettings(
     int relayBatch,
     int producers,
     int producerBatch,
+    int latencyProducers,
     int latencySeconds,
     int timeoutSeconds) {
 
@@ -27,6 +28,7 @@ record BenchSettings(
     range("--relay-batch", relayBatch, 1, 10_000);
     range("--producers", producers, 1, 64);
     range("--producer-batch", producerBatch, 1, 10_000);
+    range("--latency-producers", latencyProducers, 1, 256);
     range("--latency-seconds", latencySeconds, 0, 3600);
     range("--timeout", timeoutSeconds, 1, 86_400);
   }

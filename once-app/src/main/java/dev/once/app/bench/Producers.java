@@ -34,7 +34,7 @@ final class Producers {
     long start = System.nanoTime();
     double nanosPerEvent = 1e9 / rate;
     run(
-        s.producers(),
+        s.latencyProducers(),
         () -> {
           for (long i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
             long due = start + (long) (i * nanosPerEvent);
