@@ -1,5 +1,6 @@
 package dev.once.app;
 
+import dev.once.app.bench.BenchCommand;
 import dev.once.app.demo.DemoCommand;
 import dev.once.app.ops.DeadLettersCommand;
 import dev.once.app.ops.StatusCommand;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Command;
       SchemaCommand.class,
       StatusCommand.class,
       DeadLettersCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
