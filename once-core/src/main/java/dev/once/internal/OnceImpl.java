@@ -29,6 +29,8 @@ public final class OnceImpl implements Once {
   private final OnceConfig config;
   private final Listeners listener;
   private final Wakeup outboxWakeup = new Wakeup();
+  private final java.util.concurrent.atomic.AtomicInteger runningRelays =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
   private PgListener outboxListener;
 
@@ -151,6 +153,15 @@ public final class OnceImpl implements Once {
       started.add(outboxListener);
     }
     return outboxWakeup;
+  }
+
+  /** How many relays of this instance run their own thread; at least 1. */
+  int runningRelays() {
+    return Math.max(1, runningRelays.get());
+  }
+
+  void relayRunning(boolean running) {
+    runningRelays.addAndGet(running ? 1 : -1);
   }
 
   void started(AutoCloseable engine) {

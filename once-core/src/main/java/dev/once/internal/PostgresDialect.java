@@ -84,6 +84,18 @@ public class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String pendingPartitions() {
+    return """
+        SELECT DISTINCT key_partition FROM (
+          SELECT key_partition FROM once_outbox
+           WHERE sent_at IS NULL
+             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+           ORDER BY id
+           LIMIT ?) oldest
+        """;
+  }
+
+  @Override
   public String claimOutbox() {
     return """
         SELECT id, event_id, destination, event_key, event_type, payload, headers, created_at,

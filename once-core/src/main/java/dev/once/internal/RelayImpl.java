@@ -18,7 +18,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,11 +30,16 @@ import org.slf4j.LoggerFactory;
 final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
   private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
+  private static final Duration CONTENDED_WAIT = Duration.ofMillis(5);
 
   private final OnceImpl once;
   private final OnceConfig config;
   private final Dialect dialect;
   private final DeadLetterWriter deadLetters;
+
+  /** The last batch found due rows but no free partition: another relay holds them. */
+  private volatile boolean contended;
+
   private volatile boolean running;
   private Thread thread;
 
@@ -91,19 +95,39 @@ final class RelayImpl implements Relay {
     }
   }
 
+  /**
+   * Locks some of the partitions that hold the oldest due rows: all of them when this relay is
+   * alone in its process, a random share when several run, so that they publish side by side
+   * instead of taking turns. Relays in other processes get what is left.
+   */
   private List<Integer> lockPartitions(Connection c) throws SQLException {
-    List<Integer> all = new ArrayList<>(IntStream.range(0, config.partitions()).boxed().toList());
-    Collections.shuffle(all);
-    List<Integer> locked = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.lockPartitions())) {
-      ps.setArray(1, Jdbc.intArray(c, all));
+    List<Integer> candidates =
+        partitions(
+            c, dialect.pendingPartitions(), config.clock().instant(), config.relayBatchSize());
+    contended = false;
+    if (candidates.isEmpty()) {
+      return candidates;
+    }
+    Collections.shuffle(candidates);
+    int share = (candidates.size() + once.runningRelays() - 1) / once.runningRelays();
+    List<Integer> locked =
+        partitions(c, dialect.lockPartitions(), Jdbc.intArray(c, candidates.subList(0, share)));
+    contended = locked.isEmpty();
+    return locked;
+  }
+
+  private static List<Integer> partitions(Connection c, String sql, Object... params)
+      throws SQLException {
+    List<Integer> result = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      Jdbc.bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          locked.add(rs.getInt(1));
+          result.add(rs.getInt(1));
         }
       }
     }
-    return locked;
+    return result;
   }
 
   private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
@@ -192,6 +216,7 @@ final class RelayImpl implements Relay {
     running = true;
     thread = new Thread(this::loop, "once-relay");
     thread.setDaemon(true);
+    once.relayRunning(true);
     thread.start();
     once.started(this);
     return this;
@@ -204,7 +229,8 @@ final class RelayImpl implements Relay {
       long seen = wakeup.generation();
       try {
         if (runOnce() == 0) {
-          wakeup.await(seen, config.relayIdleWait());
+          // rows held by another relay free up when its batch commits: look again soon
+          wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
         }
         pause = Duration.ofMillis(100);
       } catch (InterruptedException e) {
@@ -242,6 +268,7 @@ final class RelayImpl implements Relay {
       thread = null;
     }
     if (t != null) {
+      once.relayRunning(false);
       t.interrupt();
       try {
         t.join(5_000);

@@ -37,6 +37,11 @@ public interface Dialect {
   /** (int[] partitions) → the partitions this transaction now holds, until it ends. */
   String lockPartitions();
 
+  /**
+   * (now, limit) → the distinct key partitions of the oldest {@code limit} rows due for publishing.
+   */
+  String pendingPartitions();
+
   /** (int[] partitions, now, limit) → pending rows (with their failed attempts), oldest first. */
   String claimOutbox();
 
