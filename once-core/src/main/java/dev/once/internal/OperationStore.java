@@ -9,8 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -98,7 +96,8 @@ final class OperationStore {
     }
   }
 
-  private static ClaimKind decide(OperationRow row, NewOperation op, Instant now) {
+  /** What a claim of {@code row} comes to at {@code now}; {@code op} is checked if not null. */
+  static ClaimKind decide(OperationRow row, NewOperation op, Instant now) {
     if (row == null) {
       return ClaimKind.ABSENT;
     }
@@ -167,22 +166,6 @@ final class OperationStore {
             owner,
             definitive)
         == 1;
-  }
-
-  List<String> due(String provider, Instant now, int limit) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.dueOperations())) {
-      Jdbc.bind(ps, provider, now, now, limit);
-      List<String> ids = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ids.add(rs.getString(1));
-        }
-      }
-      return ids;
-    } catch (SQLException e) {
-      throw new StoreException("find due operations of " + provider, e);
-    }
   }
 
   private int autoCommit(String action, String sql, Object... params) {

@@ -66,8 +66,12 @@ final class OperationsImpl implements Operations {
   /** Claims for a fresh owner; {@code op} is stored first when not null. */
   OperationStore.Claim claim(String operationId, NewOperation op) {
     Instant now = clock.instant();
-    String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID();
-    return store.claim(operationId, op, owner, now, now.plus(config.lease()));
+    return store.claim(operationId, op, newOwner(), now, now.plus(config.lease()));
+  }
+
+  /** A fresh owner: this process and a random part, so a lease names who holds it. */
+  String newOwner() {
+    return ProcessHandle.current().pid() + "/" + UUID.randomUUID();
   }
 
   OperationRunner runner() {

@@ -253,6 +253,44 @@ public class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String claimDueOperations() {
+    return """
+        WITH due AS (
+          SELECT * FROM once_operation
+           WHERE provider = ?
+             AND (   (state IN ('PENDING', 'UNKNOWN') AND COALESCE(next_attempt_at, created_at) <= ?)
+                  OR (state = 'IN_FLIGHT' AND lease_until <= ?))
+           ORDER BY created_at
+           LIMIT ?
+           FOR UPDATE SKIP LOCKED)
+        UPDATE once_operation o
+           SET state = 'IN_FLIGHT', owner = ?, lease_until = ?, attempts = o.attempts + 1,
+               first_attempt_at = COALESCE(o.first_attempt_at, ?), updated_at = ?
+          FROM due
+         WHERE o.operation_id = due.operation_id
+        RETURNING due.*
+        """;
+  }
+
+  @Override
+  public String renewOperation() {
+    return """
+        UPDATE once_operation SET lease_until = ?, updated_at = ?
+         WHERE operation_id = ? AND owner = ? AND state = 'IN_FLIGHT'
+        """;
+  }
+
+  @Override
+  public String releaseOperation() {
+    return """
+        UPDATE once_operation
+           SET state = ?, owner = ?, lease_until = ?, attempts = ?, first_attempt_at = ?,
+               updated_at = ?
+         WHERE operation_id = ? AND owner = ? AND state = 'IN_FLIGHT'
+        """;
+  }
+
+  @Override
   public boolean isTransient(SQLException e) {
     String state = e.getSQLState();
     if (state == null) {

@@ -106,6 +106,22 @@ public interface Dialect {
   /** (provider, now, now, limit) → ids of due open operations, oldest first. */
   String dueOperations();
 
+  /**
+   * (provider, now, now, limit, owner, lease_until, now for first_attempt_at, updated_at) → up to
+   * limit due operations, oldest first, skipping rows another transaction has locked, each moved to
+   * IN_FLIGHT for owner in this same statement; returns every column as it was BEFORE the claim.
+   */
+  String claimDueOperations();
+
+  /** (lease_until, updated_at, operation_id, owner) → 1 if this owner still holds it IN_FLIGHT. */
+  String renewOperation();
+
+  /**
+   * (state, owner, lease_until, attempts, first_attempt_at, updated_at, operation_id, owner) → puts
+   * back the row as it was before a claim that never called, if the claiming owner still holds it.
+   */
+  String releaseOperation();
+
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);
 
