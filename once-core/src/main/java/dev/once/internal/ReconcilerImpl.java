@@ -16,8 +16,7 @@ final class ReconcilerImpl implements Reconciler {
   private final DueClaims claims;
   private final Clock clock;
   private final Duration lease;
-  private volatile boolean running;
-  private Thread thread;
+  private final EngineThread thread;
 
   ReconcilerImpl(OnceImpl once, OperationsImpl operations) {
     this.once = once;
@@ -25,6 +24,7 @@ final class ReconcilerImpl implements Reconciler {
     this.claims = new DueClaims(once.dataSource(), once.dialect());
     this.clock = once.config().clock();
     this.lease = operations.config().lease();
+    this.thread = new EngineThread("once-reconciler-" + operations.provider());
   }
 
   /**
@@ -77,21 +77,16 @@ final class ReconcilerImpl implements Reconciler {
   }
 
   @Override
-  public synchronized Reconciler start() {
-    if (running) {
-      return this;
+  public Reconciler start() {
+    if (thread.start(this::loop)) {
+      once.started(this);
     }
-    running = true;
-    thread = new Thread(this::loop, "once-reconciler-" + operations.provider());
-    thread.setDaemon(true);
-    thread.start();
-    once.started(this);
     return this;
   }
 
   private void loop() {
     Duration interval = operations.config().reconcileInterval();
-    while (running) {
+    while (thread.running()) {
       try {
         if (runOnce() == 0) {
           Thread.sleep(interval.toMillis());
@@ -99,38 +94,17 @@ final class ReconcilerImpl implements Reconciler {
       } catch (InterruptedException e) {
         break;
       } catch (Throwable e) { // Error = crash mid-operation: its lease runs out, it is taken again
-        if (!running) {
+        if (!thread.running()) {
           break;
         }
         log.warn("reconciler {} run failed: {}", operations.provider(), e.toString());
-        sleepQuietly(interval);
+        Backoff.sleep(interval);
       }
-    }
-  }
-
-  private static void sleepQuietly(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
   @Override
   public void close() {
-    Thread t;
-    synchronized (this) {
-      running = false;
-      t = thread;
-      thread = null;
-    }
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    thread.stop();
   }
 }

@@ -29,7 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
-  private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
   private static final Duration CONTENDED_WAIT = Duration.ofMillis(5);
 
   private final OnceImpl once;
@@ -40,8 +39,7 @@ final class RelayImpl implements Relay {
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
 
-  private volatile boolean running;
-  private Thread thread;
+  private final EngineThread thread = new EngineThread("once-relay");
 
   private record Row(long id, Event event, Instant createdAt, int attempts) {}
 
@@ -209,72 +207,44 @@ final class RelayImpl implements Relay {
   }
 
   @Override
-  public synchronized Relay start() {
-    if (thread != null) {
-      return this;
+  public Relay start() {
+    if (thread.start(this::loop)) {
+      once.relayRunning(true);
+      once.started(this);
     }
-    running = true;
-    thread = new Thread(this::loop, "once-relay");
-    thread.setDaemon(true);
-    once.relayRunning(true);
-    thread.start();
-    once.started(this);
     return this;
   }
 
   private void loop() {
     Wakeup wakeup = once.outboxWakeup();
-    Duration pause = Duration.ofMillis(100);
-    while (running) {
+    Backoff backoff = new Backoff();
+    while (thread.running()) {
       long seen = wakeup.generation();
       try {
         if (runOnce() == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
         }
-        pause = Duration.ofMillis(100);
+        backoff.reset();
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
         return;
       } catch (Throwable e) { // an Error here is a (simulated) crash: the batch was rolled back
-        if (!running) {
+        if (!thread.running()) {
           return;
         }
-        log.warn("relay batch failed, rows stay pending; next try in {}: {}", pause, e.toString());
-        sleep(pause);
-        pause = min(pause.multipliedBy(2), MAX_ERROR_PAUSE);
+        log.warn(
+            "relay batch failed, rows stay pending; next try in {}: {}",
+            backoff.next(),
+            e.toString());
+        backoff.pause();
       }
-    }
-  }
-
-  static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
   @Override
   public void close() {
-    Thread t;
-    synchronized (this) {
-      running = false;
-      t = thread;
-      thread = null;
-    }
-    if (t != null) {
+    if (thread.stop()) {
       once.relayRunning(false);
-      t.interrupt();
-      try {
-        t.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

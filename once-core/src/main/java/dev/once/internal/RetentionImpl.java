@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +26,7 @@ final class RetentionImpl implements Retention {
   private final RetentionPolicy policy;
   private final Dialect dialect;
   private final Clock clock;
-  private volatile boolean running;
-  private Thread thread;
+  private final EngineThread thread = new EngineThread("once-retention");
 
   RetentionImpl(OnceImpl once) {
     this.once = once;
@@ -69,7 +67,7 @@ final class RetentionImpl implements Retention {
 
   private long drain(Connection c, String sql, Instant before) throws SQLException {
     long total = 0;
-    while (running || thread == null) {
+    while (thread.running() || !thread.started()) {
       int n = Jdbc.update(c, sql, before, policy.batchSize());
       total += n;
       if (n < policy.batchSize()) {
@@ -80,20 +78,15 @@ final class RetentionImpl implements Retention {
   }
 
   @Override
-  public synchronized Retention start() {
-    if (thread != null) {
-      return this;
+  public Retention start() {
+    if (thread.start(this::loop)) {
+      once.started(this);
     }
-    running = true;
-    thread = new Thread(this::loop, "once-retention");
-    thread.setDaemon(true);
-    thread.start();
-    once.started(this);
     return this;
   }
 
   private void loop() {
-    while (running) {
+    while (thread.running()) {
       try {
         Round r = runOnce();
         if (r.total() > 0) {
@@ -102,9 +95,8 @@ final class RetentionImpl implements Retention {
       } catch (RuntimeException e) {
         log.warn("retention round failed; next one in {}: {}", policy.interval(), e.toString());
       }
-      try {
-        Thread.sleep(policy.interval().toMillis());
-      } catch (InterruptedException e) {
+      Backoff.sleep(policy.interval());
+      if (Thread.currentThread().isInterrupted()) {
         return;
       }
     }
@@ -112,18 +104,6 @@ final class RetentionImpl implements Retention {
 
   @Override
   public void close() {
-    Thread t;
-    synchronized (this) {
-      running = false;
-      t = thread;
-    }
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(Duration.ofSeconds(5).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    thread.stop();
   }
 }
