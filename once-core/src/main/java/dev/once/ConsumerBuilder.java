@@ -12,8 +12,7 @@ public final class ConsumerBuilder {
   private int workers = 2;
   private int batchSize = 32;
   private Duration pollTimeout = Duration.ofSeconds(1);
-  private Duration retryDelay = Duration.ofMillis(200);
-  private Duration maxRetryDelay = Duration.ofSeconds(30);
+  private RetryPolicy retry = RetryPolicy.DEFAULT;
 
   /** For {@link Once} implementations. */
   public ConsumerBuilder(String consumerId, Function<ConsumerConfig, Consumer> factory) {
@@ -43,9 +42,18 @@ public final class ConsumerBuilder {
     return this;
   }
 
+  /** Retries, backoff and dead-lettering of this consumer. Default {@link RetryPolicy#DEFAULT}. */
+  public ConsumerBuilder retry(RetryPolicy retry) {
+    this.retry = retry;
+    return this;
+  }
+
+  /** Shorthand for a {@link #retry} policy with this backoff and the other settings as they are. */
   public ConsumerBuilder retryDelay(Duration retryDelay, Duration maxRetryDelay) {
-    this.retryDelay = retryDelay;
-    this.maxRetryDelay = maxRetryDelay;
+    Validate.notNull("consumer.retry", retry);
+    this.retry =
+        new RetryPolicy(
+            retry.maxAttempts(), retryDelay, maxRetryDelay, retry.jitter(), retry.nonRetryable());
     return this;
   }
 
@@ -58,17 +66,9 @@ public final class ConsumerBuilder {
     // PostgreSQL slows down past 64 subtransactions in one transaction; a savepoint each.
     Validate.range("consumer.batchSize", batchSize, 1, 64);
     Validate.positive("consumer.pollTimeout", pollTimeout);
-    Validate.positive("consumer.retryDelay", retryDelay);
-    Validate.positive("consumer.maxRetryDelay", maxRetryDelay);
+    Validate.notNull("consumer.retry", retry);
     return factory.apply(
         new ConsumerConfig(
-            consumerId,
-            destination,
-            handler,
-            workers,
-            batchSize,
-            pollTimeout,
-            retryDelay,
-            maxRetryDelay));
+            consumerId, destination, handler, workers, batchSize, pollTimeout, retry));
   }
 }

@@ -11,8 +11,7 @@ import java.time.Duration;
  * @param workers worker threads started by {@link Consumer#start()}
  * @param batchSize deliveries taken into one transaction (a savepoint each)
  * @param pollTimeout how long a poll waits for the first delivery
- * @param retryDelay delay before a failed delivery comes back; doubles per delivery, with jitter
- * @param maxRetryDelay cap of that delay
+ * @param retry attempts, backoff and the exceptions that are not retried
  */
 public record ConsumerConfig(
     String consumerId,
@@ -21,5 +20,4 @@ public record ConsumerConfig(
     int workers,
     int batchSize,
     Duration pollTimeout,
-    Duration retryDelay,
-    Duration maxRetryDelay) {}
+    RetryPolicy retry) {}

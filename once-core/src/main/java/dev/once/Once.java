@@ -36,8 +36,17 @@ public interface Once extends AutoCloseable {
   /** A relay for this instance's outbox. */
   Relay relay();
 
+  /** The retention janitor of this instance's schema (not started). */
+  Retention retention();
+
   /** Starts describing a consumer; {@code consumerId} is the first half of its inbox key. */
   ConsumerBuilder consumer(String consumerId);
+
+  /**
+   * Starts describing the operations of one remote provider: remote actions with an idempotency key
+   * stored before the first call and reused on every attempt. See {@link Operations}.
+   */
+  OperationsBuilder operations(String provider);
 
   OnceConfig config();
 

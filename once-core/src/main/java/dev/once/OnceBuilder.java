@@ -24,6 +24,9 @@ public final class OnceBuilder {
   private Duration relayIdleWait = Duration.ofSeconds(1);
   private Duration confirmTimeout = Duration.ofSeconds(30);
   private Duration publishRetryDelay = Duration.ofSeconds(5);
+  private Duration maxPublishRetryDelay = Duration.ofMinutes(5);
+  private int relayMaxAttempts = 10;
+  private RetentionPolicy retention = RetentionPolicy.DEFAULT;
   private Clock clock = Clock.systemUTC();
 
   OnceBuilder() {}
@@ -78,8 +81,27 @@ public final class OnceBuilder {
     return this;
   }
 
+  /** Backoff of an outbox row the broker refused: doubling from the first delay to the cap. */
+  public OnceBuilder publishRetryDelay(Duration publishRetryDelay, Duration maxPublishRetryDelay) {
+    this.publishRetryDelay = publishRetryDelay;
+    this.maxPublishRetryDelay = maxPublishRetryDelay;
+    return this;
+  }
+
   public OnceBuilder publishRetryDelay(Duration publishRetryDelay) {
     this.publishRetryDelay = publishRetryDelay;
+    return this;
+  }
+
+  /** Publish attempts of one outbox row before the relay parks it as a dead letter. Default 10. */
+  public OnceBuilder relayMaxAttempts(int relayMaxAttempts) {
+    this.relayMaxAttempts = relayMaxAttempts;
+    return this;
+  }
+
+  /** What {@link Once#retention()} deletes, and when. Default {@link RetentionPolicy#DEFAULT}. */
+  public OnceBuilder retention(RetentionPolicy retention) {
+    this.retention = retention;
     return this;
   }
 
@@ -110,6 +132,9 @@ public final class OnceBuilder {
     Validate.positive("relayIdleWait", relayIdleWait);
     Validate.positive("confirmTimeout", confirmTimeout);
     Validate.positive("publishRetryDelay", publishRetryDelay);
+    Validate.positive("maxPublishRetryDelay", maxPublishRetryDelay);
+    Validate.range("relayMaxAttempts", relayMaxAttempts, 1, 1000);
+    Validate.notNull("retention", retention);
     OnceConfig config =
         new OnceConfig(
             Set.copyOf(destinations),
@@ -118,6 +143,9 @@ public final class OnceBuilder {
             relayIdleWait,
             confirmTimeout,
             publishRetryDelay,
+            maxPublishRetryDelay,
+            relayMaxAttempts,
+            retention,
             clock);
     return new OnceImpl(dataSource, transport, dialect, config, listeners);
   }

@@ -13,7 +13,11 @@ import java.util.Set;
  * @param relayBatchSize outbox rows a relay claims and publishes at a time
  * @param relayIdleWait how long an idle relay waits for a wake-up before looking again
  * @param confirmTimeout how long a relay waits for the broker's confirms of one batch
- * @param publishRetryDelay how long a row the broker refused waits before the next attempt
+ * @param publishRetryDelay how long a row the broker refused first waits before the next attempt;
+ *     doubles per attempt, with jitter
+ * @param maxPublishRetryDelay cap of that delay
+ * @param relayMaxAttempts publish attempts of a row before the relay parks it as a dead letter
+ * @param retention what is deleted when (see {@link Once#retention()})
  * @param clock the time source
  */
 public record OnceConfig(
@@ -23,4 +27,7 @@ public record OnceConfig(
     Duration relayIdleWait,
     Duration confirmTimeout,
     Duration publishRetryDelay,
+    Duration maxPublishRetryDelay,
+    int relayMaxAttempts,
+    RetentionPolicy retention,
     Clock clock) {}

@@ -49,4 +49,23 @@ public interface OnceListener {
 
   /** Relay: the broker did not take this event; the row stays pending. */
   default void publishFailed(Event event, String reason) {}
+
+  /**
+   * Operation: this caller holds the operation and its idempotency key is committed; the provider
+   * is about to be called (for the first time, or again with the same key).
+   */
+  default void operationKeyStored(OperationResult operation) {}
+
+  /** Operation: the provider answered ({@code answer} is SUCCEEDED or FAILED); not stored yet. */
+  default void operationAnswered(OperationResult operation, OperationState answer) {}
+
+  /** Operation: an attempt's outcome is stored (SUCCEEDED, FAILED, UNKNOWN, PENDING, ABANDONED). */
+  default void operationStored(OperationResult operation) {}
+
+  /**
+   * Operation: an uncertain operation was reconciled. {@code answer} is the provider's, or null
+   * when it was not asked; {@code resolution} says what was decided, as recorded on the operation.
+   */
+  default void operationReconciled(
+      OperationResult operation, LookupAnswer answer, String resolution) {}
 }

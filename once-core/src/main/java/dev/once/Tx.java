@@ -22,4 +22,21 @@ public interface Tx {
    * @throws UnknownDestinationException if the destination was not declared
    */
   boolean publish(Event event);
+
+  /**
+   * Records that this transaction applies {@code version} of an entity, if it is newer than the
+   * newest version applied before, and returns whether it is. Atomic under concurrent transactions:
+   * of two deliveries racing with versions 3 and 5, the one with 3 gets {@code false} whichever
+   * commits first (it waits for the other's row if needed).
+   *
+   * <p>A handler that gets {@code false} must return without changing anything: the event is older
+   * than the state already applied. If every call a handler made returned {@code false}, the
+   * delivery's outcome is {@link Outcome#STALE} (its marker still commits, so a redelivery is a
+   * {@code DUPLICATE}); if any returned {@code true} it is {@code PROCESSED}.
+   *
+   * @param entity the kind of entity, e.g. {@code order}
+   * @param id the entity's id
+   * @param version its version in the event; higher is newer
+   */
+  boolean applyIfNewer(String entity, String id, long version);
 }

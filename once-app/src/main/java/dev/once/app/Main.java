@@ -1,6 +1,9 @@
 package dev.once.app;
 
+import dev.once.app.bench.BenchCommand;
 import dev.once.app.demo.DemoCommand;
+import dev.once.app.ops.DeadLettersCommand;
+import dev.once.app.ops.StatusCommand;
 import dev.once.app.proof.CheckCommand;
 import dev.once.app.proof.ProduceCommand;
 import dev.once.app.proof.ResetCommand;
@@ -24,6 +27,9 @@ import picocli.CommandLine.Command;
       ResetCommand.class,
       VerifyCommand.class,
       SchemaCommand.class,
+      StatusCommand.class,
+      DeadLettersCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

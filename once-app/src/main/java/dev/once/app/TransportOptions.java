@@ -32,6 +32,11 @@ public final class TransportOptions {
     return List.of("--transport", transport, "--amqp", amqp);
   }
 
+  /** The RabbitMQ URI given with {@code --amqp} (or its default). */
+  public String amqp() {
+    return amqp;
+  }
+
   /**
    * Opens the chosen transport. {@code visibilityTimeout} is how long a crashed worker's deliveries
    * stay invisible on the table queue.

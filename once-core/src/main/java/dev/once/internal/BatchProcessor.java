@@ -7,29 +7,34 @@ import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Map;
 
 /**
  * Processes one polled batch in one transaction: per delivery a savepoint, the marker insert
  * ({@code INSERT … ON CONFLICT DO NOTHING}), and — only if this transaction inserted it — the
- * handler. A failing handler rolls back to its savepoint (marker included) and the others commit
- * together. Acknowledgements are sent only after the commit.
+ * handler (see {@link DeliveryRunner}). A failing handler rolls back to its savepoint (marker
+ * included) and the others commit together. Failures are then recorded in a short transaction of
+ * their own, and only after that are the deliveries acknowledged (processed, duplicate, stale,
+ * dead-lettered) or returned with a backoff (retry).
  */
 final class BatchProcessor {
   private final OnceImpl once;
   private final ConsumerConfig config;
   private final Listeners listener;
+  private final Attempts attempts;
+  private final DeliveryRunner runner;
 
   BatchProcessor(OnceImpl once, ConsumerConfig config) {
     this.once = once;
     this.config = config;
     this.listener = once.listener();
+    this.attempts = new Attempts(once.dataSource(), once.dialect(), config.consumerId());
+    this.runner = new DeliveryRunner(once, config, attempts);
   }
 
   int process(Receiver receiver) throws InterruptedException {
@@ -40,40 +45,44 @@ final class BatchProcessor {
     long started = System.nanoTime();
     List<ReceivedEvent> events = new ArrayList<>(deliveries.size());
     for (Delivery d : deliveries) {
-      ReceivedEvent event =
-          new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered());
-      events.add(event);
+      events.add(
+          new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Outcome[] outcomes = commitBatch(events);
-    if (outcomes == null) { // the transaction hit a transient conflict: all come back soon
-      receiver.nack(deliveries, config.retryDelay());
+    Map<String, Attempts.Known> known = attempts.load(deliveries);
+    List<HandledDelivery> handled = commitBatch(deliveries, events, known);
+    if (handled == null) { // the transaction hit a transient conflict: all come back soon
+      receiver.nack(deliveries, config.retry().initialBackoff());
       return deliveries.size();
     }
     listener.committed(events);
-    acknowledge(receiver, deliveries, events, outcomes, started);
+    recordFailures(handled);
+    acknowledge(receiver, handled, started);
     return deliveries.size();
   }
 
-  /** Returns each delivery's outcome, or null if the whole transaction must be tried again. */
-  private Outcome[] commitBatch(List<ReceivedEvent> events) {
+  /** Each delivery's result, or null if the whole transaction must be tried again. */
+  private List<HandledDelivery> commitBatch(
+      List<Delivery> deliveries, List<ReceivedEvent> events, Map<String, Attempts.Known> known) {
     Connection c = null;
     try {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
-      Outcome[] outcomes = new Outcome[events.size()];
+      List<HandledDelivery> handled = new ArrayList<>(events.size());
       boolean wroteOutbox = false;
       boolean savepoints = events.size() > 1;
       for (int i = 0; i < events.size(); i++) {
-        TxImpl tx = once.newTx(c);
-        outcomes[i] = handleOne(c, tx, events.get(i), savepoints);
-        wroteOutbox |= outcomes[i] == Outcome.PROCESSED && !tx.published().isEmpty();
+        ReceivedEvent e = events.get(i);
+        HandledDelivery h =
+            runner.run(c, deliveries.get(i), e, known.get(e.id().value()), savepoints);
+        handled.add(h);
+        wroteOutbox |= h.published() > 0;
       }
       if (wroteOutbox) {
         Jdbc.execute(c, once.dialect().notifyOutbox());
       }
       c.commit();
-      return outcomes;
+      return handled;
     } catch (SQLException e) {
       Jdbc.rollbackQuietly(c);
       if (once.dialect().isTransient(e)) {
@@ -88,79 +97,36 @@ final class BatchProcessor {
     }
   }
 
-  private Outcome handleOne(Connection c, TxImpl tx, ReceivedEvent event, boolean savepoints)
-      throws SQLException {
-    Savepoint sp = savepoints ? c.setSavepoint() : null;
-    if (!insertMarker(c, event)) {
-      release(c, sp);
-      return Outcome.DUPLICATE;
-    }
-    listener.markerInserted(event);
-    try {
-      config.handler().handle(tx, event);
-    } catch (Exception e) {
-      if (sp != null) {
-        c.rollback(sp);
-      } else {
-        c.rollback();
+  private void recordFailures(List<HandledDelivery> handled) {
+    Map<String, Failure> failures = new LinkedHashMap<>();
+    Map<String, Integer> attemptOf = new LinkedHashMap<>();
+    for (HandledDelivery h : handled) {
+      if (h.outcome() == Outcome.RETRY) {
+        failures.put(h.event().id().value(), h.failure());
+        attemptOf.put(h.event().id().value(), h.attempt());
       }
-      listener.handlerFailed(event, e);
-      return Outcome.RETRY;
     }
-    listener.handled(event);
-    release(c, sp);
-    return Outcome.PROCESSED;
+    attempts.record(failures, attemptOf, once.config().clock().instant());
   }
 
-  private boolean insertMarker(Connection c, ReceivedEvent event) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarker())) {
-      ps.setString(1, config.consumerId());
-      ps.setString(2, event.id().value());
-      return ps.executeUpdate() == 1;
-    }
-  }
-
-  private static void release(Connection c, Savepoint sp) throws SQLException {
-    if (sp != null) {
-      c.releaseSavepoint(sp);
-    }
-  }
-
-  private void acknowledge(
-      Receiver receiver,
-      List<Delivery> deliveries,
-      List<ReceivedEvent> events,
-      Outcome[] outcomes,
-      long started) {
+  private void acknowledge(Receiver receiver, List<HandledDelivery> handled, long started) {
     List<Delivery> done = new ArrayList<>();
-    List<Delivery> retry = new ArrayList<>();
-    int maxCount = 1;
-    for (int i = 0; i < deliveries.size(); i++) {
-      if (outcomes[i] == Outcome.RETRY) {
-        retry.add(deliveries.get(i));
-        maxCount = Math.max(maxCount, deliveries.get(i).deliveryCount());
-      } else {
-        done.add(deliveries.get(i));
+    for (HandledDelivery h : handled) {
+      if (h.outcome() != Outcome.RETRY) {
+        done.add(h.delivery());
       }
     }
     if (!done.isEmpty()) {
       receiver.ack(done);
     }
-    if (!retry.isEmpty()) {
-      receiver.nack(retry, retryDelay(maxCount));
+    for (HandledDelivery h : handled) {
+      if (h.outcome() == Outcome.RETRY) {
+        receiver.nack(List.of(h.delivery()), config.retry().backoff(h.attempt()));
+      }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    for (int i = 0; i < events.size(); i++) {
-      listener.outcome(events.get(i), outcomes[i], took);
+    for (HandledDelivery h : handled) {
+      listener.outcome(h.event(), h.outcome(), took);
     }
-  }
-
-  /** Exponential in the delivery count, capped, with jitter so retries do not march in step. */
-  Duration retryDelay(int deliveryCount) {
-    long base = config.retryDelay().toMillis();
-    long cap = config.maxRetryDelay().toMillis();
-    long exp = base << Math.min(20, Math.max(0, deliveryCount - 1));
-    long delay = Math.min(cap, exp);
-    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
   }
 }

@@ -2,7 +2,6 @@ package dev.once.internal;
 
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -16,7 +15,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ConsumerImpl implements Consumer {
   private static final Logger log = LoggerFactory.getLogger(ConsumerImpl.class);
-  private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
 
   private final OnceImpl once;
   private final ConsumerConfig config;
@@ -76,14 +74,14 @@ final class ConsumerImpl implements Consumer {
 
   private void work() {
     dev.once.spi.Receiver receiver = null;
-    Duration pause = Duration.ofMillis(100);
+    Backoff backoff = new Backoff();
     while (running) {
       try {
         if (receiver == null) {
           receiver = newReceiver();
         }
         processor.process(receiver);
-        pause = Duration.ofMillis(100);
+        backoff.reset();
       } catch (InterruptedException e) {
         break;
       } catch (Throwable e) { // Error = crash of this worker; RuntimeException = store/broker down
@@ -101,10 +99,9 @@ final class ConsumerImpl implements Consumer {
           log.warn(
               "consumer {} batch failed; again in {}: {}",
               config.consumerId(),
-              pause,
+              backoff.next(),
               e.toString());
-          sleep(pause);
-          pause = RelayImpl.min(pause.multipliedBy(2), MAX_ERROR_PAUSE);
+          backoff.pause();
         }
       }
     }
@@ -118,14 +115,6 @@ final class ConsumerImpl implements Consumer {
       } catch (RuntimeException ignored) {
         // a crashed receiver may not close cleanly; the broker takes its deliveries back anyway
       }
-    }
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

@@ -1,7 +1,10 @@
 package dev.once.internal;
 
 import dev.once.Event;
+import dev.once.LookupAnswer;
 import dev.once.OnceListener;
+import dev.once.OperationResult;
+import dev.once.OperationState;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import java.time.Duration;
@@ -85,5 +88,26 @@ public final class Listeners implements OnceListener {
   @Override
   public void publishFailed(Event event, String reason) {
     each("publishFailed", l -> l.publishFailed(event, reason));
+  }
+
+  @Override
+  public void operationKeyStored(OperationResult operation) {
+    each("operationKeyStored", l -> l.operationKeyStored(operation));
+  }
+
+  @Override
+  public void operationAnswered(OperationResult operation, OperationState answer) {
+    each("operationAnswered", l -> l.operationAnswered(operation, answer));
+  }
+
+  @Override
+  public void operationStored(OperationResult operation) {
+    each("operationStored", l -> l.operationStored(operation));
+  }
+
+  @Override
+  public void operationReconciled(
+      OperationResult operation, LookupAnswer answer, String resolution) {
+    each("operationReconciled", l -> l.operationReconciled(operation, answer, resolution));
   }
 }

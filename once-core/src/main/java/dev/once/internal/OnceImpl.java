@@ -5,6 +5,7 @@ import dev.once.Once;
 import dev.once.OnceConfig;
 import dev.once.OnceException;
 import dev.once.OnceListener;
+import dev.once.OperationsBuilder;
 import dev.once.Relay;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
@@ -28,6 +29,8 @@ public final class OnceImpl implements Once {
   private final OnceConfig config;
   private final Listeners listener;
   private final Wakeup outboxWakeup = new Wakeup();
+  private final java.util.concurrent.atomic.AtomicInteger runningRelays =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
   private PgListener outboxListener;
 
@@ -109,8 +112,18 @@ public final class OnceImpl implements Once {
   }
 
   @Override
+  public dev.once.Retention retention() {
+    return new RetentionImpl(this);
+  }
+
+  @Override
   public ConsumerBuilder consumer(String consumerId) {
     return new ConsumerBuilder(consumerId, cfg -> new ConsumerImpl(this, cfg));
+  }
+
+  @Override
+  public OperationsBuilder operations(String provider) {
+    return new OperationsBuilder(provider, cfg -> new OperationsImpl(this, cfg));
   }
 
   @Override
@@ -140,6 +153,15 @@ public final class OnceImpl implements Once {
       started.add(outboxListener);
     }
     return outboxWakeup;
+  }
+
+  /** How many relays of this instance run their own thread; at least 1. */
+  int runningRelays() {
+    return Math.max(1, runningRelays.get());
+  }
+
+  void relayRunning(boolean running) {
+    runningRelays.addAndGet(running ? 1 : -1);
   }
 
   void started(AutoCloseable engine) {

@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.IntStream;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,20 +29,25 @@ import org.slf4j.LoggerFactory;
  */
 final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
-  private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
+  private static final Duration CONTENDED_WAIT = Duration.ofMillis(5);
 
   private final OnceImpl once;
   private final OnceConfig config;
   private final Dialect dialect;
-  private volatile boolean running;
-  private Thread thread;
+  private final DeadLetterWriter deadLetters;
 
-  private record Row(long id, Event event, Instant createdAt) {}
+  /** The last batch found due rows but no free partition: another relay holds them. */
+  private volatile boolean contended;
+
+  private final EngineThread thread = new EngineThread("once-relay");
+
+  private record Row(long id, Event event, Instant createdAt, int attempts) {}
 
   RelayImpl(OnceImpl once) {
     this.once = once;
     this.config = once.config();
     this.dialect = once.dialect();
+    this.deadLetters = new DeadLetterWriter(dialect);
   }
 
   @Override
@@ -88,19 +93,39 @@ final class RelayImpl implements Relay {
     }
   }
 
+  /**
+   * Locks some of the partitions that hold the oldest due rows: all of them when this relay is
+   * alone in its process, a random share when several run, so that they publish side by side
+   * instead of taking turns. Relays in other processes get what is left.
+   */
   private List<Integer> lockPartitions(Connection c) throws SQLException {
-    List<Integer> all = new ArrayList<>(IntStream.range(0, config.partitions()).boxed().toList());
-    Collections.shuffle(all);
-    List<Integer> locked = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.lockPartitions())) {
-      ps.setArray(1, Jdbc.intArray(c, all));
+    List<Integer> candidates =
+        partitions(
+            c, dialect.pendingPartitions(), config.clock().instant(), config.relayBatchSize());
+    contended = false;
+    if (candidates.isEmpty()) {
+      return candidates;
+    }
+    Collections.shuffle(candidates);
+    int share = (candidates.size() + once.runningRelays() - 1) / once.runningRelays();
+    List<Integer> locked =
+        partitions(c, dialect.lockPartitions(), Jdbc.intArray(c, candidates.subList(0, share)));
+    contended = locked.isEmpty();
+    return locked;
+  }
+
+  private static List<Integer> partitions(Connection c, String sql, Object... params)
+      throws SQLException {
+    List<Integer> result = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      Jdbc.bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          locked.add(rs.getInt(1));
+          result.add(rs.getInt(1));
         }
       }
     }
-    return locked;
+    return result;
   }
 
   private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
@@ -114,7 +139,9 @@ final class RelayImpl implements Relay {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Timestamp created = rs.getTimestamp("created_at");
-          rows.add(new Row(rs.getLong("id"), Jdbc.event(rs), created.toInstant()));
+          rows.add(
+              new Row(
+                  rs.getLong("id"), Jdbc.event(rs), created.toInstant(), rs.getInt("attempts")));
         }
       }
     }
@@ -129,85 +156,95 @@ final class RelayImpl implements Relay {
     Jdbc.update(c, dialect.markSent(), config.clock().instant(), Jdbc.longArray(c, ids));
   }
 
+  /**
+   * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
+   * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
+   * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   */
   private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
       throws SQLException {
-    Instant next = config.clock().instant().plus(config.publishRetryDelay());
+    Instant now = config.clock().instant();
     for (Map.Entry<Integer, String> f : failures.entrySet()) {
       Row row = rows.get(f.getKey());
-      once.listener().publishFailed(row.event(), f.getValue());
+      String reason = f.getValue();
+      once.listener().publishFailed(row.event(), reason);
+      int attempts = row.attempts() + 1;
+      if (attempts >= config.relayMaxAttempts()) {
+        park(c, row, attempts, reason, now);
+        continue;
+      }
+      Instant next = now.plus(publishBackoff(attempts));
       log.warn(
-          "relay: broker did not take event {}: {}; retry after {}",
+          "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
           row.event().id(),
-          f.getValue(),
+          reason,
+          attempts,
+          config.relayMaxAttempts(),
           next);
-      Jdbc.update(c, dialect.markPublishFailed(), f.getValue(), next, row.id());
+      Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
     }
   }
 
+  private void park(Connection c, Row row, int attempts, String reason, Instant now)
+      throws SQLException {
+    Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+    Failure failure = Failure.refused(reason);
+    deadLetters.write(
+        c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);
+    log.warn(
+        "relay: parked event {} as a dead letter after {} refused publishes: {}",
+        row.event().id(),
+        attempts,
+        reason);
+  }
+
+  /** Doubling from publishRetryDelay, capped, the upper half jittered. */
+  Duration publishBackoff(int attempts) {
+    long base = config.publishRetryDelay().toMillis();
+    long delay =
+        Math.min(config.maxPublishRetryDelay().toMillis(), base << Math.min(20, attempts - 1));
+    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
+  }
+
   @Override
-  public synchronized Relay start() {
-    if (thread != null) {
-      return this;
+  public Relay start() {
+    if (thread.start(this::loop)) {
+      once.relayRunning(true);
+      once.started(this);
     }
-    running = true;
-    thread = new Thread(this::loop, "once-relay");
-    thread.setDaemon(true);
-    thread.start();
-    once.started(this);
     return this;
   }
 
   private void loop() {
     Wakeup wakeup = once.outboxWakeup();
-    Duration pause = Duration.ofMillis(100);
-    while (running) {
+    Backoff backoff = new Backoff();
+    while (thread.running()) {
       long seen = wakeup.generation();
       try {
         if (runOnce() == 0) {
-          wakeup.await(seen, config.relayIdleWait());
+          // rows held by another relay free up when its batch commits: look again soon
+          wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
         }
-        pause = Duration.ofMillis(100);
+        backoff.reset();
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
         return;
       } catch (Throwable e) { // an Error here is a (simulated) crash: the batch was rolled back
-        if (!running) {
+        if (!thread.running()) {
           return;
         }
-        log.warn("relay batch failed, rows stay pending; next try in {}: {}", pause, e.toString());
-        sleep(pause);
-        pause = min(pause.multipliedBy(2), MAX_ERROR_PAUSE);
+        log.warn(
+            "relay batch failed, rows stay pending; next try in {}: {}",
+            backoff.next(),
+            e.toString());
+        backoff.pause();
       }
-    }
-  }
-
-  static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
   @Override
   public void close() {
-    Thread t;
-    synchronized (this) {
-      running = false;
-      t = thread;
-      thread = null;
-    }
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (thread.stop()) {
+      once.relayRunning(false);
     }
   }
 }

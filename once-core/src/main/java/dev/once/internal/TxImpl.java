@@ -19,6 +19,8 @@ public final class TxImpl implements Tx {
   private final Set<String> destinations;
   private final int partitions;
   private final List<Event> published = new ArrayList<>();
+  private int newer;
+  private int stale;
 
   public TxImpl(Connection connection, Dialect dialect, Set<String> destinations, int partitions) {
     this.connection = connection;
@@ -64,6 +66,26 @@ public final class TxImpl implements Tx {
     } catch (SQLException e) {
       throw new StoreException("insert outbox row for event " + event.id(), e);
     }
+  }
+
+  @Override
+  public boolean applyIfNewer(String entity, String id, long version) {
+    try {
+      boolean isNewer = Jdbc.update(connection, dialect.applyIfNewer(), entity, id, version) == 1;
+      if (isNewer) {
+        newer++;
+      } else {
+        stale++;
+      }
+      return isNewer;
+    } catch (SQLException e) {
+      throw new StoreException("apply version " + version + " of " + entity + " " + id, e);
+    }
+  }
+
+  /** Whether every {@link #applyIfNewer} call found the version not newer (and there was one). */
+  public boolean isStale() {
+    return stale > 0 && newer == 0;
   }
 
   /** Events with the same key share a partition, so the relay keeps their order. */

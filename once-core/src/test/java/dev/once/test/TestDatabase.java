@@ -14,8 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A fresh PostgreSQL schema with the Once tables, on the embedded server (always available) or on
@@ -53,14 +51,11 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = DriverManager.getConnection(LOCAL_URL)) {
       c.isValid(2);
     } catch (SQLException e) {
-      String message =
-          "local PostgreSQL at 127.0.0.1:5432 not reachable ("
-              + e.getMessage()
-              + "): start it with 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start'";
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail(message);
-      }
-      Assumptions.abort(message);
+      Services.unavailable(
+          "local PostgreSQL",
+          "127.0.0.1:5432",
+          e,
+          "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start");
     }
     return new TestDatabase(LOCAL_URL, "l");
   }

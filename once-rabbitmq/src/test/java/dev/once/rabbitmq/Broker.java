@@ -1,5 +1,6 @@
 package dev.once.rabbitmq;
 
+import dev.once.test.Services;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -9,8 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real RabbitMQ at 127.0.0.1:5672 and its {@code rabbitmqctl}. Tests run in a virtual host of
@@ -26,14 +25,11 @@ final class Broker {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 5672), 1_000);
     } catch (IOException e) {
-      String message =
-          "RabbitMQ at 127.0.0.1:5672 not reachable ("
-              + e.getMessage()
-              + "): start it with 'rabbitmq-server -detached && rabbitmqctl await_startup'";
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail(message);
-      }
-      Assumptions.abort(message);
+      Services.unavailable(
+          "RabbitMQ",
+          "127.0.0.1:5672",
+          e,
+          "rabbitmq-server -detached && rabbitmqctl await_startup");
     }
   }
 

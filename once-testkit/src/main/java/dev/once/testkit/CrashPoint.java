@@ -13,7 +13,11 @@ public enum CrashPoint {
   /** Redelivery; outcome DUPLICATE; no second effect. */
   CONSUMER_AFTER_COMMIT("consumer.after-commit-before-ack"),
   /** Republished with the same event id; consumers see DUPLICATE. */
-  RELAY_AFTER_PUBLISH("relay.after-publish-before-mark-sent");
+  RELAY_AFTER_PUBLISH("relay.after-publish-before-mark-sent"),
+  /** The next caller (after the lease) calls with the same key. */
+  OPERATION_KEY_STORED_BEFORE_CALL("operation.key-stored-before-call"),
+  /** The retry with the same key gets the first result (or the lookup finds it); one action. */
+  OPERATION_ACCEPTED_BEFORE_RESULT_STORED("operation.provider-accepted-before-result-stored");
 
   private final String label;
 

@@ -2,6 +2,8 @@ package dev.once.testkit;
 
 import dev.once.Event;
 import dev.once.OnceListener;
+import dev.once.OperationResult;
+import dev.once.OperationState;
 import dev.once.ReceivedEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
@@ -20,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * batch — at each chosen window with the given probability. For the windows inside a consumer batch
  * (after a marker, after an effect) it also picks the delivery of the batch at which the crash
  * happens. Every decision is a function of (seed, window, event id, how often that event reached
- * the window before), not of thread timing, so a seed crashes the same events.
+ * the window before), not of thread timing, so a seed crashes the same events. For the operation
+ * windows each attempt at an operation is a unit of work, decided on its own: the operation id
+ * stands in for the event id.
  *
  * <p>{@link #once} and {@link #always} aim at one event or at every event, for tests.
  */
@@ -175,6 +179,18 @@ public final class FaultInjector implements OnceListener {
   public void published(List<Event> events) {
     if (!events.isEmpty()) {
       maybeCrash(CrashPoint.RELAY_AFTER_PUBLISH, events.get(0).id().value());
+    }
+  }
+
+  @Override
+  public void operationKeyStored(OperationResult operation) {
+    maybeCrash(CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL, operation.operationId());
+  }
+
+  @Override
+  public void operationAnswered(OperationResult operation, OperationState answer) {
+    if (answer == OperationState.SUCCEEDED) {
+      maybeCrash(CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
     }
   }
 

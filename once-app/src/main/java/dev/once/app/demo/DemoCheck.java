@@ -13,8 +13,9 @@ import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
- * Judges a demo run by the data alone: per order, dispatch jobs and notifications; markers against
- * effects; the backlog. Never by counters kept while running.
+ * Judges a demo run by the data alone: per order, dispatch jobs, notifications and markers; markers
+ * against effects; the backlog; dead letters of poison orders; operations without a known outcome;
+ * and (for the demo) the providers' own ledgers. Never by counters kept while running.
  */
 public final class DemoCheck {
   private static final String TOTALS =
@@ -23,8 +24,20 @@ public final class DemoCheck {
         SELECT o.order_id,
                (SELECT count(*) FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id) AS jobs,
                (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) AS notes
-          FROM demo_orders o)
+          FROM demo_orders o WHERE NOT o.poison),
+      dead AS (
+        SELECT d.event_id, o.poison
+          FROM once_dead_letter d
+          LEFT JOIN demo_orders o ON d.event_id = 'order-paid:' || o.order_id
+         WHERE d.consumer_id IN ('warehouse', 'notifier') OR d.destination IN ('orders', 'dispatch'))
       SELECT (SELECT count(*) FROM demo_orders)                                   AS orders,
+             (SELECT count(*) FROM demo_orders WHERE poison)                      AS poison,
+             (SELECT count(*) FROM dead)                                          AS dead_letters,
+             (SELECT count(*) FROM dead WHERE poison)                             AS poison_dead,
+             (SELECT count(*) FROM demo_orders o WHERE o.poison AND (
+                 EXISTS (SELECT 1 FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id)
+              OR EXISTS (SELECT 1 FROM demo_notifications n WHERE n.order_id = o.order_id)))
+                                                                                  AS poison_with_effect,
              (SELECT count(*) FROM demo_dispatch_jobs)                            AS jobs,
              (SELECT count(*) FROM demo_notifications)                            AS notes,
              (SELECT coalesce(sum(greatest(jobs - 1, 0) + greatest(notes - 1, 0)), 0)
@@ -47,7 +60,10 @@ public final class DemoCheck {
                                   WHERE i.consumer_id = 'notifier' AND i.event_id = n.event_id))
                                                                                   AS effects_without_marker,
              (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))   AS outbox_pending
+               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))   AS outbox_pending,
+             (SELECT count(*) FROM once_operation
+               WHERE provider IN ('payments', 'mail')
+                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN', 'ABANDONED'))   AS operations_unknown_left
       """;
 
   /** Table-queue rows of the demo's groups: the queue depth as the database alone sees it. */
@@ -56,11 +72,16 @@ public final class DemoCheck {
       SELECT count(*) FROM once_queue WHERE consumer_group IN ('warehouse', 'notifier')
       """;
 
-  /** Per order, everything that should be there exactly once, for the orders where it is not. */
+  /**
+   * Per order, everything that should be there exactly once (never, for a poison order), for the
+   * orders where it is not.
+   */
   private static final String BAD_ORDERS =
       """
       WITH per_order AS (
         SELECT o.order_id,
+               o.poison,
+               CASE WHEN o.poison THEN 0 ELSE 1 END AS expected,
                coalesce(j.n, 0) AS jobs,
                coalesce(n.n, 0) AS notes,
                (SELECT count(*) FROM once_inbox i
@@ -77,9 +98,11 @@ public final class DemoCheck {
                       WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')
                       GROUP BY event_key) p
                  ON p.event_key = o.order_id::text)
-      SELECT order_id, jobs, notes, w_markers, n_markers, pending, count(*) OVER () AS total
+      SELECT order_id, poison, jobs, notes, w_markers, n_markers, pending,
+             count(*) OVER () AS total
         FROM per_order
-       WHERE jobs <> 1 OR notes <> 1 OR w_markers <> 1 OR n_markers <> 1 OR pending > 0
+       WHERE jobs <> expected OR notes <> expected OR w_markers <> expected
+          OR n_markers <> expected OR pending > 0
        ORDER BY order_id
        LIMIT ?
       """;
@@ -91,10 +114,12 @@ public final class DemoCheck {
 
   /**
    * Reads the verdict; {@code expectedOrders} < 0 accepts whatever number of orders is there. The
-   * queue depth comes from {@code transport}.
+   * queue depth comes from {@code transport}; {@code provider}: what the payment provider and the
+   * mail relay say they did.
    */
-  public static DemoVerdict run(DataSource dataSource, Transport transport, long expectedOrders) {
-    return run(dataSource, () -> queueDepth(transport), expectedOrders);
+  public static DemoVerdict run(
+      DataSource dataSource, Transport transport, long expectedOrders, ProviderCounts provider) {
+    return run(dataSource, () -> queueDepth(transport), expectedOrders, provider);
   }
 
   /**
@@ -103,10 +128,11 @@ public final class DemoCheck {
    * until they are processed.
    */
   public static DemoVerdict run(DataSource dataSource, long expectedOrders) {
-    return run(dataSource, () -> queryLong(dataSource, QUEUED_IN_DATABASE), expectedOrders);
+    return run(dataSource, () -> queryLong(dataSource, QUEUED_IN_DATABASE), expectedOrders, null);
   }
 
-  private static DemoVerdict run(DataSource dataSource, LongSupplier depth, long expected) {
+  private static DemoVerdict run(
+      DataSource dataSource, LongSupplier depth, long expected, ProviderCounts provider) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       DemoVerdict.Counts counts;
@@ -127,7 +153,7 @@ public final class DemoCheck {
           }
         }
       }
-      return new DemoVerdict(expected, counts, bad, total);
+      return new DemoVerdict(expected, counts, provider, bad, total);
     } catch (SQLException e) {
       throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
     }
@@ -142,6 +168,10 @@ public final class DemoCheck {
   private static DemoVerdict.Counts counts(ResultSet rs, long queueDepth) throws SQLException {
     return new DemoVerdict.Counts(
         rs.getLong("orders"),
+        rs.getLong("poison"),
+        rs.getLong("dead_letters"),
+        rs.getLong("poison_dead"),
+        rs.getLong("poison_with_effect"),
         rs.getLong("jobs"),
         rs.getLong("notes"),
         rs.getLong("duplicate_effects"),
@@ -151,12 +181,14 @@ public final class DemoCheck {
         rs.getLong("markers_without_effect"),
         rs.getLong("effects_without_marker"),
         rs.getLong("outbox_pending"),
-        queueDepth);
+        queueDepth,
+        rs.getLong("operations_unknown_left"));
   }
 
   private static OrderDetail detail(ResultSet rs) throws SQLException {
     return new OrderDetail(
         rs.getLong("order_id"),
+        rs.getBoolean("poison"),
         rs.getLong("jobs"),
         rs.getLong("notes"),
         rs.getLong("w_markers"),

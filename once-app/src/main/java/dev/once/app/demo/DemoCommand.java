@@ -5,6 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
+import dev.once.app.metrics.WorkerMetrics;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -20,10 +21,13 @@ import picocli.CommandLine.Option;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the warehouse scenario: orders -> OrderPaid -> warehouse (dispatch job + DispatchQueued)"
-          + " -> notifier (notification), crashing workers at every crash window, then checks the data.",
-      "Exit code 0 only if every order has exactly one dispatch job and one notification, markers"
-          + " match effects and the backlog is drained."
+      "Runs the warehouse scenario: orders -> OrderPaid -> warehouse (dispatch job + DispatchQueued"
+          + " + charge) -> notifier (notification + e-mail), crashing workers at every crash window;"
+          + " charges and e-mails go over HTTP to a simulated payment provider and mail relay that"
+          + " lose answers; then checks the data and the providers' ledgers.",
+      "Exit code 0 only if every order has exactly one dispatch job, one notification and one"
+          + " charge at the provider, markers match effects, no operation is left uncertain and the"
+          + " backlog is drained. E-mails may be duplicated: the mail relay cannot deduplicate."
     })
 public final class DemoCommand implements Callable<Integer> {
 
@@ -42,7 +46,9 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--crash-rate",
       defaultValue = "0.05",
-      description = "Chance of a crash at each crash window (default ${DEFAULT-VALUE}).")
+      description =
+          "Chance of a crash at each crash window, and share of provider answers lost after"
+              + " acting (a quarter as many HTTP 503) (default ${DEFAULT-VALUE}).")
   double crashRate;
 
   @Option(
@@ -52,9 +58,19 @@ public final class DemoCommand implements Callable<Integer> {
   double duplicateRate;
 
   @Option(
+      names = "--poison-rate",
+      defaultValue = "0",
+      description =
+          "Share of orders the warehouse handler fails on every time: each must end as exactly one"
+              + " dead letter, without a dispatch job or a notification (default ${DEFAULT-VALUE}).")
+  double poisonRate;
+
+  @Option(
       names = "--workers",
       defaultValue = "4",
-      description = "Worker threads per consumer, and producer threads (default ${DEFAULT-VALUE}).")
+      description =
+          "Worker threads per consumer, producer threads, and operation workers per provider"
+              + " (default ${DEFAULT-VALUE}).")
   int workers;
 
   @Option(
@@ -70,6 +86,12 @@ public final class DemoCommand implements Callable<Integer> {
               + " Default: an embedded PostgreSQL in .once/pg.")
   String db;
 
+  @Option(
+      names = "--metrics-port",
+      description =
+          "Serve Prometheus metrics at http://localhost:PORT/metrics while the demo runs.")
+  Integer metricsPort;
+
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
 
@@ -82,10 +104,16 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DemoSettings settings =
         new DemoSettings(
-            events, seed, crashRate, duplicateRate, workers, Duration.ofSeconds(timeoutSeconds));
+            events,
+            seed,
+            crashRate,
+            duplicateRate,
+            poisonRate,
+            workers,
+            Duration.ofSeconds(timeoutSeconds));
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = Database.open(db, workers * 3 + 12)) {
+    try (Database database = Database.open(db, workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events
@@ -97,13 +125,29 @@ public final class DemoCommand implements Callable<Integer> {
               + crashRate
               + ", duplicate rate "
               + duplicateRate
+              + ", poison rate "
+              + poisonRate
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
-        DemoReport report =
-            new DemoScenario(database.dataSource(), transport, settings, progress).run();
+        DemoScenario scenario =
+            new DemoScenario(database.dataSource(), transport, settings, progress);
+        WorkerMetrics metrics = null;
+        if (metricsPort != null) {
+          metrics = WorkerMetrics.start(metricsPort, database.dataSource());
+          scenario.listener(metrics.listener());
+          progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
+        }
+        DemoReport report;
+        try {
+          report = scenario.run();
+        } finally {
+          if (metrics != null) {
+            metrics.close();
+          }
+        }
         if (json) {
           System.out.println(
               new ObjectMapper()

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongPredicate;
 
 /**
  * Commits orders, each with its OrderPaid event, one transaction per order: the order row and the
@@ -25,6 +26,7 @@ public final class DemoProducer {
   private final int threads;
   private final double rate;
   private final ProductionGate gate;
+  private final LongPredicate poison;
 
   /**
    * @param rate orders per second over all threads; 0 for as fast as the database allows
@@ -35,10 +37,16 @@ public final class DemoProducer {
 
   /** As above; an order is produced only once {@code gate} lets its id through. */
   public DemoProducer(Once once, int threads, double rate, ProductionGate gate) {
+    this(once, threads, rate, gate, orderId -> false);
+  }
+
+  /** As above; {@code poison} orders are marked so (the demo's warehouse refuses them). */
+  DemoProducer(Once once, int threads, double rate, ProductionGate gate, LongPredicate poison) {
     this.once = once;
     this.threads = threads;
     this.rate = rate;
     this.gate = gate;
+    this.poison = poison;
   }
 
   /** Commits every order of {@code orderIds} and returns when all are committed. */
@@ -94,9 +102,10 @@ public final class DemoProducer {
         once.inTransaction(
             tx -> {
               tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents) VALUES (?, ?)",
+                  "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
                   orderId,
-                  (int) (orderId % 9_000) + 100);
+                  DemoTables.amountCents(orderId),
+                  poison.test(orderId));
               return tx.publish(
                   Event.of(
                       EventId.of("order-paid", orderId),

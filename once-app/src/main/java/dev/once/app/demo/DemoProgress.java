@@ -10,7 +10,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
 
-/** Waits until every order is notified and nothing is pending, printing progress meanwhile. */
+/**
+ * Waits until every order is notified, nothing is pending and no operation is PENDING, IN_FLIGHT or
+ * UNKNOWN, printing progress meanwhile.
+ */
 final class DemoProgress {
   private static final String SNAPSHOT =
       """
@@ -18,7 +21,12 @@ final class DemoProgress {
              (SELECT count(DISTINCT order_id) FROM demo_dispatch_jobs),
              (SELECT count(DISTINCT order_id) FROM demo_notifications),
              (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))
+               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')),
+             (SELECT count(*) FROM once_operation
+               WHERE provider IN ('payments', 'mail')
+                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN')),
+             (SELECT count(*) FROM once_dead_letter
+               WHERE consumer_id IN ('warehouse', 'notifier') AND status = 'dead')
       """;
   private static final Duration PRINT_EVERY = Duration.ofSeconds(2);
 
@@ -48,17 +56,21 @@ final class DemoProgress {
       long[] s = snapshot();
       long depth = DemoCheck.queueDepth(transport);
       long elapsed = System.nanoTime() - startNanos;
-      boolean drained = s[0] == events && s[2] == events && s[3] == 0 && depth <= 0;
+      boolean drained =
+          s[0] == events && s[2] + s[5] == events && s[3] == 0 && depth <= 0 && s[4] == 0;
       if (drained || elapsed - lastPrint >= PRINT_EVERY.toNanos()) {
         out.printf(
-            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  outbox pending %d  queued %s  crashes %d%n",
+            "  %5.1fs  orders %d/%d  dispatched %d  notified %d  dead letters %d  outbox pending %d"
+                + "  queued %s  operations open %d  crashes %d%n",
             elapsed / 1e9,
             s[0],
             events,
             s[1],
             s[2],
+            s[5],
             s[3],
             depth < 0 ? "?" : Long.toString(depth),
+            s[4],
             faults.totalCrashes());
         lastPrint = elapsed;
       }
@@ -78,7 +90,9 @@ final class DemoProgress {
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(SNAPSHOT)) {
       rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)};
+      return new long[] {
+        rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)
+      };
     } catch (SQLException e) {
       throw new IllegalStateException("could not read progress: " + e.getMessage(), e);
     }

@@ -12,6 +12,7 @@ public record DemoReport(
     DemoVerdict verdict,
     Map<CrashPoint, Long> crashes,
     long duplicatesSuppressed,
+    long retries,
     long duplicatesInjected,
     Duration took,
     boolean drainedInTime) {
@@ -47,16 +48,22 @@ public record DemoReport(
     json.put("markers", Map.of("warehouse", c.warehouseMarkers(), "notifier", c.notifierMarkers()));
     json.put("markers_without_effect", c.markersWithoutEffect());
     json.put("effects_without_marker", c.effectsWithoutMarker());
+    json.put("poison", c.poison());
+    json.put("dead_letters", c.deadLetters());
+    json.put("retries", retries);
     json.put("duplicates_suppressed", duplicatesSuppressed);
     json.put("duplicates_injected", duplicatesInjected);
     json.put("crashes", crashJson);
     json.put("outbox_pending", c.outboxPending());
     json.put("queue_depth", c.queueDepth());
+    verdict.provider().putJson(json);
+    json.put("operations_unknown_left", c.operationsUnknownLeft());
     json.put("seconds", seconds());
     json.put("events_per_second", Math.round(eventsPerSecond() * 10) / 10.0);
     json.put("seed", settings.seed());
     json.put("crash_rate", settings.crashRate());
     json.put("duplicate_rate", settings.duplicateRate());
+    json.put("poison_rate", settings.poisonRate());
     json.put("workers", settings.workers());
     json.put("database", database);
     json.put("transport", transport);
@@ -83,6 +90,9 @@ public record DemoReport(
         "  %-24s %d effects, %d orders without one%n",
         "duplicates / lost", c.duplicateEffects(), c.lost());
     out.printf(
+        "  %-24s %d orders fail every time; %d dead letters (%d of them poison); %d retries%n",
+        "poison", c.poison(), c.deadLetters(), c.poisonDeadLetters(), retries);
+    out.printf(
         "  %-24s %d deliveries found already processed (DUPLICATE)%n",
         "duplicates suppressed", duplicatesSuppressed);
     out.printf(
@@ -94,19 +104,27 @@ public record DemoReport(
     crashes.forEach(
         (point, n) -> {
           if (DemoScenario.WINDOWS.contains(point)) {
-            out.printf("    %-38s %d%n", point.label(), n);
+            out.printf("    %-48s %d%n", point.label(), n);
           }
         });
     out.printf(
         "  %-24s outbox %d pending, queue %s%n",
         "backlog", c.outboxPending(), c.queueDepth() < 0 ? "unknown" : c.queueDepth() + " waiting");
+    verdict.provider().print(out);
+    out.printf(
+        "  %-24s %d (PENDING, IN_FLIGHT, UNKNOWN or ABANDONED at the end)%n",
+        "operations unknown left", c.operationsUnknownLeft());
     out.printf(
         "  %-24s %.1f s, %.0f orders/s end to end (%d workers per consumer)%n",
         "time", seconds(), eventsPerSecond(), settings.workers());
     if (ok()) {
       out.println(
-          "  verdict                  OK: every order has exactly one dispatch job and one notification,"
-              + " markers match effects, backlog drained");
+          "  verdict                  OK: every order that is not poison has exactly one dispatch"
+              + " job, one notification and one charge at the provider, markers match effects,"
+              + " backlog drained"
+              + (c.poison() > 0
+                  ? "; every poison order is exactly one dead letter and has no effect"
+                  : ""));
     } else {
       out.println("  verdict                  FAILED");
       if (!drainedInTime) {

@@ -1,22 +1,28 @@
 package dev.once.app.demo;
 
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.Outcome;
+import dev.once.RetryPolicy;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
 import dev.once.testkit.FaultInjector;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.stream.LongStream;
 import javax.sql.DataSource;
 
 /**
  * The warehouse scenario of the reference articles: a producer commits orders with an OrderPaid
- * event each; relays publish them; consumer {@code warehouse} creates a dispatch job and emits
- * DispatchQueued in the same transaction; consumer {@code notifier} records a notification. Crashes
- * are injected at every crash window and the transport publishes some messages twice.
+ * event each; relays publish them; consumer {@code warehouse} creates a dispatch job, emits
+ * DispatchQueued and records the order's charge in the same transaction; consumer {@code notifier}
+ * records a notification and the dispatch e-mail. The charges and e-mails are performed by {@link
+ * DemoOperations} at a simulated payment provider and mail relay. Crashes are injected at every
+ * crash window and the transport publishes some messages twice.
  */
 public final class DemoScenario {
   static final EnumSet<CrashPoint> WINDOWS =
@@ -26,8 +32,21 @@ public final class DemoScenario {
           CrashPoint.CONSUMER_AFTER_MARKER,
           CrashPoint.CONSUMER_AFTER_EFFECT,
           CrashPoint.CONSUMER_AFTER_COMMIT,
-          CrashPoint.RELAY_AFTER_PUBLISH);
+          CrashPoint.RELAY_AFTER_PUBLISH,
+          CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL,
+          CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED);
   private static final int RELAYS = 2;
+
+  /**
+   * Injected crashes count as attempts too (a crash is indistinguishable from a poison that kills
+   * the process), so the demo allows 8: an order that is not poison would need 8 crashes in a row
+   * to be dead-lettered.
+   */
+  static final RetryPolicy RETRY =
+      RetryPolicy.builder()
+          .maxAttempts(8)
+          .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .build();
 
   private final DataSource dataSource;
   private final DemoSettings settings;
@@ -35,6 +54,7 @@ public final class DemoScenario {
   private final FaultInjector faults;
   private final DuplicatingTransport transport;
   private final OutcomeCounter outcomes = new OutcomeCounter();
+  private final List<OnceListener> extraListeners = new ArrayList<>();
 
   public DemoScenario(
       DataSource dataSource, Transport transport, DemoSettings settings, PrintStream progress) {
@@ -45,28 +65,51 @@ public final class DemoScenario {
     this.transport = new DuplicatingTransport(transport, settings.duplicateRate(), settings.seed());
   }
 
+  /** Adds a listener to the demo's Once (e.g. metrics). */
+  public DemoScenario listener(OnceListener listener) {
+    extraListeners.add(listener);
+    return this;
+  }
+
   public DemoReport run() throws InterruptedException {
     DemoTables.reset(dataSource, transport);
     long start = System.nanoTime();
     boolean drained;
-    try (Once once = DemoPipeline.once(dataSource, transport, faults, outcomes)) {
-      DemoPipeline.start(once, settings.workers(), RELAYS);
-      new DemoProducer(once, settings.workers(), 0)
+    ProviderCounts provider;
+    try (Once once = buildOnce();
+        DemoOperations operations =
+            new DemoOperations(once, settings.crashRate(), settings.seed())) {
+      operations.start(settings.workers());
+      DemoPipeline.start(
+          once,
+          settings.workers(),
+          RELAYS,
+          new DemoPipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
+      new DemoProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
           .produce(
               LongStream.rangeClosed(1, settings.events()).boxed().toList(), settings.timeout());
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
               .awaitDrained(start, settings.timeout());
+      operations.stopWorkers();
+      provider = operations.counts(settings.events(), settings::isPoison);
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events());
+    DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events(), provider);
     return new DemoReport(
         settings,
         verdict,
         faults.crashes(),
         outcomes.get(Outcome.DUPLICATE),
+        outcomes.get(Outcome.RETRY),
         transport.duplicated(),
         took,
         drained);
+  }
+
+  private Once buildOnce() {
+    List<OnceListener> listeners = new ArrayList<>(List.of(faults, outcomes));
+    listeners.addAll(extraListeners);
+    return DemoPipeline.once(dataSource, transport, listeners.toArray(OnceListener[]::new));
   }
 }

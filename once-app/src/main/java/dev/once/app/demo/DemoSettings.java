@@ -5,7 +5,13 @@ import java.time.Duration;
 
 /** The validated options of one demo run. */
 public record DemoSettings(
-    int events, long seed, double crashRate, double duplicateRate, int workers, Duration timeout) {
+    int events,
+    long seed,
+    double crashRate,
+    double duplicateRate,
+    double poisonRate,
+    int workers,
+    Duration timeout) {
 
   public DemoSettings {
     if (events < 1 || events > 10_000_000) {
@@ -13,6 +19,7 @@ public record DemoSettings(
     }
     rate("--crash-rate", crashRate);
     rate("--duplicate-rate", duplicateRate);
+    rate("--poison-rate", poisonRate);
     if (workers < 1 || workers > 64) {
       throw new UserError("--workers must be between 1 and 64, was " + workers);
     }
@@ -26,5 +33,13 @@ public record DemoSettings(
     if (!(value >= 0 && value <= 0.5)) {
       throw new UserError(option + " must be between 0 and 0.5, was " + value);
     }
+  }
+
+  /** Whether the warehouse handler fails on this order every time: a function of seed and id. */
+  public boolean isPoison(long orderId) {
+    long h = (seed * 0x9E3779B97F4A7C15L) ^ (orderId * 0xBF58476D1CE4E5B9L);
+    h = (h ^ (h >>> 31)) * 0x94D049BB133111EBL;
+    h ^= h >>> 29;
+    return (h >>> 11) * 0x1.0p-53 < poisonRate;
   }
 }

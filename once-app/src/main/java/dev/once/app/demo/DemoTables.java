@@ -8,15 +8,17 @@ import javax.sql.DataSource;
 
 /**
  * The demo's business tables, and what a demo run clears when it starts: these tables, the demo
- * consumers' markers, the demo destinations' outbox rows and the demo's queues — nothing else. The
- * effect tables have no unique constraint on order_id on purpose: a second effect is counted, not
- * prevented.
+ * consumers' markers, the demo destinations' outbox rows, the demo providers' operations and the
+ * demo's queues — nothing else. The effect tables have no unique constraint on order_id on purpose:
+ * a second effect is counted, not prevented.
  */
 public final class DemoTables {
   public static final String ORDERS = "orders";
   public static final String DISPATCH = "dispatch";
   public static final String WAREHOUSE = "warehouse";
   public static final String NOTIFIER = "notifier";
+  public static final String PAYMENTS = "payments";
+  public static final String MAIL = "mail";
 
   /** An arbitrary advisory lock key held while the tables are created ("once" in ASCII). */
   private static final long CREATE_LOCK = 0x6f6e6365L;
@@ -40,6 +42,7 @@ public final class DemoTables {
           event_id   text        NOT NULL,  -- the DispatchQueued event that caused it
           created_at timestamptz NOT NULL DEFAULT now()
       );
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS poison boolean NOT NULL DEFAULT false;
       CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
       CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
       """;
@@ -49,9 +52,18 @@ public final class DemoTables {
       TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
       DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
+      DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
+      DELETE FROM once_attempt WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
+         OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
       """;
 
   private DemoTables() {}
+
+  /** An order's amount: the producer stores it, the warehouse charges it. */
+  static int amountCents(long orderId) {
+    return (int) (orderId % 9_000) + 100;
+  }
 
   /**
    * Creates the tables if needed. Several processes may start at once: an advisory lock lets one

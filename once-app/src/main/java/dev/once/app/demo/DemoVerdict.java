@@ -8,16 +8,30 @@ import java.util.List;
  *
  * @param expectedOrders orders the run committed, or -1 when unknown
  * @param counts the numbers read from the database
+ * @param provider what the payment provider and the mail relay did, from their own ledger; null
+ *     when the verdict is read from the database alone ({@code once check}, {@code once verify})
  * @param badOrders the first orders (by id) without exactly one dispatch job, one notification and
- *     one marker per consumer, or with outbox rows still pending
+ *     one marker per consumer (none of these for a poison order), or with outbox rows pending
  * @param badOrderTotal how many such orders there are in all
  */
 public record DemoVerdict(
-    long expectedOrders, Counts counts, List<OrderDetail> badOrders, long badOrderTotal) {
+    long expectedOrders,
+    Counts counts,
+    ProviderCounts provider,
+    List<OrderDetail> badOrders,
+    long badOrderTotal) {
 
-  /** Everything counted from the tables. queueDepth is -1 when the transport cannot tell. */
+  /**
+   * Everything counted from the tables. queueDepth is -1 when the transport cannot tell;
+   * operationsUnknownLeft counts the demo's operations still PENDING, IN_FLIGHT, UNKNOWN or
+   * ABANDONED.
+   */
   public record Counts(
       long orders,
+      long poison,
+      long deadLetters,
+      long poisonDeadLetters,
+      long poisonWithEffect,
       long dispatchJobs,
       long notifications,
       long duplicateEffects,
@@ -27,7 +41,8 @@ public record DemoVerdict(
       long markersWithoutEffect,
       long effectsWithoutMarker,
       long outboxPending,
-      long queueDepth) {
+      long queueDepth,
+      long operationsUnknownLeft) {
 
     /** Outbox rows not yet published plus messages still queued (when the depth is known). */
     public long pending() {
@@ -35,7 +50,10 @@ public record DemoVerdict(
     }
   }
 
-  /** Every reason the run is not exactly-once and drained; empty when it is. */
+  /**
+   * Every reason the run is not exactly-once and drained, or an order was not charged exactly once
+   * at the provider; empty when it is.
+   */
   public List<String> problems() {
     Counts c = counts;
     List<String> problems = new ArrayList<>();
@@ -48,15 +66,28 @@ public record DemoVerdict(
     if (c.lost() > 0) {
       problems.add(c.lost() + " orders without a dispatch job or a notification");
     }
-    if (c.warehouseMarkers() != c.orders() || c.notifierMarkers() != c.orders()) {
+    if (c.poisonDeadLetters() != c.poison()) {
+      problems.add(
+          c.poison() + " poison orders but " + c.poisonDeadLetters() + " of them dead-lettered");
+    }
+    if (c.deadLetters() != c.poisonDeadLetters()) {
+      problems.add(
+          (c.deadLetters() - c.poisonDeadLetters())
+              + " dead letters of events that are not poison");
+    }
+    if (c.poisonWithEffect() > 0) {
+      problems.add(c.poisonWithEffect() + " poison orders with a dispatch job or a notification");
+    }
+    long healthy = c.orders() - c.poison();
+    if (c.warehouseMarkers() != healthy || c.notifierMarkers() != healthy) {
       problems.add(
           "markers (warehouse "
               + c.warehouseMarkers()
               + ", notifier "
               + c.notifierMarkers()
               + ") do not match "
-              + c.orders()
-              + " orders");
+              + healthy
+              + " orders that are not poison");
     }
     if (c.markersWithoutEffect() > 0 || c.effectsWithoutMarker() > 0) {
       problems.add(
@@ -70,6 +101,12 @@ public record DemoVerdict(
     }
     if (c.queueDepth() > 0) {
       problems.add(c.queueDepth() + " messages still queued");
+    }
+    if (c.operationsUnknownLeft() > 0) {
+      problems.add(c.operationsUnknownLeft() + " operations whose outcome is not known");
+    }
+    if (provider != null) {
+      problems.addAll(provider.problems(c.orders() - c.poison()));
     }
     return problems;
   }

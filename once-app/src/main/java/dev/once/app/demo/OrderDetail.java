@@ -3,9 +3,13 @@ package dev.once.app.demo;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** What the data holds for one order; a correct, finished order has 1, 1, 1, 1, 0. */
+/**
+ * What the data holds for one order; a correct, finished order has 1, 1, 1, 1, 0 — a poison order
+ * (dead-lettered on purpose by the demo) 0, 0, 0, 0, 0.
+ */
 public record OrderDetail(
     long orderId,
+    boolean poison,
     long dispatchJobs,
     long notifications,
     long warehouseMarkers,
@@ -15,6 +19,7 @@ public record OrderDetail(
   public Map<String, Object> toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("order_id", orderId);
+    json.put("poison", poison);
     json.put("dispatch_jobs", dispatchJobs);
     json.put("notifications", notifications);
     json.put("warehouse_markers", warehouseMarkers);
@@ -36,6 +41,7 @@ public record OrderDetail(
         + " notifier "
         + notifierMarkers
         + ", outbox pending "
-        + outboxPending;
+        + outboxPending
+        + (poison ? " (poison: expected none)" : "");
   }
 }

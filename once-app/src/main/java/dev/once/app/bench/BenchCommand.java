@@ -1,0 +1,64 @@
+package dev.once.app.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.Logging;
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code once bench}: Once against the same machine's ceilings, in one run. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    subcommands = {MarkersCommand.class, BacklogCommand.class},
+    description = {
+      "Measures, on the same database and broker: ceiling A (the consumer's SQL alone, raw JDBC),"
+          + " ceiling B (the broker alone), and Once end to end; prints Once/A and Once/B and"
+          + " commit->consumed latency p50/p99 at half of Once's sustained rate.",
+      "See docs/PERFORMANCE.md for what each figure means."
+    })
+public final class BenchCommand implements Callable<Integer> {
+  @Mixin BenchOptions options;
+
+  @Option(
+      names = "--events",
+      defaultValue = "20000",
+      description = "Events per measurement (default ${DEFAULT-VALUE}).")
+  int events;
+
+  @Option(
+      names = "--latency-seconds",
+      defaultValue = "10",
+      description = "How long the paced latency run produces (default ${DEFAULT-VALUE}).")
+  int latencySeconds;
+
+  @Override
+  public Integer call() throws Exception {
+    BenchSettings s = options.settings(events, latencySeconds);
+    Logging.quietEngine(true);
+    PrintStream progress = System.err;
+    try (BenchEnv env = new BenchEnv(options, s)) {
+      progress.printf(
+          "once bench: %d events on %s, transport %s%n",
+          events, env.description(), env.transportName());
+      progress.println("  ceiling A: the consumer's SQL alone ...");
+      double a = CeilingDb.run(env.dataSource(), s);
+      progress.printf("  ceiling A: %.0f events/s%n  ceiling B: the broker alone ...%n", a);
+      double b =
+          env.rabbit()
+              ? CeilingRabbit.run(env.amqp(), s)
+              : CeilingTableQueue.run(env.dataSource(), s);
+      progress.printf("  ceiling B: %.0f events/s%n  Once end to end ...%n", b);
+      OnceRun.Result once = new OnceRun(env, s, progress).run();
+      BenchReport report = new BenchReport(s, env.description(), env.transportName(), a, b, once);
+      if (options.json) {
+        System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));
+      } else {
+        report.print(System.out);
+      }
+      return report.ok() ? 0 : 1;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.once.app.bench;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/**
+ * The bench's business tables and names. A run clears only what the bench owns: these tables, the
+ * bench consumers' markers and the bench destinations' outbox rows.
+ */
+final class BenchTables {
+  static final String IN = "bench-in";
+  static final String OUT = "bench-out";
+  static final String CONSUMER = "bench";
+  static final String SINK = "bench-sink";
+  static final String CEILING_CONSUMER = "bench-ceiling";
+  static final String CEILING_OUT = "bench-ceiling-out";
+
+  /** The producer's business row, the consumer's effect row. */
+  static final String INSERT_ORDER = "INSERT INTO bench_orders (order_id) VALUES (?)";
+
+  static final String INSERT_EFFECT =
+      "INSERT INTO bench_effects (order_id, event_id) VALUES (?, ?)";
+
+  private static final String CREATE =
+      """
+      CREATE TABLE IF NOT EXISTS bench_orders (
+          order_id   bigint      PRIMARY KEY,
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS bench_effects (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,
+          event_id   text        NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      """;
+
+  private static final String CLEAR =
+      """
+      TRUNCATE bench_orders, bench_effects;
+      DELETE FROM once_inbox
+       WHERE consumer_id IN ('bench', 'bench-ceiling') AND event_id NOT LIKE 'earlier:%';
+      DELETE FROM once_outbox WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out');
+      """;
+
+  private BenchTables() {}
+
+  static void reset(DataSource dataSource) {
+    run(dataSource, CREATE + CLEAR);
+  }
+
+  static void run(DataSource dataSource, String sql) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("bench SQL failed: " + e.getMessage(), e);
+    }
+  }
+
+  static long count(DataSource dataSource, String sql) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        var rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException("bench SQL failed: " + e.getMessage(), e);
+    }
+  }
+}

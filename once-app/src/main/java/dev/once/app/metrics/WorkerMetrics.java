@@ -1,0 +1,63 @@
+package dev.once.app.metrics;
+
+import dev.once.OnceListener;
+import dev.once.internal.PostgresDialect;
+import dev.once.micrometer.MicrometerListener;
+import dev.once.micrometer.WorkloadGauges;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * Everything a process needs for {@code /metrics}: a Prometheus registry, the listener to give to
+ * {@code Once.builder().listener(...)}, the database gauges and the HTTP server.
+ *
+ * <pre>{@code
+ * try (WorkerMetrics metrics = WorkerMetrics.start(9464, dataSource)) {
+ *   Once once = Once.builder()...listener(metrics.listener()).build();
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class WorkerMetrics implements AutoCloseable {
+  private final PrometheusMeterRegistry registry;
+  private final MicrometerListener listener;
+  private final WorkloadGauges gauges;
+  private final MetricsServer server;
+
+  private WorkerMetrics(
+      PrometheusMeterRegistry registry, WorkloadGauges gauges, MetricsServer server) {
+    this.registry = registry;
+    this.listener = new MicrometerListener(registry);
+    this.gauges = gauges;
+    this.server = server;
+  }
+
+  /** Serves {@code /metrics} on {@code port}; the gauges are read from the database every 5 s. */
+  public static WorkerMetrics start(int port, DataSource dataSource) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    WorkloadGauges gauges =
+        WorkloadGauges.bind(registry, dataSource, new PostgresDialect(), Duration.ofSeconds(5));
+    return new WorkerMetrics(registry, gauges, MetricsServer.start(port, registry));
+  }
+
+  public OnceListener listener() {
+    return listener;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    gauges.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,201 @@
+package dev.once.app.ops;
+
+import dev.once.DeadLetter;
+import dev.once.DeadLetterFilter;
+import dev.once.DeadLetters;
+import dev.once.app.Database;
+import dev.once.app.Migrations;
+import dev.once.app.TransportOptions;
+import dev.once.app.UserError;
+import dev.once.internal.PostgresDialect;
+import dev.once.spi.Transport;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code once dead-letters list | show | replay | discard}. */
+@Command(
+    name = "dead-letters",
+    mixinStandardHelpOptions = true,
+    description =
+        "Events whose retries are exhausted. Payloads are shown as size and hash unless asked.",
+    subcommands = {
+      DeadLettersCommand.ListCmd.class,
+      DeadLettersCommand.Show.class,
+      DeadLettersCommand.Replay.class,
+      DeadLettersCommand.Discard.class
+    })
+public final class DeadLettersCommand {
+
+  /** Options shared by every subcommand, and the run around them. */
+  abstract static class Base implements Callable<Integer> {
+    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    String db;
+
+    @Mixin DeadLetterOptions filters;
+
+    <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
+      try (Database database = Database.open(db, 4)) {
+        Migrations.apply(database.dataSource());
+        try (Transport transport =
+            transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
+          return work.apply(
+              new DeadLetters(
+                  database.dataSource(), transport, new PostgresDialect(), Clock.systemUTC()));
+        }
+      }
+    }
+  }
+
+  @Command(name = "list", description = "List dead letters (default: open ones), oldest first.")
+  static final class ListCmd extends Base {
+    @Option(
+        names = "--status",
+        defaultValue = "dead",
+        description = "dead (open), replayed, discarded or all (default ${DEFAULT-VALUE}).")
+    String status;
+
+    @Mixin TransportOptions transport;
+
+    @Override
+    public Integer call() {
+      String s = status.equals("all") ? null : status;
+      List<DeadLetter> found = withDeadLetters(d -> d.list(filters.filter(s)), transport);
+      print(System.out, found);
+      return 0;
+    }
+  }
+
+  static void print(PrintStream out, List<DeadLetter> found) {
+    out.printf(
+        "%-6s %-12s %-28s %-16s %-8s %-12s %-20s %s%n",
+        "ID", "CONSUMER", "EVENT", "TYPE", "ATTEMPTS", "FINGERPRINT", "DEAD AT", "ERROR");
+    for (DeadLetter d : found) {
+      out.printf(
+          "%-6d %-12s %-28s %-16s %-8d %-12s %-20s %s%n",
+          d.id(),
+          d.consumerId(),
+          d.event().id(),
+          d.event().type(),
+          d.attempts(),
+          d.errorFingerprint(),
+          d.deadAt().toString().substring(0, 19),
+          simpleName(d.errorClass()) + (d.isOpen() ? "" : " [" + d.status() + "]"));
+    }
+    out.printf("%d dead letters%n", found.size());
+  }
+
+  private static String simpleName(String className) {
+    return className.substring(className.lastIndexOf('.') + 1);
+  }
+
+  @Command(
+      name = "show",
+      description = "Show dead letters in full (payload redacted unless asked).")
+  static final class Show extends Base {
+    @Option(names = "--show-payload", description = "Print the payload itself, on purpose.")
+    boolean showPayload;
+
+    @Option(
+        names = "--mask",
+        split = ",",
+        description = "JSON fields whose values are masked, at any depth (e.g. card,email).")
+    Set<String> masks = Set.of();
+
+    @Mixin TransportOptions transport;
+
+    @Override
+    public Integer call() {
+      List<DeadLetter> found = withDeadLetters(d -> d.list(filters.filter(null)), transport);
+      for (DeadLetter d : found) {
+        show(System.out, d);
+      }
+      return found.isEmpty() ? 1 : 0;
+    }
+
+    private void show(PrintStream out, DeadLetter d) {
+      out.printf("dead letter %d (%s)%n", d.id(), d.status());
+      out.printf("  %-18s %s%n", "consumer", d.consumerId());
+      out.printf("  %-18s %s%n", "event", d.event().id());
+      out.printf("  %-18s %s%n", "destination", d.event().destination());
+      out.printf("  %-18s %s%n", "key", d.event().key());
+      out.printf("  %-18s %s%n", "type", d.event().type());
+      out.printf("  %-18s %d%n", "attempts", d.attempts());
+      out.printf("  %-18s %s .. %s%n", "failed", d.firstFailedAt(), d.lastFailedAt());
+      out.printf("  %-18s %s%n", "dead at", d.deadAt());
+      out.printf("  %-18s %s (fingerprint %s)%n", "error", d.errorClass(), d.errorFingerprint());
+      out.printf("  %-18s %s%n", "message", d.errorMessage());
+      out.printf(
+          "  %-18s %s%n", "payload", PayloadView.render(d.event().payload(), showPayload, masks));
+      out.println();
+    }
+  }
+
+  /** Replay and discard: open dead letters only, every one recorded with actor and reason. */
+  abstract static class Resolve extends Base {
+    @Option(names = "--all", description = "Required when no filter narrows the selection.")
+    boolean all;
+
+    @Option(names = "--actor", description = "Who does this (default: user@host).")
+    String actor;
+
+    @Option(names = "--reason", description = "Why, recorded with the action.")
+    String reason;
+
+    @Mixin TransportOptions transport;
+
+    abstract List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor);
+
+    @Override
+    public Integer call() {
+      DeadLetterFilter f = filters.filter("dead");
+      if (f.isUnfiltered() && !all) {
+        throw new UserError(
+            "no filter given: name --consumer, --event, --type, --fingerprint, --since or --until,"
+                + " or pass --all to act on every open dead letter");
+      }
+      String who = actor != null ? actor : defaultActor();
+      List<DeadLetter> done = withDeadLetters(d -> act(d, f, who), transport);
+      print(System.out, done);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "replay",
+      description =
+          "Publish the selected open dead letters again, same event id (a consumer that processed"
+              + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.")
+  static final class Replay extends Resolve {
+    @Override
+    List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
+      return d.replay(f, actor, reason);
+    }
+  }
+
+  @Command(name = "discard", description = "Close the selected open dead letters without replay.")
+  static final class Discard extends Resolve {
+    @Override
+    List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
+      return d.discard(f, actor, reason);
+    }
+  }
+
+  static String defaultActor() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "unknown-host";
+    }
+    return System.getProperty("user.name", "unknown") + "@" + host;
+  }
+}

@@ -1,0 +1,86 @@
+package dev.once.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/** {@code once bench} works with tiny numbers: exit 0 and every figure in the JSON. No timing. */
+class BenchCommandTest {
+
+  @Test
+  void benchPrintsOnceAndBothCeilingsAndTheirRatiosAsJson() throws Exception {
+    DemoCommandTest.Run r =
+        DemoCommandTest.run(
+            "bench",
+            "--events",
+            "300",
+            "--latency-seconds",
+            "1",
+            "--json",
+            "--db",
+            LocalServer.url());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    for (String field :
+        new String[] {
+          "once_eps", "ceiling_db_eps", "ceiling_broker_eps", "ratio_db", "ratio_broker"
+        }) {
+      assertThat(json.get(field).asDouble()).as(field).isPositive();
+    }
+    assertThat(json.has("p50_ms")).isTrue();
+    assertThat(json.has("p99_ms")).isTrue();
+    assertThat(json.get("duplicate_effects").asLong()).isZero();
+    assertThat(json.get("effects").asLong()).isGreaterThanOrEqualTo(300);
+  }
+
+  @Test
+  void benchMarkersMeasuresTheConsumerWithAndWithoutEarlierMarkers() throws Exception {
+    DemoCommandTest.Run r =
+        DemoCommandTest.run(
+            "bench",
+            "markers",
+            "--markers",
+            "2000",
+            "--events",
+            "200",
+            "--json",
+            "--db",
+            LocalServer.url());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("consumer_eps_0").asDouble()).isPositive();
+    assertThat(json.get("consumer_eps_markers").asDouble()).isPositive();
+    assertThat(json.get("inbox_rows_after").asLong() - json.get("inbox_rows_before").asLong())
+        .isGreaterThanOrEqualTo(2000);
+  }
+
+  @Test
+  void benchBacklogReportsTheHeapWhileABacklogDrains() throws Exception {
+    DemoCommandTest.Run r =
+        DemoCommandTest.run(
+            "bench",
+            "backlog",
+            "--events",
+            "500",
+            "--seconds",
+            "60",
+            "--json",
+            "--db",
+            LocalServer.url());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("processed").asLong()).isEqualTo(500);
+    assertThat(json.get("heap_max_used_mb").asDouble()).isPositive();
+  }
+
+  @Test
+  void badBenchOptionsNameTheOptionAndTheValue() {
+    assertThat(DemoCommandTest.run("bench", "--batch", "0").err())
+        .contains("--batch must be between 1 and 64, was 0");
+    assertThat(
+            DemoCommandTest.run("bench", "--transport", "pigeon", "--db", LocalServer.url()).err())
+        .contains("--transport must be 'table' or 'rabbitmq', was 'pigeon'");
+  }
+}

@@ -1,0 +1,107 @@
+package dev.once.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The command as a user runs it: exit codes, the JSON report, one-line errors. */
+class DemoCommandTest {
+
+  record Run(int exit, String out, String err) {}
+
+  static synchronized Run run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      int exit = Main.run(args);
+      return new Run(
+          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+
+  @Test
+  void theDemoOnTheLocalServerProcessesEveryOrderOnceUnderCrashesAndSaysSoInJson()
+      throws Exception {
+    Run r =
+        run(
+            "demo",
+            "--events",
+            "300",
+            "--crash-rate",
+            "0.1",
+            "--seed",
+            "7",
+            "--json",
+            "--db",
+            LocalServer.url());
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(json.get("ok").asBoolean()).isTrue();
+    assertThat(json.get("events").asLong()).isEqualTo(300);
+    assertThat(json.get("dispatch_jobs").asLong()).isEqualTo(300);
+    assertThat(json.get("notifications").asLong()).isEqualTo(300);
+    assertThat(json.get("duplicate_effects").asLong()).isZero();
+    assertThat(json.get("lost").asLong()).isZero();
+    long crashes = 0;
+    for (JsonNode n : json.get("crashes")) {
+      crashes += n.asLong();
+    }
+    assertThat(crashes).as("crashes were injected").isPositive();
+    assertThat(json.has("seconds")).isTrue();
+  }
+
+  @Test
+  void theEmbeddedDemoNeedsNoServerAndEndsWithAnOkVerdict() {
+    Run r = run("demo", "--events", "150", "--crash-rate", "0.1", "--seed", "3");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("embedded PostgreSQL", "verdict                  OK");
+    assertThat(r.err()).contains("orders 150/150");
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineAndExitTwo() {
+    Run r =
+        run(
+            "demo",
+            "--events",
+            "10",
+            "--db",
+            "jdbc:postgresql://127.0.0.1:1/none?user=x&password=secret");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().strip().lines())
+        .anyMatch(l -> l.startsWith("once: cannot connect to jdbc:postgresql://127.0.0.1:1/none"));
+    assertThat(r.err()).doesNotContain("secret").doesNotContain("\tat ");
+  }
+
+  @Test
+  void badOptionsNameTheOptionAndTheValue() {
+    assertThat(run("demo", "--events", "0").err())
+        .contains("--events must be between 1 and 10000000, was 0");
+    assertThat(run("demo", "--crash-rate", "2").err())
+        .contains("--crash-rate must be between 0 and 0.5, was 2.0");
+    assertThat(run("demo", "--db", "mysql://x").err())
+        .contains("--db must be a PostgreSQL JDBC URL");
+    assertThat(run("demo", "--transport", "carrier-pigeon", "--db", LocalServer.url()).err())
+        .contains("--transport must be 'table' or 'rabbitmq', was 'carrier-pigeon'");
+  }
+
+  @Test
+  void schemaPrintShowsEveryOnceTable() {
+    Run r = run("schema", "print");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out())
+        .contains("CREATE TABLE once_outbox", "CREATE TABLE once_inbox", "CREATE TABLE once_queue");
+  }
+}

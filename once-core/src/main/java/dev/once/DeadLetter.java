@@ -1,0 +1,38 @@
+package dev.once;
+
+import java.time.Instant;
+
+/**
+ * An event a consumer (or the relay, consumer id {@code (relay)}) gave up on. The event keeps its
+ * id and payload so it can be replayed; {@link #toString()} never shows the payload.
+ *
+ * @param errorMessage the handler's exception message (or the broker's reason), truncated to 500
+ *     characters and scrubbed of the payload's values by {@link Redaction#scrub}; it is the
+ *     handler's own text otherwise
+ * @param status {@code dead}, {@code replayed} or {@code discarded}
+ */
+public record DeadLetter(
+    long id,
+    String consumerId,
+    Event event,
+    int attempts,
+    Instant firstFailedAt,
+    Instant lastFailedAt,
+    String errorClass,
+    String errorFingerprint,
+    String errorMessage,
+    String status,
+    Instant deadAt,
+    Instant resolvedAt) {
+
+  /** The consumer id of the relay's dead letters. */
+  public static final String RELAY = "(relay)";
+
+  public boolean isRelay() {
+    return RELAY.equals(consumerId);
+  }
+
+  public boolean isOpen() {
+    return "dead".equals(status);
+  }
+}

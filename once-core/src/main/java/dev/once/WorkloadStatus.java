@@ -1,0 +1,83 @@
+package dev.once;
+
+import dev.once.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * What is waiting, read from the database in one go: the outbox per destination, the table queue
+ * per consumer group, the retry backlog and open dead letters per consumer. Ages are those of the
+ * oldest waiting row: one slow old message and many fresh ones are different incidents.
+ *
+ * @param at when it was read
+ */
+public record WorkloadStatus(
+    Instant at,
+    List<Backlog> outbox,
+    List<Backlog> queue,
+    List<Backlog> retries,
+    List<Backlog> deadLetters) {
+
+  /**
+   * One row of the status.
+   *
+   * @param name a destination, consumer group or consumer id
+   * @param waiting rows waiting
+   * @param parked outbox rows the relay gave up on (dead letters of {@code (relay)}); 0 elsewhere
+   * @param oldestAge age of the oldest waiting row (zero when none)
+   */
+  public record Backlog(String name, long waiting, long parked, Duration oldestAge) {}
+
+  /** Reads the status of the data source's current schema. */
+  public static WorkloadStatus read(DataSource dataSource, Dialect dialect, Instant now) {
+    try (Connection c = dataSource.getConnection()) {
+      return new WorkloadStatus(
+          now,
+          rows(c, dialect.outboxStatus(), now, true),
+          rows(c, dialect.queueStatus(), now, false),
+          rows(c, dialect.retryStatus(), now, false),
+          deadLetters(c, dialect.deadLetterStatus()));
+    } catch (SQLException e) {
+      throw new StoreException("read the workload status", e);
+    }
+  }
+
+  private static List<Backlog> rows(Connection c, String sql, Instant now, boolean parked)
+      throws SQLException {
+    List<Backlog> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setTimestamp(1, Timestamp.from(now));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long millis = Math.max(0, Math.round(rs.getDouble("oldest") * 1000));
+          out.add(
+              new Backlog(
+                  rs.getString(1),
+                  rs.getLong(parked ? "pending" : "waiting"),
+                  parked ? rs.getLong("parked") : 0,
+                  Duration.ofMillis(millis)));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<Backlog> deadLetters(Connection c, String sql) throws SQLException {
+    List<Backlog> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new Backlog(rs.getString(1), rs.getLong(2), 0, Duration.ZERO));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,35 @@
+package dev.once.internal;
+
+import java.time.Duration;
+
+/**
+ * The pause of an engine loop after a failure: doubles from 100 ms up to 30 s; resets on success.
+ */
+final class Backoff {
+  private static final Duration FIRST = Duration.ofMillis(100);
+  private static final Duration MAX = Duration.ofSeconds(30);
+  private Duration next = FIRST;
+
+  Duration next() {
+    return next;
+  }
+
+  void reset() {
+    next = FIRST;
+  }
+
+  /** Sleeps the current pause and doubles the next one. */
+  void pause() {
+    sleep(next);
+    next = next.multipliedBy(2).compareTo(MAX) <= 0 ? next.multipliedBy(2) : MAX;
+  }
+
+  /** Sleeps, keeping the thread's interrupt flag if interrupted. */
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

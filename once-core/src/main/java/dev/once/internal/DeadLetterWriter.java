@@ -1,0 +1,52 @@
+package dev.once.internal;
+
+import dev.once.Event;
+import dev.once.spi.Dialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * Writes a dead letter in the caller's transaction. At most one open dead letter per (consumer,
+ * event): a redelivery after a crash between the commit and the ack finds it there and adds none.
+ */
+final class DeadLetterWriter {
+  /** The consumer id of dead letters the relay parks. */
+  static final String RELAY = "(relay)";
+
+  private final Dialect dialect;
+
+  DeadLetterWriter(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  /** Returns whether a new dead letter was written (false: it was already there). */
+  boolean write(
+      Connection c,
+      String consumerId,
+      Event event,
+      int attempts,
+      Instant firstFailedAt,
+      Failure failure,
+      Instant now)
+      throws SQLException {
+    return Jdbc.update(
+            c,
+            dialect.insertDeadLetter(),
+            consumerId,
+            event.id().value(),
+            event.destination(),
+            event.key(),
+            event.type(),
+            event.payload(),
+            Jdbc.headers(c, event.headers()),
+            attempts,
+            firstFailedAt,
+            now,
+            failure.errorClass(),
+            failure.fingerprint(),
+            failure.message(),
+            now)
+        == 1;
+  }
+}

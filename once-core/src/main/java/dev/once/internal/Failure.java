@@ -1,0 +1,68 @@
+package dev.once.internal;
+
+import dev.once.Redaction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What Once keeps of a handler's failure: the exception class, a fingerprint that groups failures
+ * with the same cause (class and top frames, not the message, which carries ids), and the handler's
+ * message, truncated and scrubbed of the payload's values.
+ */
+record Failure(String errorClass, String fingerprint, String message) {
+  static final int MAX_MESSAGE = 500;
+  private static final int FRAMES = 5;
+
+  static Failure of(Throwable error, byte[] payload) {
+    Throwable root = rootCause(error);
+    StringBuilder shape = new StringBuilder(root.getClass().getName());
+    StackTraceElement[] frames = root.getStackTrace();
+    for (int i = 0; i < Math.min(FRAMES, frames.length); i++) {
+      shape
+          .append('|')
+          .append(frames[i].getClassName())
+          .append('.')
+          .append(frames[i].getMethodName());
+    }
+    String fingerprint =
+        Redaction.sha256(shape.toString().getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+    return new Failure(root.getClass().getName(), fingerprint, message(root, payload));
+  }
+
+  /** The deliveries came back more often than allowed without a recorded failure: a crash. */
+  static Failure exhausted(int deliveries) {
+    return new Failure(
+        "dev.once.AttemptsExhausted",
+        "exhausted",
+        "delivered "
+            + deliveries
+            + " times without a recorded outcome: the process died or hung while handling it");
+  }
+
+  /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
+  static Failure refused(String reason) {
+    String shape = reason == null ? "" : reason.replaceAll("[0-9]+", "#");
+    String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+    String text =
+        reason == null || reason.length() <= MAX_MESSAGE
+            ? reason
+            : reason.substring(0, MAX_MESSAGE);
+    return new Failure("dev.once.PublishRefused", fingerprint, text);
+  }
+
+  private static String message(Throwable root, byte[] payload) {
+    String text = root.getMessage();
+    if (text == null) {
+      return null;
+    }
+    String scrubbed = Redaction.scrub(text, payload);
+    return scrubbed.length() <= MAX_MESSAGE ? scrubbed : scrubbed.substring(0, MAX_MESSAGE) + "…";
+  }
+
+  private static Throwable rootCause(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

@@ -1,0 +1,106 @@
+package dev.once.internal;
+
+import dev.once.OperationResult;
+import dev.once.OperationState;
+import dev.once.OperationsConfig;
+import dev.once.ProviderRejectedException;
+import dev.once.RequestNotSentException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Takes an operation this caller has just claimed (its key committed, its lease held, no
+ * transaction open) to its next stored state: reconcile first if an earlier attempt may have
+ * reached the provider, then call with the stored key, then store the answer.
+ */
+final class OperationRunner {
+  private final OperationsConfig config;
+  private final OperationStore store;
+  private final Listeners listener;
+  private final Clock clock;
+  private final Reconciliation reconciliation;
+
+  OperationRunner(OperationsConfig config, OperationStore store, Listeners listener, Clock clock) {
+    this.config = config;
+    this.store = store;
+    this.listener = listener;
+    this.clock = clock;
+    this.reconciliation = new Reconciliation(config, store, listener, clock, this);
+  }
+
+  /** {@code before} is the row as it was when claimed. */
+  OperationResult run(OperationRow before, String owner) {
+    OperationResult held = held(before.view());
+    boolean uncertain =
+        before.state() == OperationState.UNKNOWN || before.state() == OperationState.IN_FLIGHT;
+    if (uncertain) {
+      return reconciliation.reconcile(held, before.request(), owner);
+    }
+    return attempt(held, before.request(), owner, false);
+  }
+
+  /** Calls the provider with the stored key. {@code uncertain}: an earlier call may have landed. */
+  OperationResult attempt(OperationResult op, String request, String owner, boolean uncertain) {
+    listener.operationKeyStored(op);
+    String response;
+    try {
+      response = config.call().call(op.idempotencyKey(), request);
+    } catch (ProviderRejectedException e) {
+      String refusal = e.response() != null ? e.response() : e.getMessage();
+      return answered(op, owner, OperationState.FAILED, refusal);
+    } catch (RequestNotSentException e) {
+      OperationState back = uncertain ? OperationState.UNKNOWN : OperationState.PENDING;
+      return unanswered(op, owner, back, "not sent: " + describe(e));
+    } catch (Exception e) {
+      return unanswered(op, owner, OperationState.UNKNOWN, "no answer: " + describe(e));
+    }
+    return answered(op, owner, OperationState.SUCCEEDED, response);
+  }
+
+  OperationResult answered(OperationResult op, String owner, OperationState state, String result) {
+    listener.operationAnswered(op, state);
+    store.store(op.operationId(), owner, state, result, null, null, true, clock.instant());
+    return stored(op.operationId());
+  }
+
+  OperationResult unanswered(OperationResult op, String owner, OperationState state, String error) {
+    Instant now = clock.instant();
+    Instant next = state.isFinal() ? null : now.plus(backoff(op.attempts()));
+    store.store(op.operationId(), owner, state, null, error, next, false, now);
+    return stored(op.operationId());
+  }
+
+  private OperationResult stored(String operationId) {
+    OperationResult now = store.find(operationId).orElseThrow().view();
+    listener.operationStored(now);
+    return now;
+  }
+
+  private OperationResult held(OperationResult v) {
+    Instant now = clock.instant();
+    return new OperationResult(
+        v.operationId(),
+        v.provider(),
+        v.idempotencyKey(),
+        OperationState.IN_FLIGHT,
+        null,
+        v.error(),
+        v.resolution(),
+        v.attempts() + 1,
+        v.createdAt(),
+        v.firstAttemptAt() == null ? now : v.firstAttemptAt(),
+        now);
+  }
+
+  private Duration backoff(int attempts) {
+    int doublings = Math.min(20, Math.max(0, attempts - 1));
+    Duration d = config.retryDelay().multipliedBy(1L << doublings);
+    return d.compareTo(config.maxRetryDelay()) > 0 ? config.maxRetryDelay() : d;
+  }
+
+  static String describe(Throwable e) {
+    String text = e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    return text.length() > 1000 ? text.substring(0, 1000) + "…" : text;
+  }
+}

@@ -1,0 +1,109 @@
+package dev.once.internal;
+
+import dev.once.Retention;
+import dev.once.RetentionPolicy;
+import dev.once.StoreException;
+import dev.once.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The retention janitor. One round: take the schema's retention advisory lock on one session (or
+ * skip the round if another instance has it), then delete each kind of old row in batches of {@code
+ * batchSize}, every batch in its own auto-committed statement, until a batch comes back short. No
+ * statement holds locks for longer than one small batch takes.
+ */
+final class RetentionImpl implements Retention {
+  private static final Logger log = LoggerFactory.getLogger(RetentionImpl.class);
+
+  private final OnceImpl once;
+  private final RetentionPolicy policy;
+  private final Dialect dialect;
+  private final Clock clock;
+  private final EngineThread thread = new EngineThread("once-retention");
+
+  RetentionImpl(OnceImpl once) {
+    this.once = once;
+    this.policy = once.config().retention();
+    this.dialect = once.dialect();
+    this.clock = once.config().clock();
+  }
+
+  @Override
+  public Round runOnce() {
+    try (Connection c = once.dataSource().getConnection()) {
+      c.setAutoCommit(true);
+      if (!lock(c)) {
+        return new Round(true, 0, 0, 0, 0);
+      }
+      try {
+        Instant now = clock.instant();
+        return new Round(
+            false,
+            drain(c, dialect.deleteOldMarkers(), now.minus(policy.markers())),
+            drain(c, dialect.deleteSentOutbox(), now.minus(policy.sentOutbox())),
+            drain(c, dialect.deleteResolvedDeadLetters(), now.minus(policy.resolvedDeadLetters())),
+            drain(c, dialect.deleteOldAttempts(), now.minus(policy.markers())));
+      } finally {
+        Jdbc.execute(c, dialect.retentionUnlock());
+      }
+    } catch (SQLException e) {
+      throw new StoreException("retention round", e);
+    }
+  }
+
+  private boolean lock(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.tryRetentionLock());
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  private long drain(Connection c, String sql, Instant before) throws SQLException {
+    long total = 0;
+    while (thread.running() || !thread.started()) {
+      int n = Jdbc.update(c, sql, before, policy.batchSize());
+      total += n;
+      if (n < policy.batchSize()) {
+        break;
+      }
+    }
+    return total;
+  }
+
+  @Override
+  public Retention start() {
+    if (thread.start(this::loop)) {
+      once.started(this);
+    }
+    return this;
+  }
+
+  private void loop() {
+    while (thread.running()) {
+      try {
+        Round r = runOnce();
+        if (r.total() > 0) {
+          log.info("retention deleted {}", r);
+        }
+      } catch (RuntimeException e) {
+        log.warn("retention round failed; next one in {}: {}", policy.interval(), e.toString());
+      }
+      Backoff.sleep(policy.interval());
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.stop();
+  }
+}

@@ -1,0 +1,120 @@
+package dev.once.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.ConfigurationException;
+import dev.once.Consumer;
+import dev.once.Retention;
+import dev.once.RetentionPolicy;
+import dev.once.test.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class RetentionTest {
+
+  @Test
+  void theBuilderRefusesMarkersKeptShorterThanRedeliveryPlusReplayAndSaysWhy() {
+    assertThatThrownBy(
+            () ->
+                RetentionPolicy.builder()
+                    .markers(Duration.ofDays(3))
+                    .redeliveryHorizon(Duration.ofDays(1))
+                    .replayHorizon(Duration.ofDays(7))
+                    .build())
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("retention.markers")
+        .hasMessageContaining("PT192H")
+        .hasMessageContaining("second time");
+  }
+
+  @Test
+  void oldMarkersAndSentRowsGoInSmallBatchesWhileTrafficGoesOnAndNewOnesStay() throws Exception {
+    RetentionPolicy policy =
+        RetentionPolicy.builder()
+            .markers(Duration.ofHours(2))
+            .redeliveryHorizon(Duration.ofHours(1))
+            .replayHorizon(Duration.ofHours(1))
+            .sentOutbox(Duration.ofHours(1))
+            .batchSize(100)
+            .build();
+    try (Rig rig = new Rig(TestDatabase.embedded(), b -> b.retention(policy))) {
+      rig.db.execute("CREATE TABLE effects (event_id text)");
+      // 2,500 old markers and sent rows, as a long run leaves them
+      rig.db.execute(
+          "INSERT INTO once_inbox (consumer_id, event_id, processed_at)"
+              + " SELECT 'warehouse', 'old:' || g, now() - interval '3 hours'"
+              + " FROM generate_series(1, 2500) g");
+      rig.db.execute(
+          "INSERT INTO once_outbox (event_id, destination, event_type, payload, key_partition,"
+              + " created_at, sent_at) SELECT 'old:' || g, 'orders', 'OrderPaid', '', 0,"
+              + " now() - interval '3 hours', now() - interval '3 hours'"
+              + " FROM generate_series(1, 2500) g");
+      Consumer consumer =
+          rig.consumer(
+              "warehouse",
+              Rig.fast(3),
+              (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()));
+      AtomicBoolean traffic = new AtomicBoolean(true);
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      Future<?> producer =
+          pool.submit(
+              () -> {
+                for (long id = 1; traffic.get(); id++) {
+                  rig.publish("orders", id, "{}");
+                }
+                return null;
+              });
+      Future<?> worker =
+          pool.submit(
+              () -> {
+                while (traffic.get()) {
+                  rig.once.relay().runOnce();
+                  consumer.runOnce();
+                }
+                return null;
+              });
+      Retention janitor = rig.once.retention();
+      Retention rival = rig.once.retention();
+      Thread.sleep(300);
+      Retention.Round round = janitor.runOnce();
+      Thread.sleep(200);
+      traffic.set(false);
+      producer.get();
+      worker.get();
+      rig.drain(consumer);
+      pool.shutdown();
+
+      assertThat(round.skipped()).isFalse();
+      assertThat(round.markers()).isEqualTo(2500);
+      assertThat(round.outbox()).isEqualTo(2500);
+      assertThat(rig.db.count("SELECT count(*) FROM once_inbox WHERE event_id LIKE 'old:%'"))
+          .isZero();
+      long produced = rig.db.count("SELECT count(*) FROM once_outbox");
+      assertThat(produced).as("new traffic was written").isPositive();
+      assertThat(rig.db.count("SELECT count(*) FROM once_inbox")).isEqualTo(produced);
+      assertThat(rig.db.count("SELECT count(*) FROM effects")).isEqualTo(produced);
+      assertThat(rival.runOnce().total()).as("nothing old is left").isZero();
+    }
+  }
+
+  @Test
+  void oneInstanceAtATimeTheOtherSkipsTheRound() throws Exception {
+    try (Rig rig = new Rig(TestDatabase.embedded());
+        var holder = rig.db.dataSource().getConnection()) {
+      try (var rs =
+          holder
+              .createStatement()
+              .executeQuery(
+                  "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.once_retention'))")) {
+        rs.next();
+        assertThat(rs.getBoolean(1)).isTrue();
+      }
+      assertThat(rig.once.retention().runOnce().skipped()).isTrue();
+    }
+  }
+}

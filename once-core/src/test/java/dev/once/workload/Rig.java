@@ -1,0 +1,102 @@
+package dev.once.workload;
+
+import dev.once.Consumer;
+import dev.once.DeadLetters;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Handler;
+import dev.once.Once;
+import dev.once.OnceBuilder;
+import dev.once.RetryPolicy;
+import dev.once.internal.PostgresDialect;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+
+/** A database, a table queue and a Once on it, for the workload tests. */
+final class Rig implements AutoCloseable {
+  final TestDatabase db;
+  final TableQueueTransport transport;
+  final Once once;
+
+  Rig(TestDatabase db) {
+    this(db, b -> b);
+  }
+
+  Rig(TestDatabase db, UnaryOperator<OnceBuilder> settings) {
+    this.db = db;
+    this.transport =
+        TableQueueTransport.builder(db.dataSource())
+            .visibilityTimeout(Duration.ofMillis(500))
+            .build();
+    this.once =
+        settings
+            .apply(
+                Once.builder()
+                    .dataSource(db.dataSource())
+                    .transport(transport)
+                    .destinations("orders", "nowhere"))
+            .build();
+  }
+
+  Consumer consumer(String id, RetryPolicy policy, Handler handler) {
+    return once.consumer(id)
+        .subscribe("orders", handler)
+        .retry(policy)
+        .batchSize(8)
+        .pollTimeout(Duration.ofMillis(50))
+        .build();
+  }
+
+  static RetryPolicy fast(int maxAttempts) {
+    return RetryPolicy.builder()
+        .maxAttempts(maxAttempts)
+        .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+        .build();
+  }
+
+  void publish(String destination, long id, String payload) {
+    once.inTransaction(
+        tx ->
+            tx.publish(
+                Event.of(
+                    EventId.of("order-paid", id),
+                    destination,
+                    Long.toString(id),
+                    "OrderPaid",
+                    payload)));
+  }
+
+  DeadLetters deadLetters() {
+    return new DeadLetters(db.dataSource(), transport, new PostgresDialect(), Clock.systemUTC());
+  }
+
+  /** Runs relay and consumer until the queue is empty and the outbox drained, or 20 s pass. */
+  void drain(Consumer... consumers) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < deadline) {
+      once.relay().runOnce();
+      for (Consumer c : consumers) {
+        c.runOnce();
+      }
+      if (db.count("SELECT count(*) FROM once_queue") == 0
+          && db.count(
+                  "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"
+                      + " AND next_attempt_at IS DISTINCT FROM 'infinity'")
+              == 0) {
+        return;
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError("not drained in 20 s");
+  }
+
+  @Override
+  public void close() {
+    once.close();
+    transport.close();
+    db.close();
+  }
+}

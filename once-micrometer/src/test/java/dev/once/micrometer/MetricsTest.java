@@ -1,0 +1,106 @@
+package dev.once.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Consumer;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.RetryPolicy;
+import dev.once.internal.PostgresDialect;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class MetricsTest {
+
+  @Test
+  void countersAndGaugesMatchKnownTraffic() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(transport)
+                .destinations("orders")
+                .listener(new MicrometerListener(registry))
+                .build();
+        WorkloadGauges gauges =
+            WorkloadGauges.bind(
+                registry, db.dataSource(), new PostgresDialect(), Duration.ofHours(1))) {
+      Consumer consumer =
+          once.consumer("warehouse")
+              .subscribe(
+                  "orders",
+                  (tx, e) -> {
+                    if (e.event().key().equals("3")) {
+                      throw new IllegalStateException("poison");
+                    }
+                  })
+              .retry(RetryPolicy.builder().maxAttempts(2).backoff(ms(1), ms(1)).build())
+              .pollTimeout(ms(50))
+              .build();
+      for (int i = 1; i <= 10; i++) {
+        long id = i;
+        once.inTransaction(
+            tx ->
+                tx.publish(
+                    Event.of(
+                        EventId.of("order-paid", id),
+                        "orders",
+                        Long.toString(id),
+                        "OrderPaid",
+                        "{}")));
+      }
+      Thread.sleep(50);
+      gauges.refresh();
+      assertThat(gauge(registry, "once.outbox.pending", "destination", "orders")).isEqualTo(10);
+      assertThat(gauge(registry, "once.outbox.oldest.age", "destination", "orders"))
+          .isGreaterThan(0.04);
+
+      once.relay().runOnce();
+      gauges.refresh();
+      assertThat(gauge(registry, "once.queue.waiting", "consumer", "warehouse")).isEqualTo(10);
+      while (db.count("SELECT count(*) FROM once_queue") > 0) {
+        consumer.runOnce();
+      }
+      gauges.refresh();
+
+      assertThat(registry.counter("once.outbox.written", "destination", "orders").count())
+          .isEqualTo(10);
+      assertThat(registry.counter("once.relay.published", "destination", "orders").count())
+          .isEqualTo(10);
+      assertThat(registry.counter("once.consumer.received", "consumer", "warehouse").count())
+          .isEqualTo(11);
+      assertThat(outcome(registry, "PROCESSED")).isEqualTo(9);
+      assertThat(outcome(registry, "RETRY")).isEqualTo(1);
+      assertThat(outcome(registry, "DEAD")).isEqualTo(1);
+      assertThat(registry.find("once.relay.publish.latency").timer().count()).isEqualTo(1);
+      assertThat(gauge(registry, "once.dead.letters", "consumer", "warehouse")).isEqualTo(1);
+      assertThat(gauge(registry, "once.queue.waiting", "consumer", "warehouse"))
+          .as("a name seen once reports 0 when it has nothing")
+          .isZero();
+      assertThat(gauge(registry, "once.outbox.pending", "destination", "orders")).isZero();
+      assertThat(registry.getMeters())
+          .allSatisfy(
+              m ->
+                  assertThat(m.getId().getTags())
+                      .allSatisfy(t -> assertThat(t.getValue()).doesNotContain("order-paid")));
+    }
+  }
+
+  private static double outcome(SimpleMeterRegistry r, String outcome) {
+    return r.counter("once.consumer.outcomes", "consumer", "warehouse", "outcome", outcome).count();
+  }
+
+  private static double gauge(SimpleMeterRegistry r, String name, String tag, String value) {
+    return r.get(name).tag(tag, value).gauge().value();
+  }
+
+  private static Duration ms(long n) {
+    return Duration.ofMillis(n);
+  }
+}
