@@ -1,12 +1,14 @@
 package dev.once.app.proof;
 
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.demo.DemoPipeline;
 import dev.once.app.demo.DemoTables;
+import dev.once.app.metrics.WorkerMetrics;
 import dev.once.spi.Transport;
 import dev.once.testkit.EarlyAckingTransport;
 import java.time.Duration;
@@ -21,8 +23,8 @@ import picocli.CommandLine.Option;
  * cleanly; SIGKILL is what {@code once verify} uses). Any number of workers may run on one
  * database, on any number of machines: they coordinate only through the database and the broker.
  *
- * <p>A {@code /metrics} endpoint belongs here: an option {@code --metrics-port} whose listener is
- * added in {@link #listeners}, next to the stats listener.
+ * <p>With {@code --metrics-port}, the worker serves Prometheus metrics at {@code /metrics} (the
+ * workload's {@link WorkerMetrics}).
  */
 @Command(
     name = "worker",
@@ -77,6 +79,11 @@ public final class WorkerCommand implements Callable<Integer> {
               + " (shows that verify and check catch it).")
   boolean earlyAck;
 
+  @Option(
+      names = "--metrics-port",
+      description = "Serve Prometheus metrics at http://localhost:PORT/metrics while running.")
+  Integer metricsPort;
+
   @Option(names = "--verbose", description = "Log what the engine logs.")
   boolean verbose;
 
@@ -96,13 +103,18 @@ public final class WorkerCommand implements Callable<Integer> {
     Transport opened =
         transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
     Transport transport = earlyAck ? new EarlyAckingTransport(opened) : opened;
-    Once once = DemoPipeline.once(database.dataSource(), transport, listeners());
+    WorkerMetrics metrics =
+        metricsPort == null ? null : WorkerMetrics.start(metricsPort, database.dataSource());
+    Once once = DemoPipeline.once(database.dataSource(), transport, listeners(metrics));
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   once.close();
                   transport.close();
+                  if (metrics != null) {
+                    metrics.close();
+                  }
                   database.close();
                   stopped(stats);
                   stopped.countDown();
@@ -114,6 +126,9 @@ public final class WorkerCommand implements Callable<Integer> {
     halt.ready(System.out);
     System.err.println(
         "once worker: running on " + database.description() + ", transport " + transport.name());
+    if (metrics != null) {
+      System.err.println("once worker: metrics at http://localhost:" + metrics.port() + "/metrics");
+    }
     stopped.await();
     return 0;
   }
@@ -127,7 +142,10 @@ public final class WorkerCommand implements Callable<Integer> {
     System.err.println("once worker: stopped; " + stats.summary());
   }
 
-  private dev.once.OnceListener[] listeners() {
-    return new dev.once.OnceListener[] {halt.listener(System.out), stats};
+  private OnceListener[] listeners(WorkerMetrics metrics) {
+    OnceListener halting = halt.listener(System.out);
+    return metrics == null
+        ? new OnceListener[] {halting, stats}
+        : new OnceListener[] {halting, stats, metrics.listener()};
   }
 }
