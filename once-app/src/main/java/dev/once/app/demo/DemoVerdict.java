@@ -2,6 +2,7 @@ package dev.once.app.demo;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the data says about a run.
@@ -45,6 +46,19 @@ public record DemoVerdict(
       long operationsUnknownLeft) {
 
     /** Outbox rows not yet published plus messages still queued (when the depth is known). */
+    /** The exactly-once figures every report shares, under their JSON names. */
+    public void putJson(Map<String, Object> json) {
+      json.put("dispatch_jobs", dispatchJobs);
+      json.put("notifications", notifications);
+      json.put("duplicate_effects", duplicateEffects);
+      json.put("lost", lost);
+      json.put("markers", Map.of("warehouse", warehouseMarkers, "notifier", notifierMarkers));
+      json.put("markers_without_effect", markersWithoutEffect);
+      json.put("effects_without_marker", effectsWithoutMarker);
+      json.put("outbox_pending", outboxPending);
+      json.put("queue_depth", queueDepth);
+    }
+
     public long pending() {
       return outboxPending + Math.max(0, queueDepth);
     }

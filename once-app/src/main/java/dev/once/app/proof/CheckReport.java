@@ -15,16 +15,8 @@ final class CheckReport {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("ok", verdict.ok());
     json.put("orders", c.orders());
-    json.put("dispatch_jobs", c.dispatchJobs());
-    json.put("notifications", c.notifications());
-    json.put("duplicate_effects", c.duplicateEffects());
-    json.put("lost", c.lost());
     json.put("pending", c.pending());
-    json.put("outbox_pending", c.outboxPending());
-    json.put("queue_depth", c.queueDepth());
-    json.put("markers", Map.of("warehouse", c.warehouseMarkers(), "notifier", c.notifierMarkers()));
-    json.put("markers_without_effect", c.markersWithoutEffect());
-    json.put("effects_without_marker", c.effectsWithoutMarker());
+    c.putJson(json);
     json.put("problems", verdict.problems());
     json.put("bad_order_total", verdict.badOrderTotal());
     json.put("bad_orders", verdict.badOrders().stream().map(OrderDetail::toJson).toList());
