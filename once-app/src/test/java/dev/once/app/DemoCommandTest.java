@@ -71,6 +71,18 @@ class DemoCommandTest {
   }
 
   @Test
+  void aSecondDemoOnTheSameSchemaIsRefusedInsteadOfWipingTheFirst() throws Exception {
+    String url = LocalServer.url();
+    try (java.sql.Connection first = java.sql.DriverManager.getConnection(url);
+        java.sql.Statement s = first.createStatement()) {
+      s.execute("SELECT pg_advisory_lock(hashtext(current_schema() || '.once_demo_run'))");
+      Run r = run("demo", "--events", "10", "--db", url);
+      assertThat(r.exit()).isEqualTo(2);
+      assertThat(r.err()).contains("once: another once demo is running on");
+    }
+  }
+
+  @Test
   void anUnreachableDatabaseIsOneLineAndExitTwo() {
     Run r =
         run(

@@ -130,8 +130,9 @@ public final class DemoCommand implements Callable<Integer> {
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());
-      try (Transport transport =
-          transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
+      try (DemoRunLock lock = DemoRunLock.take(database.dataSource(), database.description());
+          Transport transport =
+              transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
         DemoScenario scenario =
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
