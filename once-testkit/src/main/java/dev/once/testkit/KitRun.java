@@ -21,7 +21,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -209,24 +208,6 @@ final class KitRun {
     @Override
     public void outcome(ReceivedEvent event, Outcome outcome, Duration took) {
       outcomes.add(outcome);
-    }
-  }
-
-  /** Holds every worker after it received its delivery until all have: they collide. */
-  private static final class Collide implements OnceListener {
-    private final CyclicBarrier barrier;
-
-    Collide(int parties) {
-      this.barrier = new CyclicBarrier(parties);
-    }
-
-    @Override
-    public void received(List<ReceivedEvent> batch) {
-      try {
-        barrier.await(20, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        throw new IllegalStateException("workers did not meet", e);
-      }
     }
   }
 }

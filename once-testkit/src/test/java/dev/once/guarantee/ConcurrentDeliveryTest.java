@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Consumer;
 import dev.once.Event;
-import dev.once.OnceListener;
 import dev.once.Outcome;
-import dev.once.ReceivedEvent;
 import dev.once.internal.PostgresDialect;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.Collide;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -82,26 +80,6 @@ class ConcurrentDeliveryTest {
     } finally {
       pool.shutdownNow();
       consumers.forEach(Consumer::close);
-    }
-  }
-
-  /**
-   * Holds every worker after it received its delivery until all have: they collide on the marker.
-   */
-  private static final class Collide implements OnceListener {
-    private final CyclicBarrier barrier;
-
-    Collide(int parties) {
-      this.barrier = new CyclicBarrier(parties);
-    }
-
-    @Override
-    public void received(List<ReceivedEvent> batch) {
-      try {
-        barrier.await(20, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        throw new IllegalStateException("workers did not meet", e);
-      }
     }
   }
 
