@@ -33,6 +33,7 @@ public final class OnceImpl implements Once {
       new java.util.concurrent.atomic.AtomicInteger();
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
   private PgListener outboxListener;
+  private final PgNotifier outboxNotifier;
 
   public OnceImpl(
       DataSource dataSource,
@@ -45,6 +46,7 @@ public final class OnceImpl implements Once {
     this.dialect = dialect;
     this.config = config;
     this.listener = new Listeners(listeners);
+    this.outboxNotifier = new PgNotifier(dataSource, dialect.notifyOutbox(), "once_outbox");
     checkSchema(dataSource, dialect);
   }
 
@@ -78,9 +80,11 @@ public final class OnceImpl implements Once {
       c.setAutoCommit(false);
       TxImpl tx = newTx(c);
       T result = work.run(tx);
-      tx.beforeCommit();
       listener.beforeProducerCommit(tx.published());
       c.commit();
+      if (!tx.published().isEmpty()) {
+        outboxCommitted();
+      }
       listener.producerCommitted(tx.published());
       return result;
     } catch (SQLException e) {
@@ -155,6 +159,15 @@ public final class OnceImpl implements Once {
     return outboxWakeup;
   }
 
+  /**
+   * Outbox rows were committed: relays of this process look at once, relays of other processes when
+   * the notification reaches them (or at their next poll).
+   */
+  void outboxCommitted() {
+    outboxWakeup.signal();
+    outboxNotifier.signal();
+  }
+
   /** How many relays of this instance run their own thread; at least 1. */
   int runningRelays() {
     return Math.max(1, runningRelays.get());
@@ -170,6 +183,7 @@ public final class OnceImpl implements Once {
 
   @Override
   public void close() {
+    outboxNotifier.close();
     for (AutoCloseable engine : started) {
       try {
         engine.close();

@@ -99,13 +99,6 @@ public final class TxImpl implements Tx {
     return published;
   }
 
-  /** Called just before commit: wakes relays at commit if anything was written. */
-  public void beforeCommit() throws SQLException {
-    if (!published.isEmpty()) {
-      Jdbc.execute(connection, dialect.notifyOutbox());
-    }
-  }
-
   private static String abbreviate(String sql) {
     String flat = sql.strip().replaceAll("\\s+", " ");
     return flat.length() <= 60 ? flat : flat.substring(0, 57) + "...";

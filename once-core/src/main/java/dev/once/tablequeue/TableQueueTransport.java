@@ -5,6 +5,7 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
 import dev.once.internal.PgListener;
+import dev.once.internal.PgNotifier;
 import dev.once.internal.PostgresDialect;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Dialect;
@@ -40,6 +41,7 @@ public final class TableQueueTransport implements Transport {
   private final Clock clock;
   private final Wakeup wakeup = new Wakeup();
   private PgListener listener;
+  private final PgNotifier notifier;
 
   private TableQueueTransport(
       DataSource dataSource, Dialect dialect, Duration visibilityTimeout, Clock clock) {
@@ -47,6 +49,7 @@ public final class TableQueueTransport implements Transport {
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
     this.clock = clock;
+    this.notifier = new PgNotifier(dataSource, dialect.notifyQueue(), "once_queue");
   }
 
   /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
@@ -127,8 +130,8 @@ public final class TableQueueTransport implements Transport {
       c.setAutoCommit(false);
       try {
         int[] counts = enqueue(c, batch, now);
-        Jdbc.execute(c, dialect.notifyQueue());
         c.commit();
+        notifier.signal(); // receivers in other processes
         return result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
@@ -216,6 +219,7 @@ public final class TableQueueTransport implements Transport {
 
   @Override
   public synchronized void close() {
+    notifier.close();
     if (listener != null) {
       listener.close();
       listener = null;
