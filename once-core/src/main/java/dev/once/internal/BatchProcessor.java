@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Processes one polled batch in one transaction: per delivery a savepoint, the marker insert
@@ -71,17 +72,20 @@ final class BatchProcessor {
       List<HandledDelivery> handled = new ArrayList<>(events.size());
       boolean wroteOutbox = false;
       boolean savepoints = events.size() > 1;
+      Set<String> inserted = runner.insertMarkers(c, events);
       for (int i = 0; i < events.size(); i++) {
         ReceivedEvent e = events.get(i);
-        HandledDelivery h =
-            runner.run(c, deliveries.get(i), e, known.get(e.id().value()), savepoints);
+        String id = e.id().value();
+        // the same event twice in one batch: only its first delivery acts
+        boolean acts = inserted.remove(id);
+        HandledDelivery h = runner.run(c, deliveries.get(i), e, known.get(id), acts, savepoints);
         handled.add(h);
         wroteOutbox |= h.published() > 0;
       }
-      if (wroteOutbox) {
-        Jdbc.execute(c, once.dialect().notifyOutbox());
-      }
       c.commit();
+      if (wroteOutbox) {
+        once.outboxCommitted();
+      }
       return handled;
     } catch (SQLException e) {
       Jdbc.rollbackQuietly(c);

@@ -7,9 +7,13 @@ import dev.once.RetryPolicy;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,34 +39,65 @@ final class DeliveryRunner {
     this.deadLetters = new DeadLetterWriter(once.dialect());
   }
 
+  /**
+   * Inserts the markers of a whole batch in one statement, in event-id order (so that workers
+   * holding overlapping batches never wait for each other in a cycle), and returns the ids this
+   * transaction inserted. A concurrent transaction that inserted the same marker first makes this
+   * statement wait for its end; if it committed, the id is not returned here.
+   */
+  Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
+    String[] ids =
+        events.stream().map(e -> e.id().value()).distinct().sorted().toArray(String[]::new);
+    Set<String> inserted = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarkers())) {
+      Jdbc.bind(ps, config.consumerId(), c.createArrayOf("text", ids));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          inserted.add(rs.getString(1));
+        }
+      }
+    }
+    return inserted;
+  }
+
+  /**
+   * Runs one delivery whose marker this transaction has (or has not) just inserted. The handler
+   * runs after a savepoint (when the batch has more than one delivery); if it fails, the
+   * transaction goes back to the savepoint and the marker is removed, so the others still commit
+   * and this event can be tried again. A successful delivery's savepoint is left unreleased:
+   * releasing would cost a round trip and changes nothing at commit.
+   */
   HandledDelivery run(
-      Connection c, Delivery d, ReceivedEvent event, Attempts.Known known, boolean savepoints)
+      Connection c,
+      Delivery d,
+      ReceivedEvent event,
+      Attempts.Known known,
+      boolean markerInserted,
+      boolean savepoints)
       throws SQLException {
-    Savepoint sp = savepoints ? c.setSavepoint() : null;
     int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
-    if (!insertMarker(c, event)) {
+    if (!markerInserted) {
       clearKnown(c, event, known);
-      release(c, sp);
       return new HandledDelivery(d, event, Outcome.DUPLICATE, attempt, null);
     }
     if (attempt > policy.maxAttempts()) {
-      rollback(c, sp);
+      deleteMarker(c, event);
       Failure failure = Failure.exhausted(attempt - 1);
       deadLetter(c, event, attempt - 1, known, failure);
       return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
     }
     once.listener().markerInserted(event);
+    Savepoint sp = savepoints ? c.setSavepoint() : null;
     TxImpl tx = once.newTx(c);
     try {
       config.handler().handle(tx, event);
     } catch (Exception e) {
-      rollback(c, sp);
+      undo(c, sp, event);
       once.listener().handlerFailed(event, e);
       return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
     }
     once.listener().handled(event);
     clearKnown(c, event, known);
-    release(c, sp);
     Outcome outcome = tx.isStale() ? Outcome.STALE : Outcome.PROCESSED;
     return new HandledDelivery(d, event, outcome, attempt, null, tx.published().size());
   }
@@ -109,25 +144,20 @@ final class DeliveryRunner {
     }
   }
 
-  private boolean insertMarker(Connection c, ReceivedEvent event) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarker())) {
-      ps.setString(1, config.consumerId());
-      ps.setString(2, event.id().value());
-      return ps.executeUpdate() == 1;
-    }
+  private void deleteMarker(Connection c, ReceivedEvent event) throws SQLException {
+    Jdbc.update(c, once.dialect().deleteMarker(), config.consumerId(), event.id().value());
   }
 
-  private static void rollback(Connection c, Savepoint sp) throws SQLException {
+  /**
+   * Undoes a failed handler: back to its savepoint and the marker removed, or — a batch of one,
+   * without savepoints — the whole transaction, marker included.
+   */
+  private void undo(Connection c, Savepoint sp, ReceivedEvent event) throws SQLException {
     if (sp != null) {
       c.rollback(sp);
+      deleteMarker(c, event);
     } else {
       c.rollback();
-    }
-  }
-
-  private static void release(Connection c, Savepoint sp) throws SQLException {
-    if (sp != null) {
-      c.releaseSavepoint(sp);
     }
   }
 }

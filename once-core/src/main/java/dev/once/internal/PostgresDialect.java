@@ -10,6 +10,14 @@ public class PostgresDialect implements Dialect {
   /** Advisory lock of the retention janitor, one per schema. */
   private static final String RETENTION_LOCK = "hashtext(current_schema() || '.once_retention')";
 
+  /**
+   * A condition that is always true and makes the statement's own (autocommit) transaction commit
+   * without waiting for the WAL flush: one round trip instead of {@code SET LOCAL}, the statement
+   * and {@code COMMIT}. For statements whose loss in a database crash is harmless.
+   */
+  private static final String ASYNC_COMMIT =
+      "set_config('synchronous_commit', 'off', true) IS NOT NULL";
+
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
   private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
 
@@ -51,12 +59,18 @@ public class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String insertMarker() {
+  public String insertMarkers() {
     return """
         INSERT INTO once_inbox (consumer_id, event_id)
-        VALUES (?, ?)
+        SELECT ?, e FROM unnest(?::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n
         ON CONFLICT DO NOTHING
+        RETURNING event_id
         """;
+  }
+
+  @Override
+  public String deleteMarker() {
+    return "DELETE FROM once_inbox WHERE consumer_id = ? AND event_id = ?";
   }
 
   @Override
@@ -164,20 +178,21 @@ public class PostgresDialect implements Dialect {
                  ORDER BY id
                  LIMIT ?
                  FOR UPDATE SKIP LOCKED) c
-         WHERE q.id = c.id
+         WHERE q.id = c.id AND %s
         RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload, q.headers,
                   q.delivery_count
-        """;
+        """
+        .formatted(ASYNC_COMMIT);
   }
 
   @Override
   public String ackQueue() {
-    return "DELETE FROM once_queue WHERE id = ANY(?::bigint[])";
+    return "DELETE FROM once_queue WHERE id = ANY(?::bigint[]) AND " + ASYNC_COMMIT;
   }
 
   @Override
   public String nackQueue() {
-    return "UPDATE once_queue SET visible_at = ? WHERE id = ANY(?::bigint[])";
+    return "UPDATE once_queue SET visible_at = ? WHERE id = ANY(?::bigint[]) AND " + ASYNC_COMMIT;
   }
 
   @Override

@@ -25,13 +25,20 @@ public interface Dialect {
   /** The current schema's name, for messages. */
   String currentSchema();
 
-  /** (consumer_id, event_id) → 1 row inserted, or 0 if the marker already exists. */
-  String insertMarker();
+  /**
+   * (consumer_id, event_ids text[]) → one row (event_id) per marker this statement inserted;
+   * existing markers are skipped ({@code ON CONFLICT DO NOTHING}). Rows are inserted in array
+   * order, which the caller sorts so that two transactions never wait for each other in a cycle.
+   */
+  String insertMarkers();
+
+  /** (consumer_id, event_id): removes a marker this transaction inserted but will not act on. */
+  String deleteMarker();
 
   /** (event_id, destination, key, type, payload, headers text[], partition) → 1, or 0 if known. */
   String insertOutbox();
 
-  /** Wakes relays waiting for new outbox rows, at commit. No parameters. */
+  /** Wakes relays waiting for new outbox rows. No parameters; run outside other transactions. */
   String notifyOutbox();
 
   /** (int[] partitions) → the partitions this transaction now holds, until it ends. */
@@ -60,16 +67,19 @@ public interface Dialect {
   /** (event_id, destination, key, type, payload, headers, enqueued_at, visible_at, destination). */
   String enqueue();
 
-  /** Wakes receivers waiting on the table queue, at commit. */
+  /** Wakes receivers waiting on the table queue. Run outside other transactions. */
   String notifyQueue();
 
-  /** (visible_until, consumer_group, now, limit) → claimed rows. */
+  /**
+   * (visible_until, consumer_group, now, limit) → claimed rows. Run in autocommit; its commit may
+   * be asynchronous (a lost claim only shows the rows again sooner, one delivery count lower).
+   */
   String claimQueue();
 
-  /** (bigint[] ids). */
+  /** (bigint[] ids). Run in autocommit; its commit may be asynchronous (a lost ack redelivers). */
   String ackQueue();
 
-  /** (visible_at, bigint[] ids). */
+  /** (visible_at, bigint[] ids). Run in autocommit, as {@link #ackQueue()}. */
   String nackQueue();
 
   /** (consumer_group) → the number of rows waiting for it, in flight or not. */

@@ -59,6 +59,9 @@ final class TableQueueReceiver implements Receiver {
   private List<Delivery> claim(int max) {
     Instant now = clock.instant();
     List<Delivery> deliveries = new ArrayList<>();
+    // One statement in autocommit whose commit is asynchronous (see Dialect#claimQueue): a claim
+    // lost in a database crash only makes the rows visible sooner, and any later synchronous
+    // commit (the consumer's) flushes it anyway.
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
       c.setAutoCommit(true);
@@ -79,7 +82,7 @@ final class TableQueueReceiver implements Receiver {
   @Override
   public void ack(List<Delivery> deliveries) {
     // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
-    // DUPLICATE: the ack may commit asynchronously.
+    // DUPLICATE: the ack commits asynchronously (see Dialect#ackQueue).
     settle("ack", deliveries, dialect.ackQueue(), null);
   }
 
@@ -94,18 +97,11 @@ final class TableQueueReceiver implements Receiver {
     }
     List<Long> ids = deliveries.stream().map(d -> (Long) d.handle()).toList();
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        Jdbc.execute(c, dialect.asyncCommit());
-        if (visibleAt == null) {
-          Jdbc.update(c, sql, Jdbc.longArray(c, ids));
-        } else {
-          Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
+      c.setAutoCommit(true);
+      if (visibleAt == null) {
+        Jdbc.update(c, sql, Jdbc.longArray(c, ids));
+      } else {
+        Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
       }
     } catch (SQLException e) {
       throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);

@@ -131,14 +131,21 @@ class HandlerKitTest {
   /** A broken inbox: look for the marker, insert it if absent, no unique key, a pause between. */
   private static final class CheckThenInsert extends PostgresDialect {
     @Override
-    public String insertMarker() {
+    public String insertMarkers() {
       return """
-          WITH v(consumer_id, event_id) AS (VALUES (?::text, ?::text)),
+          WITH v AS (SELECT ?::text AS consumer_id, unnest(?::text[]) AS event_id),
                pause AS (SELECT pg_sleep(0.3))
           INSERT INTO broken_inbox
-          SELECT consumer_id, event_id FROM v, pause
-           WHERE NOT EXISTS (SELECT 1 FROM broken_inbox b JOIN v USING (consumer_id, event_id))
+          SELECT v.consumer_id, v.event_id FROM v, pause
+           WHERE NOT EXISTS (SELECT 1 FROM broken_inbox b
+                              WHERE b.consumer_id = v.consumer_id AND b.event_id = v.event_id)
+          RETURNING event_id
           """;
+    }
+
+    @Override
+    public String deleteMarker() {
+      return "DELETE FROM broken_inbox WHERE consumer_id = ? AND event_id = ?";
     }
   }
 }
