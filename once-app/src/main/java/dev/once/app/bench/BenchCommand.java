@@ -2,6 +2,7 @@ package dev.once.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Logging;
+import dev.once.app.UserError;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -34,9 +35,21 @@ public final class BenchCommand implements Callable<Integer> {
       description = "How long the paced latency run produces (default ${DEFAULT-VALUE}).")
   int latencySeconds;
 
+  @Option(
+      names = "--latency-rate",
+      defaultValue = "0",
+      description =
+          "Events/s of the paced latency run; 0 means half of the sustained rate measured just"
+              + " before (default ${DEFAULT-VALUE}).")
+  double latencyRate;
+
   @Override
   public Integer call() throws Exception {
     BenchSettings s = options.settings(events, latencySeconds);
+    if (latencyRate < 0) {
+      throw new UserError(
+          "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
+    }
     Logging.quietEngine(true);
     PrintStream progress = System.err;
     try (BenchEnv env = new BenchEnv(options, s)) {
@@ -51,7 +64,7 @@ public final class BenchCommand implements Callable<Integer> {
               ? CeilingRabbit.run(env.amqp(), s)
               : CeilingTableQueue.run(env.dataSource(), s);
       progress.printf("  ceiling B: %.0f events/s%n  Once end to end ...%n", b);
-      OnceRun.Result once = new OnceRun(env, s, progress).run();
+      OnceRun.Result once = new OnceRun(env, s, latencyRate, progress).run();
       BenchReport report = new BenchReport(s, env.description(), env.transportName(), a, b, once);
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));

@@ -68,11 +68,11 @@ final class BenchEnv implements AutoCloseable {
 
   /** Clears the bench tables, markers, outbox rows and queues. */
   void reset(Transport t) {
-    BenchTables.reset(dataSource());
     t.declare(BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.OUT, BenchTables.SINK);
     t.purge(BenchTables.IN, BenchTables.CONSUMER);
     t.purge(BenchTables.OUT, BenchTables.SINK);
+    BenchTables.reset(dataSource()); // last: it vacuums what the purges deleted
   }
 
   @Override

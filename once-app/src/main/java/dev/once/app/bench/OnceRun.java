@@ -26,11 +26,14 @@ final class OnceRun {
 
   private final BenchEnv env;
   private final BenchSettings s;
+  private final double latencyRate;
   private final PrintStream progress;
 
-  OnceRun(BenchEnv env, BenchSettings s, PrintStream progress) {
+  /** {@code latencyRate} 0: half of the sustained rate. */
+  OnceRun(BenchEnv env, BenchSettings s, double latencyRate, PrintStream progress) {
     this.env = env;
     this.s = s;
+    this.latencyRate = latencyRate;
     this.progress = progress;
   }
 
@@ -46,8 +49,9 @@ final class OnceRun {
         p.startRelays();
         await(p, s.events());
         double onceEps = s.events() / ((System.nanoTime() - start) / 1e9);
-        progress.printf("  once: %.0f events/s; latency at %.0f events/s%n", onceEps, onceEps / 2);
-        Result latency = latency(p, onceEps / 2);
+        double rate = latencyRate > 0 ? latencyRate : onceEps / 2;
+        progress.printf("  once: %.0f events/s; latency at %.0f events/s%n", onceEps, rate);
+        Result latency = latency(p, rate);
         return new Result(
             producerEps,
             onceEps,
