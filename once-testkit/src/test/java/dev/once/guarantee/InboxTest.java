@@ -108,4 +108,31 @@ class InboxTest {
       assertThat(db.count("SELECT count(*) FROM once_inbox")).isEqualTo(5);
     }
   }
+
+  /**
+   * The batch's markers go in with one statement: two copies of one event in the same batch must
+   * still act once — the first copy is PROCESSED, the second a DUPLICATE — and the marker and
+   * effect exist once. If every copy whose id the statement returned acted, this shows two effects.
+   */
+  @ParameterizedTest
+  @EnumSource(DatabaseKind.class)
+  void twoCopiesOfOneEventInTheSameBatchActOnce(DatabaseKind kind) {
+    try (TestDatabase db = kind.get();
+        Harness h = new Harness(db)) {
+      Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 10);
+      h.transport.declare(Harness.DEST, "warehouse");
+      Event e = Harness.event("order-paid:twice");
+      Event other = Harness.event("order-paid:once");
+      h.transport.publish(List.of(e, other, e), Duration.ofSeconds(5)); // the broker repeats e
+
+      assertThat(consumer.runOnce()).as("one batch of three").isEqualTo(3);
+
+      assertThat(h.outcomes)
+          .containsExactly(Outcome.PROCESSED, Outcome.PROCESSED, Outcome.DUPLICATE);
+      assertThat(h.effects("order-paid:twice")).isEqualTo(1);
+      assertThat(h.markers("warehouse", "order-paid:twice")).isEqualTo(1);
+      assertThat(h.followRows("warehouse", "order-paid:twice")).isEqualTo(1);
+      assertThat(h.effects("order-paid:once")).isEqualTo(1);
+    }
+  }
 }

@@ -1,0 +1,55 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two instances on one database stand for two processes: what one commits must wake the other's
+ * relay through PostgreSQL {@code NOTIFY}, sent after the commit, long before its idle wait (a
+ * minute here) would have it look again. (Table-queue receivers also look every 500 ms on their
+ * own, so a test of their wake-up could not tell a missing notification from a poll.)
+ */
+class WakeUpAcrossProcessesTest {
+  private static final Duration IDLE = Duration.ofSeconds(60);
+  private static final Duration WOKEN_WITHIN = Duration.ofSeconds(5);
+
+  @Test
+  void aRelayInAnotherProcessWakesUpForACommittedOutboxRow() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport transportA = TableQueueTransport.create(db.dataSource());
+        TableQueueTransport transportB = TableQueueTransport.create(db.dataSource());
+        Once producer = instance(db, transportA);
+        Once relaying = instance(db, transportB)) {
+      transportB.declare("orders", "c");
+      try (Relay relay = relaying.relay().start()) {
+        Thread.sleep(500); // the relay found nothing and waits for a wake-up
+        producer.inTransaction(
+            tx ->
+                tx.publish(
+                    Event.of(EventId.of("order-paid", 1), "orders", "1", "OrderPaid", "{}")));
+
+        await()
+            .atMost(WOKEN_WITHIN)
+            .untilAsserted(
+                () ->
+                    assertThat(
+                            db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NOT NULL"))
+                        .isEqualTo(1));
+      }
+    }
+  }
+
+  private static Once instance(TestDatabase db, TableQueueTransport transport) {
+    return Once.builder()
+        .dataSource(db.dataSource())
+        .transport(transport)
+        .destinations("orders")
+        .relayIdleWait(IDLE)
+        .build();
+  }
+}
