@@ -50,7 +50,7 @@ public final class BenchCommand implements Callable<Integer> {
       throw new UserError(
           "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
     }
-    Logging.quietEngine(true);
+    Logging.quietEngine(System.getenv("ONCE_DEBUG_RELAY") == null);
     PrintStream progress = System.err;
     try (BenchEnv env = new BenchEnv(options, s)) {
       progress.printf(

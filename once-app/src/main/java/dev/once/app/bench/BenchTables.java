@@ -67,6 +67,27 @@ final class BenchTables {
     }
   }
 
+  /**
+   * Waits until no outbox row of {@code destinations} is pending, looking every {@code pollMillis};
+   * false if {@code timeoutNanos} ran out first.
+   */
+  static boolean awaitPublished(
+      DataSource dataSource, long timeoutNanos, long pollMillis, String... destinations)
+      throws InterruptedException {
+    String sql =
+        "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND destination IN ('"
+            + String.join("', '", destinations)
+            + "')";
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (count(dataSource, sql) > 0) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(pollMillis);
+    }
+    return true;
+  }
+
   static long count(DataSource dataSource, String sql) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement();

@@ -34,15 +34,9 @@ final class ConsumerOnly {
   }
 
   private static void awaitRelayed(BenchEnv env, BenchSettings s) throws InterruptedException {
-    long deadline = System.nanoTime() + s.timeoutSeconds() * 1_000_000_000L;
-    while (BenchTables.count(env.dataSource(), PENDING) > 0) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("relays did not publish the backlog in --timeout");
-      }
-      Thread.sleep(100);
+    if (!BenchTables.awaitPublished(
+        env.dataSource(), s.timeoutSeconds() * 1_000_000_000L, 100, BenchTables.IN)) {
+      throw new IllegalStateException("relays did not publish the backlog in --timeout");
     }
   }
-
-  private static final String PENDING =
-      "SELECT count(*) FROM once_outbox WHERE destination = 'bench-in' AND sent_at IS NULL";
 }
