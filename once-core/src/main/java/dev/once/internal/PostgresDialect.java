@@ -10,14 +10,6 @@ public class PostgresDialect implements Dialect {
   /** Advisory lock of the retention janitor, one per schema. */
   private static final String RETENTION_LOCK = "hashtext(current_schema() || '.once_retention')";
 
-  /**
-   * A condition that is always true and makes the statement's own (autocommit) transaction commit
-   * without waiting for the WAL flush: one round trip instead of {@code SET LOCAL}, the statement
-   * and {@code COMMIT}. For statements whose loss in a database crash is harmless.
-   */
-  private static final String ASYNC_COMMIT =
-      "set_config('synchronous_commit', 'off', true) IS NOT NULL";
-
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
   private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
 
@@ -138,8 +130,12 @@ public class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String asyncCommit() {
-    return "SET LOCAL synchronous_commit TO OFF";
+  public String queueTransaction() {
+    return """
+        SELECT set_config('synchronous_commit', 'off', true),
+               set_config('enable_seqscan', 'off', true),
+               set_config('enable_bitmapscan', 'off', true)
+        """;
   }
 
   @Override
@@ -178,21 +174,20 @@ public class PostgresDialect implements Dialect {
                  ORDER BY id
                  LIMIT ?
                  FOR UPDATE SKIP LOCKED) c
-         WHERE q.id = c.id AND %s
+         WHERE q.id = c.id
         RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload, q.headers,
                   q.delivery_count
-        """
-        .formatted(ASYNC_COMMIT);
+        """;
   }
 
   @Override
   public String ackQueue() {
-    return "DELETE FROM once_queue WHERE id = ANY(?::bigint[]) AND " + ASYNC_COMMIT;
+    return "DELETE FROM once_queue WHERE id = ANY(?::bigint[])";
   }
 
   @Override
   public String nackQueue() {
-    return "UPDATE once_queue SET visible_at = ? WHERE id = ANY(?::bigint[]) AND " + ASYNC_COMMIT;
+    return "UPDATE once_queue SET visible_at = ? WHERE id = ANY(?::bigint[])";
   }
 
   @Override
