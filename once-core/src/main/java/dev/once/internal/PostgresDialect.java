@@ -167,13 +167,15 @@ public class PostgresDialect implements Dialect {
   @Override
   public String claimQueue() {
     return """
+        WITH c AS MATERIALIZED (
+          SELECT id FROM once_queue
+           WHERE consumer_group = ? AND visible_at <= ?
+           ORDER BY id
+           LIMIT ?
+           FOR UPDATE SKIP LOCKED)
         UPDATE once_queue q
            SET delivery_count = q.delivery_count + 1, visible_at = ?
-          FROM (SELECT id FROM once_queue
-                 WHERE consumer_group = ? AND visible_at <= ?
-                 ORDER BY id
-                 LIMIT ?
-                 FOR UPDATE SKIP LOCKED) c
+          FROM c
          WHERE q.id = c.id
         RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload, q.headers,
                   q.delivery_count
@@ -265,7 +267,7 @@ public class PostgresDialect implements Dialect {
   @Override
   public String claimDueOperations() {
     return """
-        WITH due AS (
+        WITH due AS MATERIALIZED (
           SELECT * FROM once_operation
            WHERE provider = ?
              AND (   (state IN ('PENDING', 'UNKNOWN') AND COALESCE(next_attempt_at, created_at) <= ?)
@@ -460,11 +462,12 @@ public class PostgresDialect implements Dialect {
   @Override
   public String deleteSentOutbox() {
     return """
-        DELETE FROM once_outbox
-         WHERE id IN (SELECT id FROM once_outbox
-                       WHERE sent_at IS NOT NULL AND sent_at < ?
-                       ORDER BY sent_at LIMIT ?
-                       FOR UPDATE SKIP LOCKED)
+        WITH old AS MATERIALIZED (
+          SELECT id FROM once_outbox
+           WHERE sent_at IS NOT NULL AND sent_at < ?
+           ORDER BY sent_at LIMIT ?
+           FOR UPDATE SKIP LOCKED)
+        DELETE FROM once_outbox o USING old WHERE o.id = old.id
         """;
   }
 

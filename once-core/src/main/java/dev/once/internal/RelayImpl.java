@@ -57,7 +57,7 @@ final class RelayImpl implements Relay {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
-      Jdbc.execute(c, dialect.asyncCommit());
+      Jdbc.execute(c, dialect.queueTransaction());
       List<Row> rows = claim(c, lockPartitions(c));
       if (rows.isEmpty()) {
         c.commit();

@@ -58,8 +58,15 @@ public interface Dialect {
   /** (error, next_attempt_at, id). */
   String markPublishFailed();
 
-  /** Makes the current transaction's commit asynchronous; used only where losing it is safe. */
-  String asyncCommit();
+  /**
+   * Opens a transaction of the engine's queue work — a relay batch, a table-queue claim, ack or
+   * nack — in one statement: its commit is asynchronous (losing it in a database crash only means a
+   * republish or a redelivery), and its statements are planned as on a large table. Queue tables
+   * are often empty when (auto)vacuum or analyze looks at them and full moments later; with those
+   * statistics the planner picks a sequential scan and a sort for every claim, and a backlog then
+   * makes each claim slower than the last. Scoped to the transaction.
+   */
+  String queueTransaction();
 
   /** (destination, consumer_group). Idempotent. */
   String bindQueue();
@@ -71,15 +78,18 @@ public interface Dialect {
   String notifyQueue();
 
   /**
-   * (visible_until, consumer_group, now, limit) → claimed rows. Run in autocommit; its commit may
-   * be asynchronous (a lost claim only shows the rows again sooner, one delivery count lower).
+   * (consumer_group, now, limit, visible_until) → claimed rows. Runs in a {@link
+   * #queueTransaction()}: a lost claim only shows the rows again sooner, one delivery count lower.
+   * The rows to claim are picked once, in a materialized step: a plan that re-ran the pick for
+   * every row it updates turned one claim into a minute of CPU on a table with misleading
+   * statistics.
    */
   String claimQueue();
 
-  /** (bigint[] ids). Run in autocommit; its commit may be asynchronous (a lost ack redelivers). */
+  /** (bigint[] ids). Runs in a {@link #queueTransaction()}: a lost ack means a redelivery. */
   String ackQueue();
 
-  /** (visible_at, bigint[] ids). Run in autocommit, as {@link #ackQueue()}. */
+  /** (visible_at, bigint[] ids). Runs in a {@link #queueTransaction()}. */
   String nackQueue();
 
   /** (consumer_group) → the number of rows waiting for it, in flight or not. */

@@ -59,18 +59,23 @@ final class TableQueueReceiver implements Receiver {
   private List<Delivery> claim(int max) {
     Instant now = clock.instant();
     List<Delivery> deliveries = new ArrayList<>();
-    // One statement in autocommit whose commit is asynchronous (see Dialect#claimQueue): a claim
-    // lost in a database crash only makes the rows visible sooner, and any later synchronous
-    // commit (the consumer's) flushes it anyway.
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
-      c.setAutoCommit(true);
-      Jdbc.bind(ps, now.plus(visibilityTimeout), group, now, max);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          int count = rs.getInt("delivery_count");
-          deliveries.add(new Delivery(Jdbc.event(rs), count, count > 1, rs.getLong("id")));
+    // A claim lost in a database crash only hides the rows for less time and loses one
+    // delivery-count increment; any later synchronous commit (the consumer's) flushes it anyway.
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
+        Jdbc.execute(c, dialect.queueTransaction());
+        Jdbc.bind(ps, group, now, max, now.plus(visibilityTimeout));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            int count = rs.getInt("delivery_count");
+            deliveries.add(new Delivery(Jdbc.event(rs), count, count > 1, rs.getLong("id")));
+          }
         }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
       }
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
@@ -82,7 +87,7 @@ final class TableQueueReceiver implements Receiver {
   @Override
   public void ack(List<Delivery> deliveries) {
     // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
-    // DUPLICATE: the ack commits asynchronously (see Dialect#ackQueue).
+    // DUPLICATE: the ack commits asynchronously (see Dialect#queueTransaction).
     settle("ack", deliveries, dialect.ackQueue(), null);
   }
 
@@ -97,11 +102,18 @@ final class TableQueueReceiver implements Receiver {
     }
     List<Long> ids = deliveries.stream().map(d -> (Long) d.handle()).toList();
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(true);
-      if (visibleAt == null) {
-        Jdbc.update(c, sql, Jdbc.longArray(c, ids));
-      } else {
-        Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
+      c.setAutoCommit(false);
+      try {
+        Jdbc.execute(c, dialect.queueTransaction());
+        if (visibleAt == null) {
+          Jdbc.update(c, sql, Jdbc.longArray(c, ids));
+        } else {
+          Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
       }
     } catch (SQLException e) {
       throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);

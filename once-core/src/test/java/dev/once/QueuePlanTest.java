@@ -1,0 +1,59 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.internal.Jdbc;
+import dev.once.internal.PostgresDialect;
+import dev.once.test.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A queue table is often empty when vacuum or analyze looks at it and full a moment later. With the
+ * statistics of an empty table the planner answers a claim with a sequential scan and a sort of the
+ * whole backlog, every time; the claim must keep walking the ready index from its head instead.
+ */
+class QueuePlanTest {
+  private static final PostgresDialect SQL = new PostgresDialect();
+
+  @Test
+  void aClaimUsesTheReadyIndexWhenTheStatisticsSayTheQueueIsEmpty() throws SQLException {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("VACUUM once_queue"); // empty: its statistics now say "no rows"
+      db.execute(
+          """
+          INSERT INTO once_queue
+                 (consumer_group, event_id, destination, event_type, payload, enqueued_at,
+                  visible_at)
+          SELECT 'g', 'e:' || n, 'd', 'T', 'p', now(), now() FROM generate_series(1, 20000) n
+          """);
+      try (Connection c = db.dataSource().getConnection()) {
+        c.setAutoCommit(false);
+        Jdbc.execute(c, SQL.queueTransaction());
+        String plan = explain(c, SQL.claimQueue());
+        c.rollback();
+
+        assertThat(plan).contains("Index Scan using once_queue_ready").doesNotContain("Seq Scan");
+      }
+    }
+  }
+
+  private static String explain(Connection c, String claim) throws SQLException {
+    StringBuilder plan = new StringBuilder();
+    try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + claim)) {
+      Timestamp now = Timestamp.from(Instant.now());
+      Jdbc.bind(ps, "g", now, 32, now);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    return plan.toString();
+  }
+}
