@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.Outcome;
-import dev.once.internal.PostgresDialect;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.CheckThenInsertInbox;
 import dev.once.testkit.Collide;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,9 +45,8 @@ class ConcurrentDeliveryTest {
   @EnumSource(DatabaseKind.class)
   void theSameCheckCatchesACheckThenInsertInbox(DatabaseKind kind) throws Exception {
     try (TestDatabase db = kind.get()) {
-      db.execute("CREATE TABLE broken_inbox (consumer_id text, event_id text)"); // no unique key
-      try (Harness h =
-          new Harness(db, b -> b.dialect(new CheckThenInsert()), new Collide(WORKERS))) {
+      CheckThenInsertInbox broken = CheckThenInsertInbox.in(db);
+      try (Harness h = new Harness(db, b -> b.dialect(broken), new Collide(WORKERS))) {
         String id = "order-paid:2";
         deliverConcurrently(h, Harness.event(id));
 
@@ -80,31 +79,6 @@ class ConcurrentDeliveryTest {
     } finally {
       pool.shutdownNow();
       consumers.forEach(Consumer::close);
-    }
-  }
-
-  /**
-   * A deliberately broken inbox: look for the marker, insert it if absent, no unique key. The check
-   * reads a snapshot taken when the statement starts; the pause stands for the time between a
-   * separate SELECT and INSERT in application code, so workers that start together all pass.
-   */
-  private static final class CheckThenInsert extends PostgresDialect {
-    @Override
-    public String insertMarkers() {
-      return """
-          WITH v AS (SELECT ?::text AS consumer_id, unnest(?::text[]) AS event_id),
-               pause AS (SELECT pg_sleep(0.3))
-          INSERT INTO broken_inbox
-          SELECT v.consumer_id, v.event_id FROM v, pause
-           WHERE NOT EXISTS (SELECT 1 FROM broken_inbox b
-                              WHERE b.consumer_id = v.consumer_id AND b.event_id = v.event_id)
-          RETURNING event_id
-          """;
-    }
-
-    @Override
-    public String deleteMarker() {
-      return "DELETE FROM broken_inbox WHERE consumer_id = ? AND event_id = ?";
     }
   }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Handler;
-import dev.once.internal.PostgresDialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -88,8 +87,7 @@ class HandlerKitTest {
 
   @Test
   void theKitCatchesACheckThenInsertInbox() {
-    db.execute("CREATE TABLE broken_inbox (consumer_id text, event_id text)"); // no unique key
-    HandlerKit kit = kit(CORRECT).effects(EFFECTS).dialect(new CheckThenInsert());
+    HandlerKit kit = kit(CORRECT).effects(EFFECTS).dialect(CheckThenInsertInbox.in(db));
     assertThatThrownBy(kit::verifyConcurrentDuplicates)
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("8 concurrent deliveries of one event")
@@ -126,26 +124,5 @@ class HandlerKitTest {
   /** The events' keys are "o" + the number in "order-paid:<n>". */
   private static String orderOf(EventId id) {
     return "o" + id.value().substring("order-paid:".length());
-  }
-
-  /** A broken inbox: look for the marker, insert it if absent, no unique key, a pause between. */
-  private static final class CheckThenInsert extends PostgresDialect {
-    @Override
-    public String insertMarkers() {
-      return """
-          WITH v AS (SELECT ?::text AS consumer_id, unnest(?::text[]) AS event_id),
-               pause AS (SELECT pg_sleep(0.3))
-          INSERT INTO broken_inbox
-          SELECT v.consumer_id, v.event_id FROM v, pause
-           WHERE NOT EXISTS (SELECT 1 FROM broken_inbox b
-                              WHERE b.consumer_id = v.consumer_id AND b.event_id = v.event_id)
-          RETURNING event_id
-          """;
-    }
-
-    @Override
-    public String deleteMarker() {
-      return "DELETE FROM broken_inbox WHERE consumer_id = ? AND event_id = ?";
-    }
   }
 }
