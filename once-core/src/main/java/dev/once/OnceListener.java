@@ -26,7 +26,11 @@ public interface OnceListener {
   /** Consumer: a batch of deliveries arrived; no transaction work was done for it yet. */
   default void received(List<ReceivedEvent> batch) {}
 
-  /** Consumer: this transaction inserted the marker; the handler has not run yet. */
+  /**
+   * Consumer: this transaction inserted the marker; the handler has not run yet. A batch in which a
+   * handler fails is rolled back and run again with a savepoint per delivery, so this and {@link
+   * #handled} may be heard twice for one delivery; {@link #outcome} is heard once.
+   */
   default void markerInserted(ReceivedEvent event) {}
 
   /** Consumer: the handler made its changes; the transaction has not committed yet. */

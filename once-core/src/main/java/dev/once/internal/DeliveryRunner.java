@@ -60,12 +60,37 @@ final class DeliveryRunner {
     return inserted;
   }
 
+  /** What a failing handler undoes. */
+  enum Undo {
+    /** Back to a savepoint taken just before the handler, and its marker deleted. */
+    TO_SAVEPOINT,
+    /** The whole transaction: the batch has this one delivery. */
+    WHOLE_TRANSACTION,
+    /** The whole transaction, and the batch runs again with {@link #TO_SAVEPOINT}. */
+    RERUN_BATCH
+  }
+
   /**
-   * Runs one delivery whose marker this transaction has (or has not) just inserted. The handler
-   * runs after a savepoint (when the batch has more than one delivery); if it fails, the
-   * transaction goes back to the savepoint and the marker is removed, so the others still commit
-   * and this event can be tried again. A successful delivery's savepoint is left unreleased:
-   * releasing would cost a round trip and changes nothing at commit.
+   * A handler failed in a batch run without savepoints: everything is rolled back. The run again
+   * does not call that handler a second time for this attempt: it takes this failure as its result.
+   */
+  static final class RerunWithSavepoints extends RuntimeException {
+    final String eventId;
+    final Exception failure;
+
+    RerunWithSavepoints(String eventId, Exception failure) {
+      super(null, null, false, false);
+      this.eventId = eventId;
+      this.failure = failure;
+    }
+  }
+
+  /**
+   * Runs one delivery whose marker this transaction has (or has not) just inserted. If the handler
+   * fails, {@code undo} says what goes: back to a savepoint taken before it (and the marker
+   * removed), so that the others still commit and this event can be tried again; or the whole
+   * transaction. A successful delivery's savepoint is left unreleased: releasing would cost a round
+   * trip and changes nothing at commit.
    */
   HandledDelivery run(
       Connection c,
@@ -73,7 +98,8 @@ final class DeliveryRunner {
       ReceivedEvent event,
       Attempts.Known known,
       boolean markerInserted,
-      boolean savepoints)
+      Undo undo,
+      Exception failedBefore)
       throws SQLException {
     int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
     if (!markerInserted) {
@@ -86,20 +112,34 @@ final class DeliveryRunner {
       deadLetter(c, event, attempt - 1, known, failure);
       return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
     }
+    if (failedBefore != null) { // this handler already failed in a rolled-back run of the batch
+      deleteMarker(c, event);
+      return handlerFailed(c, d, event, attempt, known, failedBefore);
+    }
     once.listener().markerInserted(event);
-    Savepoint sp = savepoints ? c.setSavepoint() : null;
+    Savepoint sp = undo == Undo.TO_SAVEPOINT ? c.setSavepoint() : null;
     TxImpl tx = once.newTx(c);
     try {
       config.handler().handle(tx, event);
     } catch (Exception e) {
+      if (undo == Undo.RERUN_BATCH) {
+        c.rollback();
+        throw new RerunWithSavepoints(event.id().value(), e);
+      }
       undo(c, sp, event);
-      once.listener().handlerFailed(event, e);
-      return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
+      return handlerFailed(c, d, event, attempt, known, e);
     }
     once.listener().handled(event);
     clearKnown(c, event, known);
     Outcome outcome = tx.isStale() ? Outcome.STALE : Outcome.PROCESSED;
     return new HandledDelivery(d, event, outcome, attempt, null, tx.published().size());
+  }
+
+  private HandledDelivery handlerFailed(
+      Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known, Exception e)
+      throws SQLException {
+    once.listener().handlerFailed(event, e);
+    return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
   }
 
   private HandledDelivery failed(
