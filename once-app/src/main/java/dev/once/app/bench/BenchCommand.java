@@ -3,6 +3,7 @@ package dev.once.app.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Logging;
 import dev.once.app.UserError;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -43,6 +44,14 @@ public final class BenchCommand implements Callable<Integer> {
               + " before (default ${DEFAULT-VALUE}).")
   double latencyRate;
 
+  @Option(
+      names = "--warmup",
+      defaultValue = "5000",
+      description =
+          "Events sent through each phase first, not measured, so that the JIT has compiled"
+              + " their code before the clock runs; 0 for none (default ${DEFAULT-VALUE}).")
+  int warmup;
+
   @Override
   public Integer call() throws Exception {
     BenchSettings s = options.settings(events, latencySeconds);
@@ -50,22 +59,30 @@ public final class BenchCommand implements Callable<Integer> {
       throw new UserError(
           "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
     }
-    Logging.quietEngine(System.getenv("ONCE_DEBUG_RELAY") == null);
+    if (warmup < 0) {
+      throw new UserError("--warmup must be 0 (none) or more events, was " + warmup);
+    }
+    Logging.quietEngine(true);
     PrintStream progress = System.err;
     try (BenchEnv env = new BenchEnv(options, s)) {
       progress.printf(
           "once bench: %d events on %s, transport %s%n",
           events, env.description(), env.transportName());
+      if (warmup > 0) {
+        progress.printf("  warm-up: %d events through each phase, not measured ...%n", warmup);
+        BenchSettings w = options.settings(warmup, 0);
+        CeilingDb.run(env.dataSource(), w);
+        ceilingB(env, w);
+        new OnceRun(env, w, 0, new PrintStream(OutputStream.nullOutputStream())).run();
+      }
       progress.println("  ceiling A: the consumer's SQL alone ...");
       double a = CeilingDb.run(env.dataSource(), s);
       progress.printf("  ceiling A: %.0f events/s%n  ceiling B: the broker alone ...%n", a);
-      double b =
-          env.rabbit()
-              ? CeilingRabbit.run(env.amqp(), s)
-              : CeilingTableQueue.run(env.dataSource(), s);
+      double b = ceilingB(env, s);
       progress.printf("  ceiling B: %.0f events/s%n  Once end to end ...%n", b);
       OnceRun.Result once = new OnceRun(env, s, latencyRate, progress).run();
-      BenchReport report = new BenchReport(s, env.description(), env.transportName(), a, b, once);
+      BenchReport report =
+          new BenchReport(s, env.description(), env.transportName(), a, b, once, warmup);
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));
       } else {
@@ -73,5 +90,11 @@ public final class BenchCommand implements Callable<Integer> {
       }
       return report.ok() ? 0 : 1;
     }
+  }
+
+  private static double ceilingB(BenchEnv env, BenchSettings s) throws Exception {
+    return env.rabbit()
+        ? CeilingRabbit.run(env.amqp(), s)
+        : CeilingTableQueue.run(env.dataSource(), s);
   }
 }

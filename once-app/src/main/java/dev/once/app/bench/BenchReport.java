@@ -13,7 +13,8 @@ record BenchReport(
     String transport,
     double ceilingDbEps,
     double ceilingBrokerEps,
-    OnceRun.Result once) {
+    OnceRun.Result once,
+    int warmupEvents) {
 
   double ratioDb() {
     return once.onceEps() / ceilingDbEps;
@@ -61,6 +62,7 @@ record BenchReport(
     j.put("producers", settings.producers());
     j.put("producer_batch", settings.producerBatch());
     j.put("latency_producers", settings.latencyProducers());
+    j.put("warmup_events", warmupEvents);
     j.put("machine", machine());
     return j;
   }
