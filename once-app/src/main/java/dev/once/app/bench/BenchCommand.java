@@ -46,10 +46,11 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--warmup",
-      defaultValue = "5000",
+      defaultValue = "0",
       description =
           "Events sent through each phase first, not measured, so that the JIT has compiled"
-              + " their code before the clock runs; 0 for none (default ${DEFAULT-VALUE}).")
+              + " their code before the clock runs, e.g. 5000; 0 for none (default"
+              + " ${DEFAULT-VALUE}).")
   int warmup;
 
   @Override
