@@ -18,6 +18,10 @@ class BenchCommandTest {
             "300",
             "--latency-seconds",
             "1",
+            "--latency-rate",
+            "200",
+            "--warmup",
+            "100",
             "--json",
             "--db",
             LocalServer.url());
@@ -33,6 +37,8 @@ class BenchCommandTest {
     assertThat(json.has("p99_ms")).isTrue();
     assertThat(json.get("duplicate_effects").asLong()).isZero();
     assertThat(json.get("effects").asLong()).isGreaterThanOrEqualTo(300);
+    assertThat(json.get("warmup_events").asInt()).isEqualTo(100);
+    assertThat(json.get("latency_rate_eps").asDouble()).isBetween(100.0, 210.0);
   }
 
   @Test
@@ -82,5 +88,9 @@ class BenchCommandTest {
     assertThat(
             DemoCommandTest.run("bench", "--transport", "pigeon", "--db", LocalServer.url()).err())
         .contains("--transport must be 'table' or 'rabbitmq', was 'pigeon'");
+    assertThat(DemoCommandTest.run("bench", "--latency-rate", "-1").err())
+        .contains("--latency-rate must be 0 (half the sustained rate) or more, was -1");
+    assertThat(DemoCommandTest.run("bench", "--warmup", "-5").err())
+        .contains("--warmup must be 0 (none) or more events, was -5");
   }
 }
