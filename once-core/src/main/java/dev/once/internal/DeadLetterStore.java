@@ -8,6 +8,7 @@ import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,6 +57,8 @@ public final class DeadLetterStore implements DeadLetters {
           f.status(),
           f.eventId(),
           f.eventId(),
+          ids(c, f),
+          ids(c, f),
           f.limit());
       List<DeadLetter> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -67,6 +70,10 @@ public final class DeadLetterStore implements DeadLetters {
     } catch (SQLException e) {
       throw new StoreException("list dead letters", e);
     }
+  }
+
+  private static Array ids(Connection c, DeadLetterFilter f) throws SQLException {
+    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
   }
 
   private static Timestamp ts(Instant i) {
@@ -85,6 +92,7 @@ public final class DeadLetterStore implements DeadLetters {
         rs.getString("error_class"),
         rs.getString("error_fingerprint"),
         rs.getString("error_message"),
+        rs.getBoolean("final_attempt_crashed"),
         rs.getString("status"),
         rs.getTimestamp("dead_at").toInstant(),
         resolved == null ? null : resolved.toInstant());
@@ -102,7 +110,8 @@ public final class DeadLetterStore implements DeadLetters {
             filter.from(),
             filter.to(),
             "dead",
-            filter.limit());
+            filter.limit(),
+            filter.ids());
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : list(open)) {
       if (resolveOne(d, action, actor, why)) {
