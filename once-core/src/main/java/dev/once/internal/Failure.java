@@ -57,7 +57,7 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
   static Failure malformed(String reason) {
     String shape = reason.replaceAll("[0-9]+", "#");
     String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
-    return new Failure("dev.once.MalformedMessage", fingerprint, reason);
+    return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
   }
 
   /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
