@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
@@ -21,7 +22,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
-public final class DeadLetterStore {
+public final class DeadLetterStore implements DeadLetters {
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
@@ -36,6 +37,7 @@ public final class DeadLetterStore {
     this.clock = clock;
   }
 
+  @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetters())) {
@@ -169,5 +171,15 @@ public final class DeadLetterStore {
               + ": "
               + r.failures().get(0));
     }
+  }
+
+  @Override
+  public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "discard", actor, reason);
   }
 }
