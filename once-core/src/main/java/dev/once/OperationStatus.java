@@ -42,7 +42,8 @@ public record OperationStatus(Instant at, List<StateCount> states, List<Uncertai
       String lastError) {}
 
   /** Reads the states and at most {@code limit} uncertain operations, oldest first. */
-  public static OperationStatus read(DataSource dataSource, Dialect dialect, Instant now, int limit) {
+  public static OperationStatus read(
+      DataSource dataSource, Dialect dialect, Instant now, int limit) {
     try (Connection c = dataSource.getConnection()) {
       return new OperationStatus(now, states(c, dialect, now), uncertain(c, dialect, now, limit));
     } catch (SQLException e) {

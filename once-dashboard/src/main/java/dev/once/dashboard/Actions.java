@@ -68,7 +68,8 @@ final class Actions {
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!FIELDS.contains(name)) {
-        throw BadRequest.of("unknown field '" + Params.shorten(name) + "'; the body takes " + FIELDS);
+        throw BadRequest.of(
+            "unknown field '" + Params.shorten(name) + "'; the body takes " + FIELDS);
       }
     }
     String reason = text(body, "reason");
@@ -77,7 +78,8 @@ final class Actions {
     if (hasIds == hasGroup) {
       throw BadRequest.of("give exactly one of 'ids' (a list of dead-letter ids) or 'group'");
     }
-    List<DeadLetter> done = hasIds ? byIds(action, ids(body), reason) : byGroup(action, body, reason);
+    List<DeadLetter> done =
+        hasIds ? byIds(action, ids(body), reason) : byGroup(action, body, reason);
     log.info(
         "{} of {} dead letters through the dashboard by {} ({})",
         action,

@@ -127,7 +127,9 @@ final class Api implements HttpHandler {
     }
     List<Sampler.Sample> recent = sampler.since(latest.at().minus(RATE_WINDOW));
     List<Map<String, Object>> consumers = new ArrayList<>();
-    latest.consumers().forEach((name, p) -> consumers.add(Views.point(name, p, rates(recent, name))));
+    latest
+        .consumers()
+        .forEach((name, p) -> consumers.add(Views.point(name, p, rates(recent, name))));
     OperationStatus ops = OperationStatus.read(dataSource, dialect, clock.instant(), 0);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("at", Json.time(latest.at()));
@@ -177,7 +179,8 @@ final class Api implements HttpHandler {
     Params p = new Params(ex.getRequestURI(), Set.of("minutes"));
     int max = (int) Math.max(1, history.toMinutes());
     int minutes = p.integer("minutes", Math.min(5, max), 1, max);
-    List<Sampler.Sample> samples = sampler.since(clock.instant().minus(Duration.ofMinutes(minutes)));
+    List<Sampler.Sample> samples =
+        sampler.since(clock.instant().minus(Duration.ofMinutes(minutes)));
     List<Double> at = new ArrayList<>();
     Map<String, Map<String, List<Double>>> byConsumer = new LinkedHashMap<>();
     for (int i = 0; i < samples.size(); i++) {
@@ -252,9 +255,7 @@ final class Api implements HttpHandler {
   private Map<String, Object> detail(String idText) {
     long id = Params.number("id", idText);
     DeadLetter d =
-        deadLetters
-            .get(id)
-            .orElseThrow(() -> new BadRequest(404, "no dead letter with id " + id));
+        deadLetters.get(id).orElseThrow(() -> new BadRequest(404, "no dead letter with id " + id));
     return Views.detail(d, deadLetters.actions(d));
   }
 

@@ -18,7 +18,8 @@ final class Assets {
           "app.css", new String[] {"dev/once/dashboard/web/app.css", "text/css; charset=utf-8"},
           "vendor/uPlot.iife.min.js",
               new String[] {UPLOT + "uPlot.iife.min.js", "text/javascript; charset=utf-8"},
-          "vendor/uPlot.min.css", new String[] {UPLOT + "uPlot.min.css", "text/css; charset=utf-8"});
+          "vendor/uPlot.min.css",
+              new String[] {UPLOT + "uPlot.min.css", "text/css; charset=utf-8"});
 
   private Assets() {}
 

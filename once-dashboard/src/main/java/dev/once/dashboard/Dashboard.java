@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * System.out.println(dashboard.urlWithToken());
  * }</pre>
  *
- * <p>Or mount it in the application's own {@link HttpServer}: {@code
- * server.createContext("/once/", dashboard.handler("/once/"))} after {@link #startSampling()}.
+ * <p>Or mount it in the application's own {@link HttpServer}: {@code server.createContext("/once/",
+ * dashboard.handler("/once/"))} after {@link #startSampling()}.
  *
  * <p>Safety: binds 127.0.0.1 by default and answers only to a loopback Host header there; every
  * state-changing request needs the token ({@code X-Once-Token}) and a same-origin {@code Origin};
@@ -109,6 +109,11 @@ public final class Dashboard implements AutoCloseable {
   /** Takes one sample now (tests, and a caller that samples on its own schedule). */
   public void sampleNow() {
     sampler.sample();
+  }
+
+  /** How many samples are kept (for tests). */
+  int sampleCount() {
+    return sampler.size();
   }
 
   private void sampleQuietly() {

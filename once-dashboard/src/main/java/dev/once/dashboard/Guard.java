@@ -58,8 +58,7 @@ final class Guard {
       throw new BadRequest(403, "cross-site request refused (Sec-Fetch-Site: " + site + ")");
     }
     String given = ex.getRequestHeaders().getFirst(TOKEN_HEADER);
-    if (given == null
-        || !MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8))) {
+    if (given == null || !MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8))) {
       throw new BadRequest(
           403,
           (given == null ? "missing " : "wrong ")

@@ -38,11 +38,7 @@ final class PayloadView {
   static Map<String, Object> revealed(byte[] payload) {
     Map<String, Object> m = new LinkedHashMap<>();
     try {
-      String text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .decode(ByteBuffer.wrap(payload))
-              .toString();
+      String text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(payload)).toString();
       m.put("encoding", "utf-8");
       m.put("text", text);
     } catch (CharacterCodingException e) {

@@ -151,6 +151,10 @@ final class Sampler {
     return out;
   }
 
+  synchronized int size() {
+    return samples.size();
+  }
+
   synchronized Sample latest() {
     return samples.peekLast();
   }

@@ -50,7 +50,8 @@ final class Client {
   private Answer send(HttpRequest.Builder b) {
     try {
       HttpResponse<String> r =
-          http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+          http.send(
+              b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
       return new Answer(r.statusCode(), Json.MAPPER.readTree(r.body()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -189,7 +189,8 @@ class DashboardApiTest {
     try (Socket s = new Socket("127.0.0.1", rig.dashboard.port())) {
       OutputStream out = s.getOutputStream();
       out.write(
-          ("GET /api/overview HTTP/1.1\r\nHost: attacker.example:" + rig.dashboard.port()
+          ("GET /api/overview HTTP/1.1\r\nHost: attacker.example:"
+                  + rig.dashboard.port()
                   + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
@@ -204,7 +205,8 @@ class DashboardApiTest {
     start(true, 2);
     assertThat(client.get("api/config").json().get("read_only").asBoolean()).isTrue();
     for (String path :
-        List.of("api/dead-letters/replay", "api/dead-letters/discard", "api/dead-letters/1/payload")) {
+        List.of(
+            "api/dead-letters/replay", "api/dead-letters/discard", "api/dead-letters/1/payload")) {
       Client.Answer a = client.post(path, "{\"ids\":[1,2]}");
       assertThat(a.status()).as(path).isEqualTo(403);
       assertThat(a.error()).contains("read-only");
@@ -272,7 +274,12 @@ class DashboardApiTest {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> rig.db.count("SELECT count(*) FROM effects") == 1);
-      assertThat(client.post("api/dead-letters/replay", "{\"ids\":[" + id + "]}").json().get("done").asInt())
+      assertThat(
+              client
+                  .post("api/dead-letters/replay", "{\"ids\":[" + id + "]}")
+                  .json()
+                  .get("done")
+                  .asInt())
           .as("a second replay of a resolved dead letter does nothing")
           .isZero();
       assertThat(rig.db.count("SELECT count(*) FROM effects WHERE event_id = 'order-paid:1'"))

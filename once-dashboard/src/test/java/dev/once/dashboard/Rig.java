@@ -64,7 +64,11 @@ final class Rig implements AutoCloseable {
         tx ->
             tx.publish(
                 Event.of(
-                    EventId.of("order-paid", id), "orders", Long.toString(id), "OrderPaid", payload)));
+                    EventId.of("order-paid", id),
+                    "orders",
+                    Long.toString(id),
+                    "OrderPaid",
+                    payload)));
   }
 
   /**

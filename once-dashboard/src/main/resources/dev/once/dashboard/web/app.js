@@ -130,6 +130,11 @@
       cell(tr, age(b.oldest_seconds), 'num');
       ob.appendChild(tr);
     });
+    if (!o.outbox.length) {
+      const tr = el('tr');
+      tr.appendChild(el('td', 'nothing pending', 'muted'));
+      ob.appendChild(tr);
+    }
     const chips = $('#op-states');
     chips.replaceChildren();
     const byState = {};
