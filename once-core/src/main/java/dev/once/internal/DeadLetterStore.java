@@ -4,11 +4,13 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
+import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,7 +26,7 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
-public final class DeadLetterStore {
+public final class DeadLetterStore implements DeadLetters {
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
@@ -39,6 +41,7 @@ public final class DeadLetterStore {
     this.clock = clock;
   }
 
+  @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetters())) {
@@ -58,6 +61,8 @@ public final class DeadLetterStore {
           f.status(),
           f.eventId(),
           f.eventId(),
+          ids(c, f),
+          ids(c, f),
           f.limit());
       List<DeadLetter> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -72,10 +77,11 @@ public final class DeadLetterStore {
   }
 
   /** Newest first, only ids below {@code beforeId}: a keyset page, never an OFFSET. */
+  @Override
   public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.deadLetterPage())) {
-      Object[] filters = filterParams(f);
+      Object[] filters = filterParams(c, f);
       Object[] params = Arrays.copyOf(filters, filters.length + 2);
       params[filters.length] = beforeId;
       params[filters.length + 1] = f.limit();
@@ -86,10 +92,11 @@ public final class DeadLetterStore {
     }
   }
 
+  @Override
   public long count(DeadLetterFilter f) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.countDeadLetters())) {
-      Jdbc.bind(ps, filterParams(f));
+      Jdbc.bind(ps, filterParams(c, f));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);
@@ -99,6 +106,7 @@ public final class DeadLetterStore {
     }
   }
 
+  @Override
   public Optional<DeadLetter> get(long id) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterById())) {
@@ -109,6 +117,7 @@ public final class DeadLetterStore {
     }
   }
 
+  @Override
   public List<DeadLetterAction> actions(DeadLetter d) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterActions())) {
@@ -130,6 +139,7 @@ public final class DeadLetterStore {
     }
   }
 
+  @Override
   public List<DeadLetterGroup> groups(String status, int limit) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.deadLetterGroups())) {
@@ -155,7 +165,8 @@ public final class DeadLetterStore {
     }
   }
 
-  private static Object[] filterParams(DeadLetterFilter f) {
+  private static Object[] filterParams(Connection c, DeadLetterFilter f)
+      throws SQLException {
     return new Object[] {
       f.consumerId(),
       f.consumerId(),
@@ -170,7 +181,9 @@ public final class DeadLetterStore {
       f.status(),
       f.status(),
       f.eventId(),
-      f.eventId()
+      f.eventId(),
+      ids(c, f),
+      ids(c, f)
     };
   }
 
@@ -182,6 +195,10 @@ public final class DeadLetterStore {
       }
     }
     return out;
+  }
+
+  private static Array ids(Connection c, DeadLetterFilter f) throws SQLException {
+    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
   }
 
   private static Timestamp ts(Instant i) {
@@ -200,6 +217,7 @@ public final class DeadLetterStore {
         rs.getString("error_class"),
         rs.getString("error_fingerprint"),
         rs.getString("error_message"),
+        rs.getBoolean("final_attempt_crashed"),
         rs.getString("status"),
         rs.getTimestamp("dead_at").toInstant(),
         resolved == null ? null : resolved.toInstant());
@@ -217,7 +235,8 @@ public final class DeadLetterStore {
             filter.from(),
             filter.to(),
             "dead",
-            filter.limit());
+            filter.limit(),
+            filter.ids());
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : list(open)) {
       if (resolveOne(d, action, actor, why)) {
@@ -277,5 +296,15 @@ public final class DeadLetterStore {
               + ": "
               + r.failures().get(0));
     }
+  }
+
+  @Override
+  public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "discard", actor, reason);
   }
 }

@@ -93,19 +93,12 @@ final class Actions {
     return m;
   }
 
+  /** Those of the ids still open; the others (gone, or resolved meanwhile) are left, as the CLI. */
   private List<DeadLetter> byIds(String action, List<Long> ids, String reason) {
-    List<DeadLetter> done = new ArrayList<>();
-    for (long id : ids) {
-      DeadLetter d = deadLetters.get(id).orElse(null);
-      if (d == null || !d.isOpen()) {
-        continue; // gone or resolved meanwhile: nothing to do, as in the CLI
-      }
-      DeadLetterFilter one =
-          new DeadLetterFilter(
-              d.consumerId(), d.event().id().value(), null, null, null, null, "dead", 1);
-      done.addAll(act(action, one, reason));
-    }
-    return done;
+    return act(
+        action,
+        new DeadLetterFilter(null, null, null, null, null, null, "dead", ids.size(), Set.copyOf(ids)),
+        reason);
   }
 
   private List<DeadLetter> byGroup(String action, JsonNode body, String reason) {

@@ -3,7 +3,6 @@ package dev.once.dashboard;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.once.DeadLetters;
-import dev.once.OnceListener;
 import dev.once.internal.PostgresDialect;
 import dev.once.spi.Dialect;
 import java.io.IOException;
@@ -30,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * uncertain operations. Served by the JDK's HTTP server, charts by uPlot from its WebJar.
  *
  * <pre>{@code
- * Dashboard dashboard = Dashboard.builder(dataSource, deadLetters).port(8080).build().start();
- * once = Once.builder()...listener(dashboard.listener())...   // exact rates, duplicates included
+ * DashboardListener rates = new DashboardListener();  // exact rates, duplicates included
+ * Once once = Once.builder()...listener(rates).build();
+ * Dashboard dashboard =
+ *     Dashboard.builder(dataSource, once.deadLetters()).listener(rates).port(8080).build().start();
  * System.out.println(dashboard.urlWithToken());
  * }</pre>
  *
@@ -47,7 +48,7 @@ public final class Dashboard implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Dashboard.class);
 
   private final Builder config;
-  private final OutcomeCounts counts = new OutcomeCounts();
+  private final DashboardListener counts;
   private final Sampler sampler;
   private final String token;
   private ScheduledExecutorService timer;
@@ -57,6 +58,7 @@ public final class Dashboard implements AutoCloseable {
   private Dashboard(Builder b) {
     this.config = b;
     this.token = b.token != null ? b.token : newToken();
+    this.counts = b.listener;
     this.sampler = new Sampler(b.dataSource, b.dialect, b.clock, counts, b.sampleEvery, b.history);
   }
 
@@ -64,11 +66,8 @@ public final class Dashboard implements AutoCloseable {
     return new Builder(dataSource, deadLetters);
   }
 
-  /**
-   * Add to the consumers' {@code Once} in this process for exact rates (duplicates included);
-   * without it rates come from the rows in the database.
-   */
-  public OnceListener listener() {
+  /** The listener whose counts feed the rates (see {@link Builder#listener}). */
+  public DashboardListener listener() {
     return counts;
   }
 
@@ -219,6 +218,7 @@ public final class Dashboard implements AutoCloseable {
     private Duration sampleEvery = Duration.ofSeconds(2);
     private Duration history = Duration.ofMinutes(15);
     private Clock clock = Clock.systemUTC();
+    private DashboardListener listener = new DashboardListener();
 
     private Builder(DataSource dataSource, DeadLetters deadLetters) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -267,6 +267,15 @@ public final class Dashboard implements AutoCloseable {
     /** How far back the charts reach (default 15 minutes). */
     public Builder history(Duration history) {
       this.history = history;
+      return this;
+    }
+
+    /**
+     * The listener also given to the consumers' {@code Once} in this process: rates are then
+     * counted exactly, duplicates included. Without it they come from the rows in the database.
+     */
+    public Builder listener(DashboardListener listener) {
+      this.listener = Objects.requireNonNull(listener, "dashboard.listener");
       return this;
     }
 

@@ -50,7 +50,7 @@ final class Sampler {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Clock clock;
-  private final OutcomeCounts counts;
+  private final DashboardListener counts;
   private final int keep;
   private final Deque<Sample> samples = new ArrayDeque<>();
   private Instant windowEnd;
@@ -63,7 +63,7 @@ final class Sampler {
       DataSource dataSource,
       Dialect dialect,
       Clock clock,
-      OutcomeCounts counts,
+      DashboardListener counts,
       Duration every,
       Duration history) {
     this.dataSource = dataSource;

@@ -261,7 +261,7 @@ class DashboardApiTest {
               }
               tx.update("INSERT INTO effects VALUES (?)", e.id().value());
             })) {
-      rig.once.relay().start();
+      rig.startRelay();
       c.start();
       rig.publish(1, "{\"orderId\":\"o-1\"}");
       await()

@@ -79,7 +79,7 @@ class DashboardBrowserTest {
             "warehouse",
             3,
             (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))) {
-      rig.once.relay().start();
+      rig.startRelay();
       c.start();
       produce(3000);
       WebDriver b = open();
@@ -117,7 +117,7 @@ class DashboardBrowserTest {
               }
               tx.update("INSERT INTO effects VALUES (?)", e.id().value());
             })) {
-      rig.once.relay().start();
+      rig.startRelay();
       c.start();
       produce(40);
       WebDriver b = open();
@@ -296,7 +296,7 @@ class DashboardBrowserTest {
         Consumer notifier =
             rig.consumer(
                 "notifier", 3, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", "n"))) {
-      rig.once.relay().start();
+      rig.startRelay();
       warehouse.start();
       notifier.start();
       produce(5000);

@@ -6,11 +6,10 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Handler;
 import dev.once.Once;
+import dev.once.Relay;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 
@@ -21,10 +20,18 @@ final class Rig implements AutoCloseable {
   final TestDatabase db = TestDatabase.embedded();
   final TableQueueTransport transport =
       TableQueueTransport.builder(db.dataSource()).visibilityTimeout(Duration.ofSeconds(2)).build();
-  final DeadLetters deadLetters =
-      new DeadLetters(db.dataSource(), transport, new PostgresDialect(), Clock.systemUTC());
+  final DashboardListener rates = new DashboardListener();
+  final Once once =
+      Once.builder()
+          .dataSource(db.dataSource())
+          .transport(transport)
+          .destinations("orders")
+          .listener(rates)
+          .relayIdleWait(Duration.ofMillis(50))
+          .build();
+  final DeadLetters deadLetters = once.deadLetters();
   final Dashboard dashboard;
-  final Once once;
+  private Relay relay;
 
   Rig(UnaryOperator<Dashboard.Builder> settings) {
     dashboard =
@@ -33,15 +40,8 @@ final class Rig implements AutoCloseable {
                 Dashboard.builder(db.dataSource(), deadLetters)
                     .port(0)
                     .token(TOKEN)
+                    .listener(rates)
                     .sampleEvery(Duration.ofMillis(500)))
-            .build();
-    once =
-        Once.builder()
-            .dataSource(db.dataSource())
-            .transport(transport)
-            .destinations("orders")
-            .listener(dashboard.listener())
-            .relayIdleWait(Duration.ofMillis(50))
             .build();
     dashboard.start();
   }
@@ -93,6 +93,10 @@ final class Rig implements AutoCloseable {
     db.execute("ANALYZE once_dead_letter");
   }
 
+  void startRelay() {
+    relay = once.newRelay().start();
+  }
+
   String url() {
     return dashboard.url();
   }
@@ -100,6 +104,9 @@ final class Rig implements AutoCloseable {
   @Override
   public void close() {
     dashboard.close();
+    if (relay != null) {
+      relay.close();
+    }
     once.close();
     transport.close();
     db.close();

@@ -10,10 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts each consumer's outcomes in this process: the exact figures for the rates, duplicates
- * included, when the dashboard runs beside the consumers ({@link Dashboard#listener()}).
+ * Counts each consumer's outcomes in this process: the exact figures for the dashboard's rates,
+ * duplicates included. Give the same instance to the consumers' {@code Once} and to {@link
+ * Dashboard.Builder#listener}; without it the rates come from the rows in the database.
  */
-final class OutcomeCounts implements OnceListener {
+public final class DashboardListener implements OnceListener {
   private final Map<String, Map<Outcome, LongAdder>> counts = new ConcurrentHashMap<>();
   private volatile boolean heard;
 
