@@ -68,7 +68,7 @@ class CrashAfterFailureTest {
         .pollInterval(Duration.ofMillis(20))
         .until(
             () -> {
-              rig.once.relay().runOnce();
+              rig.once.newRelay().runOnce();
               try {
                 consumer.runOnce();
               } catch (Error crashed) {
