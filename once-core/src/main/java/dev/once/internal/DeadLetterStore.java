@@ -165,8 +165,7 @@ public final class DeadLetterStore implements DeadLetters {
     }
   }
 
-  private static Object[] filterParams(Connection c, DeadLetterFilter f)
-      throws SQLException {
+  private static Object[] filterParams(Connection c, DeadLetterFilter f) throws SQLException {
     return new Object[] {
       f.consumerId(),
       f.consumerId(),

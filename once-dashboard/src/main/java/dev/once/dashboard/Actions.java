@@ -97,7 +97,8 @@ final class Actions {
   private List<DeadLetter> byIds(String action, List<Long> ids, String reason) {
     return act(
         action,
-        new DeadLetterFilter(null, null, null, null, null, null, "dead", ids.size(), Set.copyOf(ids)),
+        new DeadLetterFilter(
+            null, null, null, null, null, null, "dead", ids.size(), Set.copyOf(ids)),
         reason);
   }
 

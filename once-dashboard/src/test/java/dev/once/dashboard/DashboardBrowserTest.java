@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -291,6 +292,8 @@ class DashboardBrowserTest {
                   if (e.event().key().endsWith("7")) {
                     throw new IllegalStateException("no stock for order " + e.event().key());
                   }
+                  Thread.sleep(
+                      100); // a slow warehouse: it falls behind, as the picture should show
                   tx.update("INSERT INTO effects VALUES (?)", e.id().value());
                 });
         Consumer notifier =
@@ -311,8 +314,10 @@ class DashboardBrowserTest {
                                           "return document.querySelectorAll('#dl-groups tbody tr').length"))
                               .intValue()
                           > 0
-                      && rig.dashboard.sampleCount() > 12);
+                      && rig.dashboard.sampleCount() > 30);
+      b.manage().window().setSize(new Dimension(1400, 1750));
       byte[] png = ((TakesScreenshot) b).getScreenshotAs(OutputType.BYTES);
+      b.manage().window().setSize(new Dimension(1400, 2200));
       assertThat(png).hasSizeGreaterThan(10_000);
       write(Path.of("target", "dashboard.png"), png);
       String docs = System.getProperty("dashboard.screenshot");
