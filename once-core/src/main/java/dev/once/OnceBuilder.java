@@ -135,6 +135,7 @@ public final class OnceBuilder {
     Validate.positive("maxPublishRetryDelay", maxPublishRetryDelay);
     Validate.range("relayMaxAttempts", relayMaxAttempts, 1, 1000);
     Validate.notNull("retention", retention);
+    transport.checkRetention(retention);
     OnceConfig config =
         new OnceConfig(
             Set.copyOf(destinations),

@@ -106,6 +106,12 @@ final class DeliveryRunner {
       clearKnown(c, event, known);
       return new HandledDelivery(d, event, Outcome.DUPLICATE, attempt, null);
     }
+    if (d.undecodable() != null) {
+      deleteMarker(c, event);
+      Failure failure = Failure.undecodable(d.undecodable());
+      deadLetter(c, event, 1, known, failure);
+      return new HandledDelivery(d, event, Outcome.DEAD, 1, failure);
+    }
     if (attempt > policy.maxAttempts()) {
       deleteMarker(c, event);
       Failure failure = Failure.exhausted(attempt - 1);

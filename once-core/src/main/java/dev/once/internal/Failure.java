@@ -49,6 +49,12 @@ record Failure(String errorClass, String fingerprint, String message) {
     return new Failure("dev.once.PublishRefused", fingerprint, text);
   }
 
+  /** The transport could not read the message (no event id, bad bytes): its reason, no payload. */
+  static Failure undecodable(String reason) {
+    Failure refused = refused(reason);
+    return new Failure("dev.once.Undecodable", refused.fingerprint(), refused.message());
+  }
+
   private static String message(Throwable root, byte[] payload) {
     String text = root.getMessage();
     if (text == null) {
