@@ -65,7 +65,7 @@ final class BatchProcessor {
           commitBatch(deliveries, events, known, Undo.TO_SAVEPOINT, Map.of(e.eventId, e.failure));
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
-      receiver.nack(deliveries, config.retry().initialBackoff());
+      receiver.nack(deliveries, config.retry().backoff().initial());
       return deliveries.size();
     }
     listener.committed(events);
@@ -159,7 +159,7 @@ final class BatchProcessor {
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
-        receiver.nack(List.of(h.delivery()), config.retry().backoff(h.attempt()));
+        receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);

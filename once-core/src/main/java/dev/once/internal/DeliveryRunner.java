@@ -114,7 +114,7 @@ final class DeliveryRunner {
     }
     if (attempt > policy.maxAttempts()) {
       deleteMarker(c, event);
-      Failure failure = Failure.exhausted(attempt - 1);
+      Failure failure = Failure.exhausted(attempt - 1, known == null ? null : known.last());
       deadLetter(c, event, attempt - 1, known, failure);
       return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
     }

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -158,8 +157,8 @@ final class RelayImpl implements Relay {
 
   /**
    * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
-   * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
-   * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   * blocks the other rows of its partition); after {@code relayRetry.maxAttempts} it is parked: it
+   * stays unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
    */
   private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
       throws SQLException {
@@ -169,17 +168,17 @@ final class RelayImpl implements Relay {
       String reason = f.getValue();
       once.listener().publishFailed(row.event(), reason);
       int attempts = row.attempts() + 1;
-      if (attempts >= config.relayMaxAttempts()) {
+      if (attempts >= config.relayRetry().maxAttempts()) {
         park(c, row, attempts, reason, now);
         continue;
       }
-      Instant next = now.plus(publishBackoff(attempts));
+      Instant next = now.plus(config.relayRetry().delay(attempts));
       log.warn(
           "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
           row.event().id(),
           reason,
           attempts,
-          config.relayMaxAttempts(),
+          config.relayRetry().maxAttempts(),
           next);
       Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
     }
@@ -196,14 +195,6 @@ final class RelayImpl implements Relay {
         row.event().id(),
         attempts,
         reason);
-  }
-
-  /** Doubling from publishRetryDelay, capped, the upper half jittered. */
-  Duration publishBackoff(int attempts) {
-    long base = config.publishRetryDelay().toMillis();
-    long delay =
-        Math.min(config.maxPublishRetryDelay().toMillis(), base << Math.min(20, attempts - 1));
-    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
   }
 
   @Override

@@ -36,7 +36,7 @@ class MetricsTest {
               .subscribe(
                   "orders",
                   (tx, e) -> {
-                    if (e.event().key().equals("3")) {
+                    if (e.key().equals("3")) {
                       throw new IllegalStateException("poison");
                     }
                   })
@@ -61,7 +61,7 @@ class MetricsTest {
       assertThat(gauge(registry, "once.outbox.oldest.age", "destination", "orders"))
           .isGreaterThan(0.04);
 
-      once.relay().runOnce();
+      once.newRelay().runOnce();
       gauges.refresh();
       assertThat(gauge(registry, "once.queue.waiting", "consumer", "warehouse")).isEqualTo(10);
       while (db.count("SELECT count(*) FROM once_queue") > 0) {
