@@ -105,7 +105,7 @@ final class BatchProcessor {
       c.setAutoCommit(false);
       List<HandledDelivery> handled = new ArrayList<>(events.size());
       boolean wroteOutbox = false;
-      Set<String> inserted = runner.insertMarkers(c, events);
+      Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
       for (int i = 0; i < events.size(); i++) {
         ReceivedEvent e = events.get(i);
         String id = e.id().value();
@@ -133,6 +133,18 @@ final class BatchProcessor {
     } finally {
       OnceImpl.closeQuietly(c);
     }
+  }
+
+  /** The events of the deliveries that decoded: malformed ones get no marker. */
+  private static List<ReceivedEvent> wellFormed(
+      List<Delivery> deliveries, List<ReceivedEvent> events) {
+    List<ReceivedEvent> out = new ArrayList<>(events.size());
+    for (int i = 0; i < events.size(); i++) {
+      if (!deliveries.get(i).isMalformed()) {
+        out.add(events.get(i));
+      }
+    }
+    return out;
   }
 
   private void recordFailures(List<HandledDelivery> handled) {

@@ -50,6 +50,16 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
         true);
   }
 
+  /**
+   * A message that cannot be decoded into an event ({@code reason} names the field, never its
+   * value): retrying cannot fix it.
+   */
+  static Failure malformed(String reason) {
+    String shape = reason.replaceAll("[0-9]+", "#");
+    String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+    return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
+  }
+
   /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
   static Failure refused(String reason) {
     String shape = reason == null ? "" : reason.replaceAll("[0-9]+", "#");
@@ -59,12 +69,6 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
             ? reason
             : reason.substring(0, MAX_MESSAGE);
     return new Failure("dev.once.PublishRefused", fingerprint, text, false);
-  }
-
-  /** The transport could not read the message (no event id, bad bytes): its reason, no payload. */
-  static Failure undecodable(String reason) {
-    Failure refused = refused(reason);
-    return new Failure("dev.once.Undecodable", refused.fingerprint(), refused.message(), false);
   }
 
   private static String message(Throwable root, byte[] payload) {

@@ -5,25 +5,25 @@ import dev.once.Event;
 /**
  * One attempt by a broker to hand an event to a consumer group. Many deliveries, one event.
  *
- * @param event the event, with the id given at publication
+ * @param event the event, with the id given at publication; for a malformed delivery a stand-in
+ *     made by {@link MessageDecoder} (id {@code malformed:<hash>}, type {@value
+ *     MessageDecoder#MALFORMED_TYPE}, the raw properties as headers)
  * @param deliveryCount how many times the broker handed it out, this one included, where the broker
  *     tracks it; otherwise 1, or 2 when {@code redelivered}
  * @param redelivered the broker's own flag
  * @param handle the transport's own reference (a delivery tag, a row id, an offset)
- * @param undecodable null for a normal delivery; otherwise why the transport could not read the
- *     message (no event id, bad bytes): the consumer dead-letters it on this first delivery without
- *     calling a handler, and {@code event} is a stand-in the transport built from what it could
- *     read
+ * @param malformed why the message could not be decoded into an event, or null when it could: the
+ *     consumer dead-letters such a delivery on its first delivery, then acknowledges it
  */
 public record Delivery(
-    Event event, int deliveryCount, boolean redelivered, Object handle, String undecodable) {
+    Event event, int deliveryCount, boolean redelivered, Object handle, String malformed) {
 
+  /** A delivery of a well-formed event. */
   public Delivery(Event event, int deliveryCount, boolean redelivered, Object handle) {
     this(event, deliveryCount, redelivered, handle, null);
   }
 
-  /** A message the transport could not decode: a dead letter at once, {@code reason} says why. */
-  public static Delivery undecodable(Event standIn, String reason, Object handle) {
-    return new Delivery(standIn, 1, false, handle, reason);
+  public boolean isMalformed() {
+    return malformed != null;
   }
 }

@@ -7,7 +7,6 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,9 +27,7 @@ class MetricsTest {
                 .destinations("orders")
                 .listener(new MicrometerListener(registry))
                 .build();
-        WorkloadGauges gauges =
-            WorkloadGauges.bind(
-                registry, db.dataSource(), new PostgresDialect(), Duration.ofHours(1))) {
+        WorkloadGauges gauges = WorkloadGauges.bind(registry, once::status, Duration.ofHours(1))) {
       Consumer consumer =
           once.consumer("warehouse")
               .subscribe(

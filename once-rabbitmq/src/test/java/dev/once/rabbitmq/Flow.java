@@ -62,8 +62,17 @@ final class Flow implements AutoCloseable {
     produce(destination, n, 0);
   }
 
+  /** Writes the events numbered {@code from} (included) to {@code to} (excluded). */
+  void produceRange(String destination, int from, int to) {
+    produce(destination, from, to, 0);
+  }
+
   private void produce(String destination, int n, long pauseMillis) {
-    for (int from = 0; from < n; from += 50) {
+    produce(destination, 0, n, pauseMillis);
+  }
+
+  private void produce(String destination, int first, int n, long pauseMillis) {
+    for (int from = first; from < n; from += 50) {
       pause(pauseMillis);
       int start = from;
       once.inTransaction(

@@ -3,6 +3,7 @@ package dev.once.kafka.internal;
 import dev.once.Event;
 import dev.once.kafka.KafkaSettings;
 import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,25 +112,23 @@ public final class GroupConsumer implements AutoCloseable {
     final long offset;
     final String key;
     final Event event;
-    final String undecodable;
+    final String malformed;
     int deliveries;
     boolean redelivered;
     KafkaReceiver owner;
     boolean delayed;
     long dueNanos;
 
-    Rec(Part part, long offset, String key, Event event, String undecodable) {
+    Rec(Part part, long offset, String key, Event event, String malformed) {
       this.part = part;
       this.offset = offset;
       this.key = key;
       this.event = event;
-      this.undecodable = undecodable;
+      this.malformed = malformed;
     }
 
     Delivery delivery() {
-      return undecodable != null
-          ? Delivery.undecodable(event, undecodable, this)
-          : new Delivery(event, deliveries, redelivered, this);
+      return new Delivery(event, deliveries, redelivered, this, malformed);
     }
   }
 
@@ -307,19 +306,18 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   private Rec decode(Part p, ConsumerRecord<byte[], byte[]> r) {
-    try {
-      Event e = RecordCodec.decode(destination, r);
-      return new Rec(p, r.offset(), e.key(), e, null);
-    } catch (RecordCodec.Undecodable u) {
+    Delivery d = MessageDecoder.decode(RecordCodec.raw(destination, r), 1, false, null);
+    if (d.isMalformed()) {
       log.warn(
-          "kafka consumer {}: record {}-{}@{} is undecodable ({}): dead letter",
+          "kafka consumer {}: record {}-{}@{} is malformed ({}): dead letter {}",
           groupId,
           r.topic(),
           r.partition(),
           r.offset(),
-          u.getMessage());
-      return new Rec(p, r.offset(), null, RecordCodec.standIn(destination, r), u.getMessage());
+          d.malformed(),
+          d.event().id());
     }
+    return new Rec(p, r.offset(), d.event().key(), d.event(), d.malformed());
   }
 
   /** Commits each partition's lowest unacknowledged offset if it moved. */
