@@ -11,9 +11,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The broker stops mid-run and starts again: the relay keeps unconfirmed rows pending (a row
- * marked sent without the broker holding it would be lost for good) and publishes them when the
- * broker is back; the consumers rejoin by themselves. Every event ends with exactly one effect.
+ * The broker stops mid-run and starts again: the relay keeps unconfirmed rows pending (a row marked
+ * sent without the broker holding it would be lost for good) and publishes them when the broker is
+ * back; the consumers rejoin by themselves. Every event ends with exactly one effect.
  */
 class BrokerRestartTest {
   private static final int EVENTS = 3_000;
@@ -43,7 +43,9 @@ class BrokerRestartTest {
             .until(
                 () ->
                     db.count("SELECT count(*) FROM once_outbox WHERE last_error IS NOT NULL") > 0);
-        assertThat(Flow.pending(db)).as("rows the relay could not publish stay pending").isPositive();
+        assertThat(Flow.pending(db))
+            .as("rows the relay could not publish stay pending")
+            .isPositive();
         Broker.kafka().start();
 
         await()

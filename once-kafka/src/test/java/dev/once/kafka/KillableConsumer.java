@@ -20,7 +20,11 @@ public final class KillableConsumer {
   public static void main(String[] args) throws Exception {
     HikariDataSource ds = new HikariDataSource();
     ds.setJdbcUrl(args[0]);
-    KafkaTransport transport = KafkaTransport.builder().bootstrapServers(args[1]).sessionTimeout(Duration.ofSeconds(6)).build();
+    KafkaTransport transport =
+        KafkaTransport.builder()
+            .bootstrapServers(args[1])
+            .sessionTimeout(Duration.ofSeconds(6))
+            .build();
     OnceListener stopAfterCommit =
         new OnceListener() {
           @Override

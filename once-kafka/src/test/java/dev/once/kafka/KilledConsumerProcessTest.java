@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A real consumer process, SIGKILLed after its commit and before its offset commit: the record
- * comes back to the surviving member once the dead one's session ran out, flagged redelivered
- * (the committed offset's note says it was handed out), and is a DUPLICATE with one effect.
+ * comes back to the surviving member once the dead one's session ran out, flagged redelivered (the
+ * committed offset's note says it was handed out), and is a DUPLICATE with one effect.
  */
 class KilledConsumerProcessTest {
   private static final String DEST = PipelineNames.unique("orders");
@@ -32,7 +32,8 @@ class KilledConsumerProcessTest {
   void aConsumerProcessKilledAfterCommitBeforeAckLeavesOneEffectAndTheRedeliveryIsADuplicate()
       throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        KafkaTransport transport = Broker.transport().sessionTimeout(Duration.ofSeconds(6)).build();
+        KafkaTransport transport =
+            Broker.transport().sessionTimeout(Duration.ofSeconds(6)).build();
         Once once =
             Once.builder()
                 .dataSource(db.dataSource())
@@ -77,10 +78,7 @@ class KilledConsumerProcessTest {
   }
 
   private Consumer survivor(
-      TestDatabase db,
-      KafkaTransport transport,
-      List<ReceivedEvent> seen,
-      List<Outcome> outcomes) {
+      TestDatabase db, KafkaTransport transport, List<ReceivedEvent> seen, List<Outcome> outcomes) {
     OnceListener recorder =
         new OnceListener() {
           @Override
