@@ -86,6 +86,11 @@ public final class KafkaTransport implements Transport {
     return consumer.newReceiver();
   }
 
+  /** This process's consumer of (destination, group), if a receiver was asked for: for tests. */
+  GroupConsumer consumerOf(String destination, String consumerGroup) {
+    return consumers.get(settings.groupId(destination, consumerGroup));
+  }
+
   @Override
   public OptionalLong depth(String destination, String consumerGroup) {
     return topics.lag(destination, settings.groupId(destination, consumerGroup));

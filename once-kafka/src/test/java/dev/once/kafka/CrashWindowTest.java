@@ -121,10 +121,14 @@ class CrashWindowTest {
                 id.value()))
         .as("markers")
         .isEqualTo(1);
-    if (point == CrashPoint.CONSUMER_AFTER_COMMIT) { // processed before the crash, unreported
-      assertThat(outcomes).doesNotContain(Outcome.PROCESSED).contains(Outcome.DUPLICATE);
-    } else {
-      assertThat(outcomes).containsOnlyOnce(Outcome.PROCESSED);
+    assertThat(outcomes.stream().filter(o -> o == Outcome.PROCESSED).count())
+        .as("PROCESSED outcomes %s", outcomes)
+        .isLessThanOrEqualTo(1);
+    if (copies == 1 && point == CrashPoint.CONSUMER_AFTER_COMMIT) {
+      // processed before the crash, unreported; the redelivery finds the marker
+      assertThat(outcomes).containsExactly(Outcome.DUPLICATE);
+    } else if (copies == 1) {
+      assertThat(outcomes).containsExactly(Outcome.PROCESSED);
     }
   }
 

@@ -151,7 +151,10 @@ public final class GroupConsumer implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
+    // one poll may bring at most maxInFlight records: the open records stay below twice that
+    p.put(
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+        String.valueOf(Math.min(500, settings.maxInFlight())));
     p.put(
         ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
         CooperativeStickyAssignor.class.getName());
@@ -165,6 +168,7 @@ public final class GroupConsumer implements AutoCloseable {
         ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
         String.valueOf(Math.max(60_000, settings.revokeTimeout().toMillis() * 4)));
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+    p.putAll(settings.extra()); // the user's word is the last
     return p;
   }
 
@@ -233,6 +237,16 @@ public final class GroupConsumer implements AutoCloseable {
   /** Whether the partitions are paused for back-pressure (for tests and status). */
   public boolean paused() {
     return paused;
+  }
+
+  /** Partitions this process's member holds now (for tests and status). */
+  public int assignedPartitions() {
+    lock.lock();
+    try {
+      return parts.size();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Records polled and not yet acknowledged (for tests and status). */

@@ -53,6 +53,7 @@ public final class Publisher implements AutoCloseable {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(delivery));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Math.min(delivery, 10_000)));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    p.putAll(settings.extra()); // the user's word is the last
     return p;
   }
 

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Topics implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Topics.class);
-  private static final Duration CALL = Duration.ofSeconds(15);
+  private final Duration call;
 
   private final KafkaSettings settings;
   private final Set<String> known = ConcurrentHashMap.newKeySet();
@@ -43,6 +43,8 @@ public final class Topics implements AutoCloseable {
 
   public Topics(KafkaSettings settings) {
     this.settings = settings;
+    Duration d = settings.deliveryTimeout();
+    this.call = d.compareTo(Duration.ofSeconds(15)) < 0 ? d : Duration.ofSeconds(15);
   }
 
   private Admin admin() {
@@ -51,8 +53,8 @@ public final class Topics implements AutoCloseable {
       synchronized (this) {
         if (admin == null) {
           Properties p = Clients.common(settings, "once-admin");
-          p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(CALL.toMillis()));
-          p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+          p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(call.toMillis()));
+          p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(call.toMillis()));
           admin = Admin.create(p);
         }
         a = admin;
@@ -77,7 +79,7 @@ public final class Topics implements AutoCloseable {
                     TopicConfig.RETENTION_MS_CONFIG,
                     String.valueOf(settings.topicRetention().toMillis())));
     try {
-      admin().createTopics(List.of(t)).all().get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+      admin().createTopics(List.of(t)).all().get(call.toMillis(), TimeUnit.MILLISECONDS);
       log.info("created topic {} ({} partitions)", topic, settings.partitions());
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
@@ -109,7 +111,7 @@ public final class Topics implements AutoCloseable {
       admin()
           .describeTopics(List.of(topic))
           .allTopicNames()
-          .get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+          .get(call.toMillis(), TimeUnit.MILLISECONDS);
       known.add(topic);
       return true;
     } catch (ExecutionException e) {
@@ -135,7 +137,7 @@ public final class Topics implements AutoCloseable {
           admin()
               .listConsumerGroupOffsets(groupId)
               .partitionsToOffsetAndMetadata()
-              .get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+              .get(call.toMillis(), TimeUnit.MILLISECONDS);
       long lag = 0;
       for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
         OffsetAndMetadata c = committed.get(e.getKey());
@@ -160,7 +162,7 @@ public final class Topics implements AutoCloseable {
           admin()
               .listOffsets(Map.of(tp, OffsetSpec.earliest()))
               .partitionResult(tp)
-              .get(CALL.toMillis(), TimeUnit.MILLISECONDS)
+              .get(call.toMillis(), TimeUnit.MILLISECONDS)
               .offset();
     }
     return b;
@@ -171,14 +173,14 @@ public final class Topics implements AutoCloseable {
         admin()
             .describeTopics(List.of(topic))
             .allTopicNames()
-            .get(CALL.toMillis(), TimeUnit.MILLISECONDS)
+            .get(call.toMillis(), TimeUnit.MILLISECONDS)
             .get(topic);
     Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
     d.partitions()
         .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
     ListOffsetsResult r = admin().listOffsets(specs);
     Map<TopicPartition, Long> ends = new HashMap<>();
-    for (var e : r.all().get(CALL.toMillis(), TimeUnit.MILLISECONDS).entrySet()) {
+    for (var e : r.all().get(call.toMillis(), TimeUnit.MILLISECONDS).entrySet()) {
       ends.put(e.getKey(), e.getValue().offset());
     }
     return ends;
@@ -194,7 +196,7 @@ public final class Topics implements AutoCloseable {
       admin()
           .alterConsumerGroupOffsets(groupId, to)
           .all()
-          .get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+          .get(call.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
