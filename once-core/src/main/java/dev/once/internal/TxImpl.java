@@ -5,6 +5,7 @@ import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
+import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -22,11 +23,23 @@ public final class TxImpl implements Tx {
   private final Dialect dialect;
   private final Set<String> destinations;
   private final int partitions;
+  private final Transport transport;
   private final List<Event> published = new ArrayList<>();
   private int newer;
   private int stale;
 
   public TxImpl(Connection connection, Dialect dialect, Set<String> destinations, int partitions) {
+    this(connection, dialect, destinations, partitions, null);
+  }
+
+  /** With the transport whose limits {@link #publish} checks (may be null: none). */
+  public TxImpl(
+      Connection connection,
+      Dialect dialect,
+      Set<String> destinations,
+      int partitions,
+      Transport transport) {
+    this.transport = transport;
     this.connection = connection;
     this.dialect = dialect;
     this.destinations = destinations;
@@ -51,6 +64,9 @@ public final class TxImpl implements Tx {
   public boolean publish(Event event) {
     if (!destinations.contains(event.destination())) {
       throw new UnknownDestinationException(event.destination(), destinations);
+    }
+    if (transport != null) {
+      transport.checkPublishable(event);
     }
     try (PreparedStatement ps = connection.prepareStatement(dialect.insertOutbox())) {
       Jdbc.bind(
