@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * A broker as Once needs it. Implementations: the table queue in once-core, RabbitMQ and Kafka in
- * their own modules. A transport is complete when its subclass of the testkit's transport contract
- * test passes.
+ * A broker as Once needs it. Implementations: the table queue in once-core, and each broker in a
+ * module of its own (once-rabbitmq). A transport is complete when its subclass of the testkit's
+ * transport contract test passes.
  *
  * <p>Rules every implementation keeps:
  *
