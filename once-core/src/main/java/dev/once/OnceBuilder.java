@@ -143,6 +143,7 @@ public final class OnceBuilder {
             retention,
             codec,
             clock);
+    transport.checkRetention(config.retention());
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     return new OnceImpl(dataSource, transport, chosen, config, listeners);
   }

@@ -1,6 +1,7 @@
 package dev.once.spi;
 
 import dev.once.Event;
+import dev.once.RetentionPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -70,6 +71,14 @@ public interface Transport extends AutoCloseable {
   default void purge(String destination, String consumerGroup) {
     throw new UnsupportedOperationException(name() + " cannot purge queues");
   }
+
+  /**
+   * Refuses (with a {@code ConfigurationException} naming the setting) a retention policy whose
+   * markers could be deleted while this broker can still hand out their events again, e.g. a
+   * redelivery horizon shorter than a Kafka topic's retention. Called by {@code
+   * OnceBuilder.build()}; the default accepts every policy.
+   */
+  default void checkRetention(RetentionPolicy retention) {}
 
   @Override
   void close();
