@@ -8,9 +8,6 @@ import dev.once.test.Services;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -96,9 +93,7 @@ class BenchE2eCommandTest {
 
   /** Runs {@code once bench e2e} with 200 orders in a fresh schema, then drops it. */
   private static JsonNode e2e(String transport, String amqp, String... more) throws Exception {
-    String schema = "bench_e2e_" + ProcessHandle.current().pid() + "_" + System.nanoTime() % 1000;
-    sql("CREATE SCHEMA " + schema);
-    try {
+    try (BenchSchema schema = new BenchSchema()) {
       List<String> args =
           new ArrayList<>(
               List.of(
@@ -118,7 +113,7 @@ class BenchE2eCommandTest {
                   transport,
                   "--json",
                   "--db",
-                  LocalServer.url() + "&currentSchema=" + schema));
+                  schema.url()));
       if (amqp != null) {
         args.addAll(List.of("--amqp", amqp));
       }
@@ -126,15 +121,6 @@ class BenchE2eCommandTest {
       DemoCommandTest.Run r = DemoCommandTest.run(args.toArray(String[]::new));
       assertThat(r.exit()).as(r.err()).isZero();
       return new ObjectMapper().readTree(r.out());
-    } finally {
-      sql("DROP SCHEMA " + schema + " CASCADE");
-    }
-  }
-
-  private static void sql(String statement) throws Exception {
-    try (Connection c = DriverManager.getConnection(LocalServer.url());
-        Statement s = c.createStatement()) {
-      s.execute(statement);
     }
   }
 
