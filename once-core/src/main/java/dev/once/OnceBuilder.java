@@ -1,8 +1,8 @@
 package dev.once;
 
 import dev.once.internal.OnceImpl;
-import dev.once.internal.PostgresDialect;
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 public final class OnceBuilder {
   private DataSource dataSource;
   private Transport transport;
-  private Dialect dialect = new PostgresDialect();
+  private Dialect dialect;
   private final Set<String> destinations = new LinkedHashSet<>();
   private final List<OnceListener> listeners = new ArrayList<>();
   private int partitions = 16;
@@ -43,6 +43,10 @@ public final class OnceBuilder {
     return this;
   }
 
+  /**
+   * The database's dialect. By default chosen from the data source's metadata ({@link
+   * Dialects#forDataSource}); set it to run on a database of your own dialect.
+   */
   public OnceBuilder dialect(Dialect dialect) {
     this.dialect = dialect;
     return this;
@@ -119,7 +123,6 @@ public final class OnceBuilder {
   public Once build() {
     Validate.notNull("dataSource", dataSource);
     Validate.notNull("transport", transport);
-    Validate.notNull("dialect", dialect);
     Validate.notNull("clock", clock);
     if (destinations.isEmpty()) {
       throw new ConfigurationException("destinations", "must name at least one destination");
@@ -147,6 +150,7 @@ public final class OnceBuilder {
             relayMaxAttempts,
             retention,
             clock);
-    return new OnceImpl(dataSource, transport, dialect, config, listeners);
+    Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
+    return new OnceImpl(dataSource, transport, chosen, config, listeners);
   }
 }

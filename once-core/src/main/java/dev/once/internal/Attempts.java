@@ -1,13 +1,14 @@
 package dev.once.internal;
 
 import dev.once.StoreException;
+import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,6 @@ import javax.sql.DataSource;
  * outlives it. Read only for deliveries the transport says it handed out before.
  */
 final class Attempts {
-  /** Failures recorded for one event. */
-  record Known(int attempts, Instant firstFailedAt) {}
-
   private final DataSource dataSource;
   private final Dialect dialect;
   private final String consumerId;
@@ -33,28 +31,20 @@ final class Attempts {
   }
 
   /** Known failures of the redelivered ones among {@code deliveries}, by event id. */
-  Map<String, Known> load(List<Delivery> deliveries) {
-    String[] ids =
+  Map<String, AttemptCount> load(List<Delivery> deliveries) {
+    List<String> ids =
         deliveries.stream()
             .filter(d -> d.deliveryCount() > 1 || d.redelivered())
             .map(d -> d.event().id().value())
-            .toArray(String[]::new);
-    Map<String, Known> known = new HashMap<>();
-    if (ids.length == 0) {
-      return known;
+            .toList();
+    if (ids.isEmpty()) {
+      return new HashMap<>();
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectAttempts())) {
-      Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant()));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      return new HashMap<>(dialect.admin().loadAttempts(c, consumerId, ids));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
-    return known;
   }
 
   /** Records one failed attempt per entry, in one short transaction. */
@@ -62,24 +52,14 @@ final class Attempts {
     if (failures.isEmpty()) {
       return;
     }
+    List<FailedAttempt> rows = new ArrayList<>();
+    for (Map.Entry<String, Failure> f : failures.entrySet()) {
+      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), now, now));
+    }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.upsertAttempt())) {
-        for (Map.Entry<String, Failure> f : failures.entrySet()) {
-          Failure failure = f.getValue();
-          Jdbc.bind(
-              ps,
-              consumerId,
-              f.getKey(),
-              attemptOf.get(f.getKey()),
-              now,
-              now,
-              failure.errorClass(),
-              failure.fingerprint(),
-              failure.message());
-          ps.addBatch();
-        }
-        ps.executeBatch();
+      try {
+        dialect.admin().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -92,6 +72,6 @@ final class Attempts {
 
   /** Forgets the failures of an event that is now processed or dead-lettered, in {@code c}'s tx. */
   void clear(Connection c, String eventId) throws SQLException {
-    Jdbc.update(c, dialect.deleteAttempt(), consumerId, eventId);
+    dialect.admin().deleteAttempts(c, consumerId, eventId);
   }
 }

@@ -5,6 +5,7 @@ import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.StoreException;
 import dev.once.internal.DeliveryRunner.Undo;
+import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
@@ -55,7 +56,7 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Map<String, Attempts.Known> known = attempts.load(deliveries);
+    Map<String, AttemptCount> known = attempts.load(deliveries);
     List<HandledDelivery> handled;
     try {
       handled = commitBatch(deliveries, events, known, firstUndo(deliveries.size()), Map.of());
@@ -96,7 +97,7 @@ final class BatchProcessor {
   private List<HandledDelivery> commitBatch(
       List<Delivery> deliveries,
       List<ReceivedEvent> events,
-      Map<String, Attempts.Known> known,
+      Map<String, AttemptCount> known,
       Undo undo,
       Map<String, Exception> failedBefore) {
     Connection c = null;

@@ -4,14 +4,13 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.OnceException;
 import dev.once.StoreException;
+import dev.once.spi.AdminDialect;
+import dev.once.spi.DeadLetterAction;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,67 +24,22 @@ public final class DeadLetterStore {
 
   private final DataSource dataSource;
   private final Transport transport;
-  private final Dialect dialect;
+  private final AdminDialect admin;
   private final Clock clock;
 
   public DeadLetterStore(DataSource dataSource, Transport transport, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
     this.transport = transport;
-    this.dialect = dialect;
+    this.admin = dialect.admin();
     this.clock = clock;
   }
 
   public List<DeadLetter> list(DeadLetterFilter f) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetters())) {
-      Jdbc.bind(
-          ps,
-          f.consumerId(),
-          f.consumerId(),
-          f.type(),
-          f.type(),
-          f.fingerprint(),
-          f.fingerprint(),
-          ts(f.from()),
-          ts(f.from()),
-          ts(f.to()),
-          ts(f.to()),
-          f.status(),
-          f.status(),
-          f.eventId(),
-          f.eventId(),
-          f.limit());
-      List<DeadLetter> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(read(rs));
-        }
-      }
-      return out;
+    try (Connection c = dataSource.getConnection()) {
+      return admin.selectDeadLetters(c, f);
     } catch (SQLException e) {
       throw new StoreException("list dead letters", e);
     }
-  }
-
-  private static Timestamp ts(Instant i) {
-    return i == null ? null : Timestamp.from(i);
-  }
-
-  private static DeadLetter read(ResultSet rs) throws SQLException {
-    Timestamp resolved = rs.getTimestamp("resolved_at");
-    return new DeadLetter(
-        rs.getLong("id"),
-        rs.getString("consumer_id"),
-        Jdbc.event(rs),
-        rs.getInt("attempts"),
-        rs.getTimestamp("first_failed_at").toInstant(),
-        rs.getTimestamp("last_failed_at").toInstant(),
-        rs.getString("error_class"),
-        rs.getString("error_fingerprint"),
-        rs.getString("error_message"),
-        rs.getString("status"),
-        rs.getTimestamp("dead_at").toInstant(),
-        resolved == null ? null : resolved.toInstant());
   }
 
   /** Replays or discards each open dead letter the filter selects; returns those resolved. */
@@ -116,20 +70,19 @@ public final class DeadLetterStore {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        if (Jdbc.update(c, dialect.resolveDeadLetter(), status, now, d.id()) == 0) {
+        if (!admin.resolveDeadLetter(c, d.id(), status, now)) {
           c.rollback(); // somebody else resolved it meanwhile
           return false;
         }
         String eventId = d.event().id().value();
-        Jdbc.update(
-            c, dialect.insertDeadLetterAction(), d.consumerId(), eventId, action, actor, why, now);
-        if (d.isRelay()) {
-          Jdbc.update(
-              c,
-              action.equals("replay") ? dialect.unparkOutbox() : dialect.deleteParkedOutbox(),
-              eventId);
+        admin.insertDeadLetterAction(
+            c, new DeadLetterAction(d.consumerId(), eventId, action, actor, why, now));
+        if (d.isRelay() && action.equals("replay")) {
+          admin.unparkOutbox(c, eventId);
+        } else if (d.isRelay()) {
+          admin.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
-          Jdbc.update(c, dialect.deleteAttempt(), d.consumerId(), eventId);
+          admin.deleteAttempts(c, d.consumerId(), eventId);
           publish(d);
         }
         c.commit();

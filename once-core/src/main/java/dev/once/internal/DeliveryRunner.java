@@ -4,14 +4,12 @@ import dev.once.ConsumerConfig;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
+import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -46,18 +44,8 @@ final class DeliveryRunner {
    * statement wait for its end; if it committed, the id is not returned here.
    */
   Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
-    String[] ids =
-        events.stream().map(e -> e.id().value()).distinct().sorted().toArray(String[]::new);
-    Set<String> inserted = new HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarkers())) {
-      Jdbc.bind(ps, config.consumerId(), c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(rs.getString(1));
-        }
-      }
-    }
-    return inserted;
+    List<String> ids = events.stream().map(e -> e.id().value()).distinct().sorted().toList();
+    return once.dialect().store().insertMarkers(c, config.consumerId(), ids);
   }
 
   /** What a failing handler undoes. */
@@ -96,7 +84,7 @@ final class DeliveryRunner {
       Connection c,
       Delivery d,
       ReceivedEvent event,
-      Attempts.Known known,
+      AttemptCount known,
       boolean markerInserted,
       Undo undo,
       Exception failedBefore)
@@ -136,7 +124,7 @@ final class DeliveryRunner {
   }
 
   private HandledDelivery handlerFailed(
-      Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known, Exception e)
+      Connection c, Delivery d, ReceivedEvent event, int attempt, AttemptCount known, Exception e)
       throws SQLException {
     once.listener().handlerFailed(event, e);
     return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
@@ -147,7 +135,7 @@ final class DeliveryRunner {
       Delivery d,
       ReceivedEvent event,
       int attempt,
-      Attempts.Known known,
+      AttemptCount known,
       Failure failure,
       Exception error)
       throws SQLException {
@@ -159,7 +147,7 @@ final class DeliveryRunner {
   }
 
   private void deadLetter(
-      Connection c, ReceivedEvent event, int attempts, Attempts.Known known, Failure failure)
+      Connection c, ReceivedEvent event, int attempts, AttemptCount known, Failure failure)
       throws SQLException {
     Instant now = once.config().clock().instant();
     Instant first = known == null ? now : known.firstFailedAt();
@@ -177,7 +165,7 @@ final class DeliveryRunner {
     }
   }
 
-  private void clearKnown(Connection c, ReceivedEvent event, Attempts.Known known)
+  private void clearKnown(Connection c, ReceivedEvent event, AttemptCount known)
       throws SQLException {
     if (known != null) {
       attempts.clear(c, event.id().value());
@@ -185,7 +173,7 @@ final class DeliveryRunner {
   }
 
   private void deleteMarker(Connection c, ReceivedEvent event) throws SQLException {
-    Jdbc.update(c, once.dialect().deleteMarker(), config.consumerId(), event.id().value());
+    once.dialect().store().deleteMarker(c, config.consumerId(), event.id().value());
   }
 
   /**

@@ -5,12 +5,10 @@ import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
+import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,8 +39,6 @@ final class RelayImpl implements Relay {
 
   private final EngineThread thread = new EngineThread("once-relay");
 
-  private record Row(long id, Event event, Instant createdAt, int attempts) {}
-
   RelayImpl(OnceImpl once) {
     this.once = once;
     this.config = once.config();
@@ -57,28 +53,28 @@ final class RelayImpl implements Relay {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
-      Jdbc.execute(c, dialect.queueTransaction());
-      List<Row> rows = claim(c, lockPartitions(c));
+      dialect.store().beginEngineTransaction(c);
+      List<OutboxRow> rows = claim(c, lockPartitions(c));
       if (rows.isEmpty()) {
         c.commit();
         return 0;
       }
-      List<Event> events = rows.stream().map(Row::event).toList();
+      List<Event> events = rows.stream().map(OutboxRow::event).toList();
       PublishResult result = once.transport().publish(events, config.confirmTimeout());
-      List<Row> confirmed = new ArrayList<>();
+      List<OutboxRow> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         if (result.isConfirmed(i)) {
           confirmed.add(rows.get(i));
         }
       }
-      once.listener().published(confirmed.stream().map(Row::event).toList());
+      once.listener().published(confirmed.stream().map(OutboxRow::event).toList());
       markSent(c, confirmed);
       markFailed(c, rows, result.failures());
       c.commit();
       if (!confirmed.isEmpty()) {
         once.listener()
             .markedSent(
-                confirmed.stream().map(Row::event).toList(),
+                confirmed.stream().map(OutboxRow::event).toList(),
                 Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
       }
       return confirmed.size();
@@ -100,60 +96,36 @@ final class RelayImpl implements Relay {
    */
   private List<Integer> lockPartitions(Connection c) throws SQLException {
     List<Integer> candidates =
-        partitions(
-            c, dialect.pendingPartitions(), config.clock().instant(), config.relayBatchSize());
+        new ArrayList<>(
+            dialect
+                .store()
+                .pendingPartitions(c, config.clock().instant(), config.relayBatchSize()));
     contended = false;
     if (candidates.isEmpty()) {
       return candidates;
     }
     Collections.shuffle(candidates);
     int share = (candidates.size() + once.runningRelays() - 1) / once.runningRelays();
-    List<Integer> locked =
-        partitions(c, dialect.lockPartitions(), Jdbc.intArray(c, candidates.subList(0, share)));
+    List<Integer> locked = dialect.store().lockPartitions(c, candidates.subList(0, share));
     contended = locked.isEmpty();
     return locked;
   }
 
-  private static List<Integer> partitions(Connection c, String sql, Object... params)
-      throws SQLException {
-    List<Integer> result = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      Jdbc.bind(ps, params);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.add(rs.getInt(1));
-        }
-      }
-    }
-    return result;
-  }
-
-  private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
+  private List<OutboxRow> claim(Connection c, List<Integer> partitions) throws SQLException {
     if (partitions.isEmpty()) {
       return List.of();
     }
-    List<Row> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.claimOutbox())) {
-      Jdbc.bind(
-          ps, Jdbc.intArray(c, partitions), config.clock().instant(), config.relayBatchSize());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Timestamp created = rs.getTimestamp("created_at");
-          rows.add(
-              new Row(
-                  rs.getLong("id"), Jdbc.event(rs), created.toInstant(), rs.getInt("attempts")));
-        }
-      }
-    }
-    return rows;
+    return dialect
+        .store()
+        .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize());
   }
 
-  private void markSent(Connection c, List<Row> confirmed) throws SQLException {
+  private void markSent(Connection c, List<OutboxRow> confirmed) throws SQLException {
     if (confirmed.isEmpty()) {
       return;
     }
-    List<Long> ids = confirmed.stream().map(Row::id).toList();
-    Jdbc.update(c, dialect.markSent(), config.clock().instant(), Jdbc.longArray(c, ids));
+    List<Long> ids = confirmed.stream().map(OutboxRow::id).toList();
+    dialect.store().markSent(c, ids, config.clock().instant());
   }
 
   /**
@@ -161,11 +133,11 @@ final class RelayImpl implements Relay {
    * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
    * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
    */
-  private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
+  private void markFailed(Connection c, List<OutboxRow> rows, Map<Integer, String> failures)
       throws SQLException {
     Instant now = config.clock().instant();
     for (Map.Entry<Integer, String> f : failures.entrySet()) {
-      Row row = rows.get(f.getKey());
+      OutboxRow row = rows.get(f.getKey());
       String reason = f.getValue();
       once.listener().publishFailed(row.event(), reason);
       int attempts = row.attempts() + 1;
@@ -181,13 +153,13 @@ final class RelayImpl implements Relay {
           attempts,
           config.relayMaxAttempts(),
           next);
-      Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
+      dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
   }
 
-  private void park(Connection c, Row row, int attempts, String reason, Instant now)
+  private void park(Connection c, OutboxRow row, int attempts, String reason, Instant now)
       throws SQLException {
-    Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+    dialect.store().parkOutbox(c, row.id(), reason);
     Failure failure = Failure.refused(reason);
     deadLetters.write(
         c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);

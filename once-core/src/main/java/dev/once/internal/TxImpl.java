@@ -6,7 +6,6 @@ import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,17 +47,9 @@ public final class TxImpl implements Tx {
     if (!destinations.contains(event.destination())) {
       throw new UnknownDestinationException(event.destination(), destinations);
     }
-    try (PreparedStatement ps = connection.prepareStatement(dialect.insertOutbox())) {
-      Jdbc.bind(
-          ps,
-          event.id().value(),
-          event.destination(),
-          event.key(),
-          event.type(),
-          event.payload(),
-          Jdbc.headers(connection, event.headers()),
-          partitionOf(event, partitions));
-      boolean written = ps.executeUpdate() == 1;
+    try {
+      boolean written =
+          dialect.store().insertOutbox(connection, event, partitionOf(event, partitions));
       if (written) {
         published.add(event);
       }
@@ -71,7 +62,7 @@ public final class TxImpl implements Tx {
   @Override
   public boolean applyIfNewer(String entity, String id, long version) {
     try {
-      boolean isNewer = Jdbc.update(connection, dialect.applyIfNewer(), entity, id, version) == 1;
+      boolean isNewer = dialect.store().applyIfNewer(connection, entity, id, version);
       if (isNewer) {
         newer++;
       } else {

@@ -8,7 +8,7 @@ import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceBuilder;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.time.Clock;
@@ -70,7 +70,7 @@ final class Rig implements AutoCloseable {
   }
 
   DeadLetters deadLetters() {
-    return new DeadLetters(db.dataSource(), transport, new PostgresDialect(), Clock.systemUTC());
+    return new DeadLetters(db.dataSource(), transport, Dialects.postgresql(), Clock.systemUTC());
   }
 
   /** Runs relay and consumer until the queue is empty and the outbox drained, or 20 s pass. */

@@ -7,7 +7,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,7 +30,7 @@ class MetricsTest {
                 .build();
         WorkloadGauges gauges =
             WorkloadGauges.bind(
-                registry, db.dataSource(), new PostgresDialect(), Duration.ofHours(1))) {
+                registry, db.dataSource(), Dialects.postgresql(), Duration.ofHours(1))) {
       Consumer consumer =
           once.consumer("warehouse")
               .subscribe(

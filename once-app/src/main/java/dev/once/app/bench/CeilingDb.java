@@ -1,14 +1,15 @@
 package dev.once.app.bench;
 
-import dev.once.internal.PostgresDialect;
-import java.nio.charset.StandardCharsets;
-import java.sql.Array;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.spi.Dialects;
+import dev.once.spi.StoreDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -21,7 +22,7 @@ import javax.sql.DataSource;
  * broker: what a hand-written consumer on this database could reach at best with the same batching.
  */
 final class CeilingDb {
-  private static final PostgresDialect SQL = new PostgresDialect();
+  private static final StoreDialect STORE = Dialects.postgresql().store();
 
   private CeilingDb() {}
 
@@ -48,25 +49,22 @@ final class CeilingDb {
   private static void batch(DataSource dataSource, long from, long to) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement markers = c.prepareStatement(SQL.insertMarkers());
-          PreparedStatement effect = c.prepareStatement(BenchTables.INSERT_EFFECT);
-          PreparedStatement outbox = c.prepareStatement(SQL.insertOutbox())) {
-        Array noHeaders = c.createArrayOf("text", new String[0]);
-        Set<String> inserted = insertMarkers(c, markers, from, to);
+      try (PreparedStatement effect = c.prepareStatement(BenchTables.INSERT_EFFECT)) {
+        Set<String> inserted = insertMarkers(c, from, to);
         for (long id = from; id < to; id++) {
           String eventId = "bench-paid:" + id;
           if (inserted.contains(eventId)) {
             effect.setLong(1, id);
             effect.setString(2, eventId);
             effect.executeUpdate();
-            outbox.setString(1, "bench-done:" + BenchTables.CEILING_CONSUMER + "/" + eventId);
-            outbox.setString(2, BenchTables.CEILING_OUT);
-            outbox.setString(3, Long.toString(id));
-            outbox.setString(4, "BenchDone");
-            outbox.setBytes(5, Pipeline.payload(id).getBytes(StandardCharsets.UTF_8));
-            outbox.setArray(6, noHeaders);
-            outbox.setInt(7, (int) (id % 16));
-            outbox.executeUpdate();
+            Event done =
+                Event.of(
+                    new EventId("bench-done:" + BenchTables.CEILING_CONSUMER + "/" + eventId),
+                    BenchTables.CEILING_OUT,
+                    Long.toString(id),
+                    "BenchDone",
+                    Pipeline.payload(id));
+            STORE.insertOutbox(c, done, (int) (id % 16));
           }
         }
       }
@@ -75,21 +73,12 @@ final class CeilingDb {
   }
 
   /** The batch's markers in one statement, as Once inserts them. */
-  private static Set<String> insertMarkers(
-      Connection c, PreparedStatement markers, long from, long to) throws SQLException {
-    String[] ids = new String[(int) (to - from)];
+  private static Set<String> insertMarkers(Connection c, long from, long to) throws SQLException {
+    List<String> ids = new ArrayList<>();
     for (long id = from; id < to; id++) {
-      ids[(int) (id - from)] = "bench-paid:" + id;
+      ids.add("bench-paid:" + id);
     }
-    Arrays.sort(ids);
-    markers.setString(1, BenchTables.CEILING_CONSUMER);
-    markers.setArray(2, c.createArrayOf("text", ids));
-    Set<String> inserted = new HashSet<>();
-    try (ResultSet rs = markers.executeQuery()) {
-      while (rs.next()) {
-        inserted.add(rs.getString(1));
-      }
-    }
-    return inserted;
+    Collections.sort(ids);
+    return STORE.insertMarkers(c, BenchTables.CEILING_CONSUMER, ids);
   }
 }

@@ -7,7 +7,7 @@ import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -49,7 +49,7 @@ public final class DeadLettersCommand {
             transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
           return work.apply(
               new DeadLetters(
-                  database.dataSource(), transport, new PostgresDialect(), Clock.systemUTC()));
+                  database.dataSource(), transport, Dialects.postgresql(), Clock.systemUTC()));
         }
       }
     }

@@ -5,7 +5,7 @@ import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +35,7 @@ public final class StatusCommand implements Callable<Integer> {
     try (Database database = Database.open(db, 2)) {
       Migrations.apply(database.dataSource());
       WorkloadStatus s =
-          WorkloadStatus.read(database.dataSource(), new PostgresDialect(), Instant.now());
+          WorkloadStatus.read(database.dataSource(), Dialects.postgresql(), Instant.now());
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(toJson(s)));
       } else {
