@@ -4,6 +4,7 @@ import dev.once.internal.OnceImpl;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
+import dev.once.spi.Validate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,11 +24,17 @@ public final class OnceBuilder {
   private int relayBatchSize = 200;
   private Duration relayIdleWait = Duration.ofSeconds(1);
   private Duration confirmTimeout = Duration.ofSeconds(30);
-  private Duration publishRetryDelay = Duration.ofSeconds(5);
-  private Duration maxPublishRetryDelay = Duration.ofMinutes(5);
-  private int relayMaxAttempts = 10;
+  private RetryPolicy relayRetry = DEFAULT_RELAY_RETRY;
   private RetentionPolicy retention = RetentionPolicy.DEFAULT;
+  private PayloadCodec codec;
   private Clock clock = Clock.systemUTC();
+
+  /** 10 publish attempts, 5 s doubling to 5 min, half jitter. */
+  public static final RetryPolicy DEFAULT_RELAY_RETRY =
+      RetryPolicy.builder()
+          .maxAttempts(10)
+          .backoff(Duration.ofSeconds(5), Duration.ofMinutes(5))
+          .build();
 
   OnceBuilder() {}
 
@@ -44,15 +51,18 @@ public final class OnceBuilder {
   }
 
   /**
-   * The database's dialect. By default chosen from the data source's metadata ({@link
-   * Dialects#forDataSource}); set it to run on a database of your own dialect.
+   * The database's dialect. Default: chosen from the data source's product name ({@link
+   * Dialects#forDataSource}).
    */
   public OnceBuilder dialect(Dialect dialect) {
     this.dialect = dialect;
     return this;
   }
 
-  /** Declares destinations events may be published to. At least one is required. */
+  /**
+   * Declares destinations events may be published to; publishing anywhere else fails. None: the
+   * instance only consumes (or administers).
+   */
   public OnceBuilder destinations(String... names) {
     for (String name : names) {
       destinations.add(name);
@@ -85,25 +95,24 @@ public final class OnceBuilder {
     return this;
   }
 
-  /** Backoff of an outbox row the broker refused: doubling from the first delay to the cap. */
-  public OnceBuilder publishRetryDelay(Duration publishRetryDelay, Duration maxPublishRetryDelay) {
-    this.publishRetryDelay = publishRetryDelay;
-    this.maxPublishRetryDelay = maxPublishRetryDelay;
+  /**
+   * Publish attempts of an outbox row the broker refused before the relay parks it as a dead
+   * letter, and the backoff between them. Default {@link #DEFAULT_RELAY_RETRY}.
+   */
+  public OnceBuilder relayRetry(RetryPolicy relayRetry) {
+    this.relayRetry = relayRetry;
     return this;
   }
 
-  public OnceBuilder publishRetryDelay(Duration publishRetryDelay) {
-    this.publishRetryDelay = publishRetryDelay;
+  /** The codec of typed payloads. Default: the one on the classpath ({@code once-jackson}). */
+  public OnceBuilder codec(PayloadCodec codec) {
+    this.codec = codec;
     return this;
   }
 
-  /** Publish attempts of one outbox row before the relay parks it as a dead letter. Default 10. */
-  public OnceBuilder relayMaxAttempts(int relayMaxAttempts) {
-    this.relayMaxAttempts = relayMaxAttempts;
-    return this;
-  }
-
-  /** What {@link Once#retention()} deletes, and when. Default {@link RetentionPolicy#DEFAULT}. */
+  /**
+   * What {@link Once#newRetention()} deletes, and when. Default {@link RetentionPolicy#DEFAULT}.
+   */
   public OnceBuilder retention(RetentionPolicy retention) {
     this.retention = retention;
     return this;
@@ -123,32 +132,16 @@ public final class OnceBuilder {
   public Once build() {
     Validate.notNull("dataSource", dataSource);
     Validate.notNull("transport", transport);
-    Validate.notNull("clock", clock);
-    if (destinations.isEmpty()) {
-      throw new ConfigurationException("destinations", "must name at least one destination");
-    }
-    for (String d : destinations) {
-      Validate.name("destinations", d);
-    }
-    Validate.range("partitions", partitions, 1, 4096);
-    Validate.range("relayBatchSize", relayBatchSize, 1, 10_000);
-    Validate.positive("relayIdleWait", relayIdleWait);
-    Validate.positive("confirmTimeout", confirmTimeout);
-    Validate.positive("publishRetryDelay", publishRetryDelay);
-    Validate.positive("maxPublishRetryDelay", maxPublishRetryDelay);
-    Validate.range("relayMaxAttempts", relayMaxAttempts, 1, 1000);
-    Validate.notNull("retention", retention);
     OnceConfig config =
         new OnceConfig(
-            Set.copyOf(destinations),
+            destinations,
             partitions,
             relayBatchSize,
             relayIdleWait,
             confirmTimeout,
-            publishRetryDelay,
-            maxPublishRetryDelay,
-            relayMaxAttempts,
+            relayRetry,
             retention,
+            codec,
             clock);
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     return new OnceImpl(dataSource, transport, chosen, config, listeners);

@@ -27,6 +27,7 @@ final class AdminRows {
         rs.getString("error_class"),
         rs.getString("error_fingerprint"),
         rs.getString("error_message"),
+        rs.getBoolean("final_attempt_crashed"),
         rs.getString("status"),
         Jdbc.instant(rs, "dead_at"),
         Jdbc.instant(rs, "resolved_at"));

@@ -1,7 +1,6 @@
 package dev.once.internal;
 
 import dev.once.StoreException;
-import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.FailedAttempt;
@@ -20,6 +19,9 @@ import javax.sql.DataSource;
  * outlives it. Read only for deliveries the transport says it handed out before.
  */
 final class Attempts {
+  /** Failures recorded for one event, and the last of them. */
+  record Known(int attempts, Instant firstFailedAt, Failure last) {}
+
   private final DataSource dataSource;
   private final Dialect dialect;
   private final String consumerId;
@@ -31,20 +33,32 @@ final class Attempts {
   }
 
   /** Known failures of the redelivered ones among {@code deliveries}, by event id. */
-  Map<String, AttemptCount> load(List<Delivery> deliveries) {
-    List<String> ids =
+  Map<String, Known> load(List<Delivery> deliveries) {
+    String[] ids =
         deliveries.stream()
             .filter(d -> d.deliveryCount() > 1 || d.redelivered())
             .map(d -> d.event().id().value())
-            .toList();
-    if (ids.isEmpty()) {
-      return new HashMap<>();
+            .toArray(String[]::new);
+    Map<String, Known> known = new HashMap<>();
+    if (ids.length == 0) {
+      return known;
     }
     try (Connection c = dataSource.getConnection()) {
-      return new HashMap<>(dialect.admin().loadAttempts(c, consumerId, ids));
+      dialect
+          .admin()
+          .loadAttempts(c, consumerId, List.of(ids))
+          .forEach(
+              (id, a) ->
+                  known.put(
+                      id,
+                      new Known(
+                          a.attempts(),
+                          a.firstFailedAt(),
+                          new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
+    return known;
   }
 
   /** Records one failed attempt per entry, in one short transaction. */

@@ -5,7 +5,6 @@ import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.StoreException;
 import dev.once.internal.DeliveryRunner.Undo;
-import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
@@ -56,7 +55,7 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Map<String, AttemptCount> known = attempts.load(deliveries);
+    Map<String, Attempts.Known> known = attempts.load(deliveries);
     List<HandledDelivery> handled;
     try {
       handled = commitBatch(deliveries, events, known, firstUndo(deliveries.size()), Map.of());
@@ -66,7 +65,7 @@ final class BatchProcessor {
           commitBatch(deliveries, events, known, Undo.TO_SAVEPOINT, Map.of(e.eventId, e.failure));
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
-      receiver.nack(deliveries, config.retry().initialBackoff());
+      receiver.nack(deliveries, config.retry().backoff().initial());
       return deliveries.size();
     }
     listener.committed(events);
@@ -97,7 +96,7 @@ final class BatchProcessor {
   private List<HandledDelivery> commitBatch(
       List<Delivery> deliveries,
       List<ReceivedEvent> events,
-      Map<String, AttemptCount> known,
+      Map<String, Attempts.Known> known,
       Undo undo,
       Map<String, Exception> failedBefore) {
     Connection c = null;
@@ -106,7 +105,7 @@ final class BatchProcessor {
       c.setAutoCommit(false);
       List<HandledDelivery> handled = new ArrayList<>(events.size());
       boolean wroteOutbox = false;
-      Set<String> inserted = runner.insertMarkers(c, events);
+      Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
       for (int i = 0; i < events.size(); i++) {
         ReceivedEvent e = events.get(i);
         String id = e.id().value();
@@ -136,6 +135,18 @@ final class BatchProcessor {
     }
   }
 
+  /** The events of the deliveries that decoded: malformed ones get no marker. */
+  private static List<ReceivedEvent> wellFormed(
+      List<Delivery> deliveries, List<ReceivedEvent> events) {
+    List<ReceivedEvent> out = new ArrayList<>(events.size());
+    for (int i = 0; i < events.size(); i++) {
+      if (!deliveries.get(i).isMalformed()) {
+        out.add(events.get(i));
+      }
+    }
+    return out;
+  }
+
   private void recordFailures(List<HandledDelivery> handled) {
     Map<String, Failure> failures = new LinkedHashMap<>();
     Map<String, Integer> attemptOf = new LinkedHashMap<>();
@@ -160,7 +171,7 @@ final class BatchProcessor {
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
-        receiver.nack(List.of(h.delivery()), config.retry().backoff(h.attempt()));
+        receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);

@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.AdminDialect;
@@ -19,7 +20,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
-public final class DeadLetterStore {
+public final class DeadLetterStore implements DeadLetters {
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
@@ -34,6 +35,7 @@ public final class DeadLetterStore {
     this.clock = clock;
   }
 
+  @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
     try (Connection c = dataSource.getConnection()) {
       return admin.selectDeadLetters(c, f);
@@ -54,7 +56,8 @@ public final class DeadLetterStore {
             filter.from(),
             filter.to(),
             "dead",
-            filter.limit());
+            filter.limit(),
+            filter.ids());
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : list(open)) {
       if (resolveOne(d, action, actor, why)) {
@@ -113,5 +116,15 @@ public final class DeadLetterStore {
               + ": "
               + r.failures().get(0));
     }
+  }
+
+  @Override
+  public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "discard", actor, reason);
   }
 }

@@ -4,7 +4,6 @@ import dev.once.ConsumerConfig;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
-import dev.once.spi.AttemptCount;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -84,19 +83,24 @@ final class DeliveryRunner {
       Connection c,
       Delivery d,
       ReceivedEvent event,
-      AttemptCount known,
+      Attempts.Known known,
       boolean markerInserted,
       Undo undo,
       Exception failedBefore)
       throws SQLException {
     int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
+    if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
+      Failure failure = Failure.malformed(d.malformed());
+      deadLetter(c, event, 1, known, failure);
+      return new HandledDelivery(d, event, Outcome.DEAD, 1, failure);
+    }
     if (!markerInserted) {
       clearKnown(c, event, known);
       return new HandledDelivery(d, event, Outcome.DUPLICATE, attempt, null);
     }
     if (attempt > policy.maxAttempts()) {
       deleteMarker(c, event);
-      Failure failure = Failure.exhausted(attempt - 1);
+      Failure failure = Failure.exhausted(attempt - 1, known == null ? null : known.last());
       deadLetter(c, event, attempt - 1, known, failure);
       return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
     }
@@ -124,7 +128,7 @@ final class DeliveryRunner {
   }
 
   private HandledDelivery handlerFailed(
-      Connection c, Delivery d, ReceivedEvent event, int attempt, AttemptCount known, Exception e)
+      Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known, Exception e)
       throws SQLException {
     once.listener().handlerFailed(event, e);
     return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
@@ -135,7 +139,7 @@ final class DeliveryRunner {
       Delivery d,
       ReceivedEvent event,
       int attempt,
-      AttemptCount known,
+      Attempts.Known known,
       Failure failure,
       Exception error)
       throws SQLException {
@@ -147,14 +151,20 @@ final class DeliveryRunner {
   }
 
   private void deadLetter(
-      Connection c, ReceivedEvent event, int attempts, AttemptCount known, Failure failure)
+      Connection c, ReceivedEvent event, int attempts, Attempts.Known known, Failure failure)
       throws SQLException {
     Instant now = once.config().clock().instant();
     Instant first = known == null ? now : known.firstFailedAt();
     boolean written =
         deadLetters.write(c, config.consumerId(), event.event(), attempts, first, failure, now);
     clearKnown(c, event, known);
-    if (written) {
+    if (written && failure.errorClass().equals("dev.once.MalformedMessage")) {
+      log.warn(
+          "consumer {} dead-lettered a malformed message as {} on its first delivery: {}",
+          config.consumerId(),
+          event.id(),
+          failure.message());
+    } else if (written) {
       log.warn(
           "consumer {} dead-lettered event {} after {} attempts: {} (fingerprint {})",
           config.consumerId(),
@@ -165,7 +175,7 @@ final class DeliveryRunner {
     }
   }
 
-  private void clearKnown(Connection c, ReceivedEvent event, AttemptCount known)
+  private void clearKnown(Connection c, ReceivedEvent event, Attempts.Known known)
       throws SQLException {
     if (known != null) {
       attempts.clear(c, event.id().value());

@@ -99,7 +99,7 @@ final class OperationsImpl implements Operations {
   }
 
   @Override
-  public Reconciler reconciler() {
+  public Reconciler newReconciler() {
     return new ReconcilerImpl(once, this);
   }
 

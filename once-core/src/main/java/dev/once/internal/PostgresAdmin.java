@@ -31,7 +31,8 @@ public class PostgresAdmin implements AdminDialect {
     try (PreparedStatement ps =
         c.prepareStatement(
             """
-            SELECT event_id, attempts, first_failed_at
+            SELECT event_id, attempts, first_failed_at, error_class, error_fingerprint,
+                   error_message
               FROM once_attempt
              WHERE consumer_id = ? AND event_id = ANY(?::text[])
             """)) {
@@ -39,7 +40,13 @@ public class PostgresAdmin implements AdminDialect {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           known.put(
-              rs.getString(1), new AttemptCount(rs.getInt(2), rs.getTimestamp(3).toInstant()));
+              rs.getString(1),
+              new AttemptCount(
+                  rs.getInt(2),
+                  rs.getTimestamp(3).toInstant(),
+                  rs.getString(4),
+                  rs.getString(5),
+                  rs.getString(6)));
         }
       }
     }
@@ -94,15 +101,16 @@ public class PostgresAdmin implements AdminDialect {
             INSERT INTO once_dead_letter AS d
                    (consumer_id, event_id, destination, event_key, event_type, payload, headers,
                     attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
-                    error_message, dead_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    error_message, final_attempt_crashed, dead_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (consumer_id, event_id) DO UPDATE
                SET status = 'dead', resolved_at = NULL, dead_at = EXCLUDED.dead_at,
                    payload = EXCLUDED.payload, headers = EXCLUDED.headers,
                    attempts = EXCLUDED.attempts, first_failed_at = EXCLUDED.first_failed_at,
                    last_failed_at = EXCLUDED.last_failed_at, error_class = EXCLUDED.error_class,
                    error_fingerprint = EXCLUDED.error_fingerprint,
-                   error_message = EXCLUDED.error_message
+                   error_message = EXCLUDED.error_message,
+                   final_attempt_crashed = EXCLUDED.final_attempt_crashed
              WHERE d.status <> 'dead'
             """,
             f.consumerId(),
@@ -118,6 +126,7 @@ public class PostgresAdmin implements AdminDialect {
             f.errorClass(),
             f.fingerprint(),
             f.message(),
+            f.finalAttemptCrashed(),
             deadAt)
         == 1;
   }
@@ -130,7 +139,8 @@ public class PostgresAdmin implements AdminDialect {
             """
             SELECT id, consumer_id, event_id, destination, event_key, event_type, payload,
                    headers, attempts, first_failed_at, last_failed_at, error_class,
-                   error_fingerprint, error_message, status, dead_at, resolved_at
+                   error_fingerprint, error_message, final_attempt_crashed, status, dead_at,
+                   resolved_at
               FROM once_dead_letter
              WHERE (?::text IS NULL OR consumer_id = ?)
                AND (?::text IS NULL OR event_type = ?)
@@ -139,6 +149,7 @@ public class PostgresAdmin implements AdminDialect {
                AND (?::timestamptz IS NULL OR dead_at < ?)
                AND (?::text IS NULL OR status = ?)
                AND (?::text IS NULL OR event_id = ?)
+               AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
              ORDER BY id
              LIMIT ?
             """)) {
@@ -158,6 +169,8 @@ public class PostgresAdmin implements AdminDialect {
           f.status(),
           f.eventId(),
           f.eventId(),
+          ids(c, f),
+          ids(c, f),
           f.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -166,6 +179,10 @@ public class PostgresAdmin implements AdminDialect {
       }
     }
     return out;
+  }
+
+  private static java.sql.Array ids(Connection c, DeadLetterFilter f) throws SQLException {
+    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
   }
 
   @Override

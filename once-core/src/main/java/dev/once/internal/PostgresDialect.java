@@ -35,7 +35,11 @@ public class PostgresDialect implements Dialect {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once_core.sql", "V2__once_operations.sql", "V3__once_workload.sql");
+    return List.of(
+        "V1__once_core.sql",
+        "V2__once_operations.sql",
+        "V3__once_workload.sql",
+        "V4__once_dead_letter_crash.sql");
   }
 
   @Override

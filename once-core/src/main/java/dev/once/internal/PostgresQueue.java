@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import dev.once.Event;
 import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.QueueClaim;
 import dev.once.spi.QueueDialect;
 import java.sql.Connection;
@@ -87,7 +88,8 @@ public class PostgresQueue implements QueueDialect {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           int count = rs.getInt("delivery_count");
-          deliveries.add(new Delivery(Jdbc.event(rs), count, count > 1, rs.getLong("id")));
+          // a row that does not decode is handed out as malformed, to be dead-lettered alone
+          deliveries.add(MessageDecoder.decode(Jdbc.raw(rs), count, count > 1, rs.getLong("id")));
         }
       }
     }

@@ -150,7 +150,7 @@ public class PostgresStore implements StoreDialect {
           rows.add(
               new OutboxRow(
                   rs.getLong("id"),
-                  Jdbc.event(rs),
+                  Jdbc.raw(rs),
                   rs.getTimestamp("created_at").toInstant(),
                   rs.getInt("attempts")));
         }

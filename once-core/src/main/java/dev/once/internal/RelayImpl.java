@@ -4,7 +4,9 @@ import dev.once.Event;
 import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
+import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
@@ -15,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,9 @@ final class RelayImpl implements Relay {
 
   private final EngineThread thread = new EngineThread("once-relay");
 
+  /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
+  private record Row(long id, Event event, Instant createdAt, int attempts, String malformed) {}
+
   RelayImpl(OnceImpl once) {
     this.once = once;
     this.config = once.config();
@@ -54,27 +58,27 @@ final class RelayImpl implements Relay {
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
       dialect.store().beginEngineTransaction(c);
-      List<OutboxRow> rows = claim(c, lockPartitions(c));
+      List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
       if (rows.isEmpty()) {
         c.commit();
         return 0;
       }
-      List<Event> events = rows.stream().map(OutboxRow::event).toList();
+      List<Event> events = rows.stream().map(Row::event).toList();
       PublishResult result = once.transport().publish(events, config.confirmTimeout());
-      List<OutboxRow> confirmed = new ArrayList<>();
+      List<Row> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         if (result.isConfirmed(i)) {
           confirmed.add(rows.get(i));
         }
       }
-      once.listener().published(confirmed.stream().map(OutboxRow::event).toList());
+      once.listener().published(confirmed.stream().map(Row::event).toList());
       markSent(c, confirmed);
       markFailed(c, rows, result.failures());
       c.commit();
       if (!confirmed.isEmpty()) {
         once.listener()
             .markedSent(
-                confirmed.stream().map(OutboxRow::event).toList(),
+                confirmed.stream().map(Row::event).toList(),
                 Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
       }
       return confirmed.size();
@@ -111,53 +115,87 @@ final class RelayImpl implements Relay {
     return locked;
   }
 
-  private List<OutboxRow> claim(Connection c, List<Integer> partitions) throws SQLException {
+  private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
     if (partitions.isEmpty()) {
       return List.of();
     }
-    return dialect
-        .store()
-        .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize());
+    List<Row> rows = new ArrayList<>();
+    for (OutboxRow r :
+        dialect
+            .store()
+            .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize())) {
+      Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
+      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), d.malformed()));
+    }
+    return rows;
   }
 
-  private void markSent(Connection c, List<OutboxRow> confirmed) throws SQLException {
+  /**
+   * Parks the rows that do not decode (written by hand, by another service, by an older version),
+   * each with a {@code (relay)} dead letter, and returns the others: a broken row never stops the
+   * rows behind it, nor rolls back their batch.
+   */
+  private List<Row> parkMalformed(Connection c, List<Row> rows) throws SQLException {
+    List<Row> good = new ArrayList<>(rows.size());
+    Instant now = config.clock().instant();
+    for (Row row : rows) {
+      if (row.malformed() == null) {
+        good.add(row);
+        continue;
+      }
+      String reason = "malformed: " + row.malformed();
+      dialect.store().parkOutbox(c, row.id(), reason);
+      deadLetters.write(
+          c,
+          DeadLetterWriter.RELAY,
+          row.event(),
+          row.attempts() + 1,
+          row.createdAt(),
+          Failure.malformed(row.malformed()),
+          now);
+      log.warn("relay: parked outbox row {} that does not decode: {}", row.id(), row.malformed());
+    }
+    return good;
+  }
+
+  private void markSent(Connection c, List<Row> confirmed) throws SQLException {
     if (confirmed.isEmpty()) {
       return;
     }
-    List<Long> ids = confirmed.stream().map(OutboxRow::id).toList();
+    List<Long> ids = confirmed.stream().map(Row::id).toList();
     dialect.store().markSent(c, ids, config.clock().instant());
   }
 
   /**
    * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
-   * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
-   * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   * blocks the other rows of its partition); after {@code relayRetry.maxAttempts} it is parked: it
+   * stays unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
    */
-  private void markFailed(Connection c, List<OutboxRow> rows, Map<Integer, String> failures)
+  private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
       throws SQLException {
     Instant now = config.clock().instant();
     for (Map.Entry<Integer, String> f : failures.entrySet()) {
-      OutboxRow row = rows.get(f.getKey());
+      Row row = rows.get(f.getKey());
       String reason = f.getValue();
       once.listener().publishFailed(row.event(), reason);
       int attempts = row.attempts() + 1;
-      if (attempts >= config.relayMaxAttempts()) {
+      if (attempts >= config.relayRetry().maxAttempts()) {
         park(c, row, attempts, reason, now);
         continue;
       }
-      Instant next = now.plus(publishBackoff(attempts));
+      Instant next = now.plus(config.relayRetry().delay(attempts));
       log.warn(
           "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
           row.event().id(),
           reason,
           attempts,
-          config.relayMaxAttempts(),
+          config.relayRetry().maxAttempts(),
           next);
       dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
   }
 
-  private void park(Connection c, OutboxRow row, int attempts, String reason, Instant now)
+  private void park(Connection c, Row row, int attempts, String reason, Instant now)
       throws SQLException {
     dialect.store().parkOutbox(c, row.id(), reason);
     Failure failure = Failure.refused(reason);
@@ -168,14 +206,6 @@ final class RelayImpl implements Relay {
         row.event().id(),
         attempts,
         reason);
-  }
-
-  /** Doubling from publishRetryDelay, capped, the upper half jittered. */
-  Duration publishBackoff(int attempts) {
-    long base = config.publishRetryDelay().toMillis();
-    long delay =
-        Math.min(config.maxPublishRetryDelay().toMillis(), base << Math.min(20, attempts - 1));
-    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
   }
 
   @Override

@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param errorClass the exception's class, or a reason such as {@code AttemptsExhausted}
  * @param fingerprint groups the same failure across events
  * @param message the error message, redacted and shortened
+ * @param finalAttemptCrashed for a dead letter: its last attempt ended in a crash, the error is the
+ *     last one recorded before (attempt rows ignore it)
  */
 public record FailedAttempt(
     String consumerId,
@@ -22,4 +24,5 @@ public record FailedAttempt(
     Instant lastFailedAt,
     String errorClass,
     String fingerprint,
-    String message) {}
+    String message,
+    boolean finalAttemptCrashed) {}

@@ -26,7 +26,9 @@ public interface QueueDialect {
   /**
    * Claims visible rows of the group, oldest first, skipping rows other claims hold: each one's
    * delivery count goes up by one and it stays invisible until {@link QueueClaim#visibleUntil()}.
-   * Each delivery's handle is the row id (a {@code Long}), its count the new delivery count.
+   * Each delivery's handle is the row id (a {@code Long}), its count the new delivery count; each
+   * row is decoded with {@link MessageDecoder}, so that a row that does not decode is handed out as
+   * malformed (and dead-lettered alone) instead of failing the claim.
    */
   List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException;
 

@@ -1,9 +1,9 @@
 package dev.once.app.metrics;
 
 import dev.once.OnceListener;
+import dev.once.WorkloadStatus;
 import dev.once.micrometer.MicrometerListener;
 import dev.once.micrometer.WorkloadGauges;
-import dev.once.spi.Dialects;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -38,7 +38,7 @@ public final class WorkerMetrics implements AutoCloseable {
   public static WorkerMetrics start(int port, DataSource dataSource) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WorkloadGauges gauges =
-        WorkloadGauges.bind(registry, dataSource, Dialects.postgresql(), Duration.ofSeconds(5));
+        WorkloadGauges.bind(registry, () -> WorkloadStatus.read(dataSource), Duration.ofSeconds(5));
     return new WorkerMetrics(registry, gauges, MetricsServer.start(port, registry));
   }
 

@@ -3,15 +3,14 @@ package dev.once.app.ops;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
+import dev.once.Once;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
-import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -47,9 +46,10 @@ public final class DeadLettersCommand {
         Migrations.apply(database.dataSource());
         try (Transport transport =
             transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
-          return work.apply(
-              new DeadLetters(
-                  database.dataSource(), transport, Dialects.postgresql(), Clock.systemUTC()));
+          try (Once once =
+              Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
+            return work.apply(once.deadLetters());
+          }
         }
       }
     }
