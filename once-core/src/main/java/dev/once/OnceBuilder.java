@@ -1,8 +1,10 @@
 package dev.once;
 
+import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.OnceImpl;
 import dev.once.internal.PostgresDialect;
 import dev.once.spi.Dialect;
+import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +30,7 @@ public final class OnceBuilder {
   private int relayMaxAttempts = 10;
   private RetentionPolicy retention = RetentionPolicy.DEFAULT;
   private Clock clock = Clock.systemUTC();
+  private TransactionRunner transactions;
 
   OnceBuilder() {}
 
@@ -105,6 +108,16 @@ public final class OnceBuilder {
     return this;
   }
 
+  /**
+   * Who runs Once's transactions (producers' and consumers' batches). Default: a connection of the
+   * data source, committed by Once. A framework integration passes its own, e.g. Spring's
+   * transaction manager, so that the application's writes share the transaction.
+   */
+  public OnceBuilder transactions(TransactionRunner transactions) {
+    this.transactions = transactions;
+    return this;
+  }
+
   public OnceBuilder clock(Clock clock) {
     this.clock = clock;
     return this;
@@ -147,6 +160,8 @@ public final class OnceBuilder {
             relayMaxAttempts,
             retention,
             clock);
-    return new OnceImpl(dataSource, transport, dialect, config, listeners);
+    TransactionRunner runner =
+        transactions != null ? transactions : new DataSourceTransactions(dataSource);
+    return new OnceImpl(dataSource, transport, dialect, runner, config, listeners);
   }
 }
