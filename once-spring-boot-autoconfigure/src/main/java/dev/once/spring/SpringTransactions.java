@@ -21,7 +21,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * a consumer's batch begins a Spring transaction, and Once's rows (markers, outgoing events, dead
  * letters) go on its connection, so that whatever a handler writes through {@code JdbcTemplate},
  * {@code JdbcClient} or a JPA repository commits or rolls back with them. A producer's {@code
- * once.inTransaction} (and {@link OncePublisher}) joins the caller's transaction when there is one.
+ * once.inTransaction} (and {@link OncePublisher}) joins the caller's transaction when there is one,
+ * whichever transaction manager began it, provided it holds a connection of Once's data source.
  *
  * <p>Rolling back to a savepoint does not undo what a framework holds beside the connection (JPA's
  * persistence context, transaction synchronizations), so a failing handler rolls back the whole
@@ -44,6 +45,9 @@ public final class SpringTransactions implements TransactionRunner {
 
   @Override
   public <T> T inTransaction(Work<T> work, Runnable afterCommit) throws Exception {
+    if (TransactionSynchronizationManager.isActualTransactionActive()) {
+      return joined(work, afterCommit);
+    }
     boolean[] registered = {false};
     T result;
     try {
@@ -71,6 +75,18 @@ public final class SpringTransactions implements TransactionRunner {
       throw sql != null ? sql : e;
     }
     if (!registered[0]) {
+      afterCommit.run();
+    }
+    return result;
+  }
+
+  /**
+   * Runs in the caller's transaction, whichever transaction manager began it, as long as it holds a
+   * connection of Once's data source; the caller commits or rolls back.
+   */
+  private <T> T joined(Work<T> work, Runnable afterCommit) throws Exception {
+    T result = work.run(connection());
+    if (!afterCommit(afterCommit)) {
       afterCommit.run();
     }
     return result;
