@@ -1,42 +1,59 @@
 package dev.once;
 
+import dev.once.spi.Validate;
 import java.time.Duration;
-import java.util.function.Function;
 
 /** Describes a consumer; {@link #build()} validates it. Obtain one from {@link Once#consumer}. */
 public final class ConsumerBuilder {
   private final String consumerId;
-  private final Function<ConsumerConfig, Consumer> factory;
+  private final Once once;
   private String destination;
   private Handler handler;
+  private Typed<?> typed;
   private int workers = 2;
   private int batchSize = 32;
   private Duration pollTimeout = Duration.ofSeconds(1);
   private RetryPolicy retry = RetryPolicy.DEFAULT;
 
-  /** For {@link Once} implementations. */
-  public ConsumerBuilder(String consumerId, Function<ConsumerConfig, Consumer> factory) {
+  ConsumerBuilder(String consumerId, Once once) {
     this.consumerId = consumerId;
-    this.factory = factory;
+    this.once = once;
   }
 
   /** Handle every event published to {@code destination} with {@code handler}. */
   public ConsumerBuilder subscribe(String destination, Handler handler) {
     this.destination = destination;
     this.handler = handler;
+    this.typed = null;
     return this;
   }
 
+  /**
+   * Handle every event published to {@code destination} with {@code handler}, its payload decoded
+   * as a {@code type} by the instance's {@link PayloadCodec}. A payload that cannot be decoded is a
+   * dead letter at its first delivery.
+   */
+  public <T> ConsumerBuilder subscribe(
+      String destination, Class<T> type, TypedHandler<? super T> handler) {
+    this.destination = destination;
+    this.handler = null;
+    this.typed = new Typed<>(type, handler);
+    return this;
+  }
+
+  /** Worker threads, each running one batch transaction at a time. Default 2. */
   public ConsumerBuilder workers(int workers) {
     this.workers = workers;
     return this;
   }
 
+  /** Deliveries taken into one transaction. Default 32. */
   public ConsumerBuilder batchSize(int batchSize) {
     this.batchSize = batchSize;
     return this;
   }
 
+  /** How long a poll waits for the first delivery. Default 1 s. */
   public ConsumerBuilder pollTimeout(Duration pollTimeout) {
     this.pollTimeout = pollTimeout;
     return this;
@@ -48,27 +65,33 @@ public final class ConsumerBuilder {
     return this;
   }
 
-  /** Shorthand for a {@link #retry} policy with this backoff and the other settings as they are. */
-  public ConsumerBuilder retryDelay(Duration retryDelay, Duration maxRetryDelay) {
-    Validate.notNull("consumer.retry", retry);
-    this.retry =
-        new RetryPolicy(
-            retry.maxAttempts(), retryDelay, maxRetryDelay, retry.jitter(), retry.nonRetryable());
-    return this;
+  /**
+   * Validates, declares the subscription at the transport, and returns the consumer (stopped).
+   *
+   * @throws ConfigurationException naming the first bad setting
+   */
+  public Consumer build() {
+    Handler h = typed != null ? typed.handler(once.config().codecOrDiscover()) : handler;
+    return once.consumer(
+        new ConsumerConfig(consumerId, destination, h, workers, batchSize, pollTimeout, retry));
   }
 
-  /** Validates, declares the subscription at the transport, and returns the consumer (stopped). */
-  public Consumer build() {
-    Validate.name("consumer.id", consumerId);
-    Validate.name("consumer.destination", destination);
-    Validate.notNull("consumer.handler", handler);
-    Validate.range("consumer.workers", workers, 1, 256);
-    // PostgreSQL slows down past 64 subtransactions in one transaction; a savepoint each.
-    Validate.range("consumer.batchSize", batchSize, 1, 64);
-    Validate.positive("consumer.pollTimeout", pollTimeout);
-    Validate.notNull("consumer.retry", retry);
-    return factory.apply(
-        new ConsumerConfig(
-            consumerId, destination, handler, workers, batchSize, pollTimeout, retry));
+  private record Typed<T>(Class<T> type, TypedHandler<? super T> typedHandler) {
+    Typed {
+      Validate.notNull("consumer.payloadType", type);
+      Validate.notNull("consumer.handler", typedHandler);
+    }
+
+    Handler handler(PayloadCodec codec) {
+      return (tx, event) -> {
+        T payload;
+        try {
+          payload = codec.decode(event.event().payload(), type);
+        } catch (Exception e) {
+          throw new PayloadDecodingException(event.event(), type, e);
+        }
+        typedHandler.handle(tx, payload, event);
+      };
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.spi.Validate;
 import java.time.Duration;
 
 /**
@@ -8,8 +9,10 @@ import java.time.Duration;
  * @param consumerId first half of the inbox key, and the transport's consumer group
  * @param destination the destination it subscribes to
  * @param handler the business logic
- * @param workers worker threads started by {@link Consumer#start()}
- * @param batchSize deliveries taken into one transaction (a savepoint each)
+ * @param workers worker threads started by {@link Consumer#start()}, 1 to 256
+ * @param batchSize deliveries taken into one transaction, 1 to 64 (a handler that fails makes the
+ *     batch run again with a savepoint per delivery, and PostgreSQL slows down past 64
+ *     subtransactions in one transaction)
  * @param pollTimeout how long a poll waits for the first delivery
  * @param retry attempts, backoff and the exceptions that are not retried
  */
@@ -20,4 +23,15 @@ public record ConsumerConfig(
     int workers,
     int batchSize,
     Duration pollTimeout,
-    RetryPolicy retry) {}
+    RetryPolicy retry) {
+
+  public ConsumerConfig {
+    Validate.name("consumer.id", consumerId);
+    Validate.name("consumer.destination", destination);
+    Validate.notNull("consumer.handler", handler);
+    Validate.range("consumer.workers", workers, 1, 256);
+    Validate.range("consumer.batchSize", batchSize, 1, 64);
+    Validate.positive("consumer.pollTimeout", pollTimeout);
+    Validate.notNull("consumer.retry", retry);
+  }
+}

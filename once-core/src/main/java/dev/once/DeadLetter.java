@@ -9,6 +9,10 @@ import java.time.Instant;
  * @param errorMessage the handler's exception message (or the broker's reason), truncated to 500
  *     characters and scrubbed of the payload's values by {@link Redaction#scrub}; it is the
  *     handler's own text otherwise
+ * @param finalAttemptCrashed the attempt that used up the last one ended without an outcome (the
+ *     process died or hung while handling it); the error is then the last real one recorded before
+ *     it, or {@code dev.once.AttemptsExhausted} with fingerprint {@code exhausted} if every attempt
+ *     crashed
  * @param status {@code dead}, {@code replayed} or {@code discarded}
  */
 public record DeadLetter(
@@ -21,6 +25,7 @@ public record DeadLetter(
     String errorClass,
     String errorFingerprint,
     String errorMessage,
+    boolean finalAttemptCrashed,
     String status,
     Instant deadAt,
     Instant resolvedAt) {

@@ -2,13 +2,19 @@ package dev.once;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * An event to publish, or one received: a stable {@link EventId}, the destination it goes to, an
  * optional ordering key (events with the same key are published in order), a type name, an opaque
- * payload and string headers.
+ * payload and string headers. Build one by name with {@link #builder()}:
+ *
+ * <pre>{@code
+ * Event.builder().id(EventId.of("order-paid", 814)).destination("orders").key(814)
+ *     .payload(new OrderPaid(814, 1200)).build();   // type "OrderPaid", JSON through the codec
+ * }</pre>
  */
 public record Event(
     EventId id,
@@ -45,7 +51,15 @@ public record Event(
     headers = headers == null ? Map.of() : Map.copyOf(headers);
   }
 
-  /** An event with a UTF-8 text payload (typically JSON) and no headers. */
+  /** Starts an event, every part named: {@code Event.builder().id(..).destination(..)…build()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * An event with a UTF-8 text payload (typically JSON) and no headers. {@link #builder()} names
+   * each part, so that a destination and a type cannot be swapped unnoticed.
+   */
   public static Event of(EventId id, String destination, String key, String type, String payload) {
     return new Event(id, destination, key, type, utf8(payload), Map.of());
   }
@@ -93,5 +107,110 @@ public record Event(
         + ", payload="
         + payload.length
         + " bytes]";
+  }
+
+  /** Names the parts of an {@link Event}; {@link #build()} validates them as the record does. */
+  public static final class Builder {
+    private EventId id;
+    private String destination;
+    private String key;
+    private String type;
+    private byte[] payload;
+    private Object value;
+    private PayloadCodec codec;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /** The stable identity, fixed before the first publication. Required. */
+    public Builder id(EventId id) {
+      this.id = id;
+      return this;
+    }
+
+    /** Where it goes (declared with {@link OnceBuilder#destinations}). Required. */
+    public Builder destination(String destination) {
+      this.destination = destination;
+      return this;
+    }
+
+    /** The ordering key: events with the same key are published in order. Optional. */
+    public Builder key(Object key) {
+      this.key = key == null ? null : key.toString();
+      return this;
+    }
+
+    /** The type name. Required, except with a typed {@link #payload(Object)}: its class's name. */
+    public Builder type(String type) {
+      this.type = type;
+      return this;
+    }
+
+    /** A raw payload. */
+    public Builder payload(byte[] payload) {
+      this.payload = payload;
+      this.value = null;
+      return this;
+    }
+
+    /** A UTF-8 text payload, typically JSON. */
+    public Builder payload(String text) {
+      return payload(utf8(text));
+    }
+
+    /**
+     * A typed payload (a record, a POJO), encoded at {@link #build()} by the {@link #codec} or the
+     * one found on the classpath ({@link PayloadCodec#discover()}); its content type goes to the
+     * {@value PayloadCodec#CONTENT_TYPE_HEADER} header.
+     */
+    public Builder payload(Object value) {
+      if (value instanceof String text) {
+        return payload(text);
+      }
+      if (value instanceof byte[] bytes) {
+        return payload(bytes);
+      }
+      this.value = value;
+      this.payload = null;
+      return this;
+    }
+
+    /** The codec of a typed payload. Default: {@link PayloadCodec#discover()}. */
+    public Builder codec(PayloadCodec codec) {
+      this.codec = codec;
+      return this;
+    }
+
+    public Builder header(String name, String value) {
+      headers.put(name, value);
+      return this;
+    }
+
+    /**
+     * @throws InvalidEventException naming the missing or bad part
+     * @throws ConfigurationException if a typed payload has no codec
+     */
+    public Event build() {
+      byte[] bytes = payload;
+      String eventType = type;
+      if (value != null) {
+        PayloadCodec c = codec != null ? codec : PayloadCodec.discover();
+        try {
+          bytes = c.encode(value);
+        } catch (Exception e) {
+          throw new InvalidEventException(
+              "event.payload",
+              "cannot be encoded by "
+                  + c.getClass().getName()
+                  + " ("
+                  + value.getClass().getName()
+                  + "): "
+                  + e.getClass().getName());
+        }
+        headers.put(PayloadCodec.CONTENT_TYPE_HEADER, c.contentType());
+        eventType = eventType != null ? eventType : value.getClass().getSimpleName();
+      }
+      return new Event(id, destination, key, eventType, bytes, headers);
+    }
   }
 }

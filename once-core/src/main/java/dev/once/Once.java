@@ -8,11 +8,15 @@ import java.sql.Connection;
  *
  * <pre>{@code
  * Once once = Once.builder().dataSource(ds).transport(transport).destinations("orders").build();
- * once.inTransaction(tx -> {
+ * once.useTransaction(tx -> {
  *   tx.update("insert into orders (id) values (?)", orderId);
- *   return tx.publish(Event.of(EventId.of("order-paid", orderId), "orders", orderId, "OrderPaid", json));
+ *   tx.publish(Event.builder().id(EventId.of("order-paid", orderId)).destination("orders")
+ *       .key(orderId).payload(new OrderPaid(orderId, cents)).build());
  * });
  * }</pre>
+ *
+ * <p>Methods named {@code new…} create an engine that runs threads once started; call them once per
+ * engine you want, not as getters.
  */
 public interface Once extends AutoCloseable {
 
@@ -27,26 +31,51 @@ public interface Once extends AutoCloseable {
    */
   <T> T inTransaction(TxWork<T> work);
 
+  /** {@link #inTransaction} for work that returns nothing. */
+  default void useTransaction(TxAction work) {
+    inTransaction(
+        tx -> {
+          work.run(tx);
+          return null;
+        });
+  }
+
   /**
    * A {@link Tx} over a transaction the caller manages (e.g. a framework's), to publish events in
    * it. The caller commits; relays are woken at the next poll.
    */
   Tx join(Connection connection);
 
-  /** A relay for this instance's outbox. */
-  Relay relay();
+  /** A new relay for this instance's outbox (not started). Run any number, in any processes. */
+  Relay newRelay();
 
-  /** The retention janitor of this instance's schema (not started). */
-  Retention retention();
+  /** A new retention janitor of this instance's schema (not started). */
+  Retention newRetention();
 
   /** Starts describing a consumer; {@code consumerId} is the first half of its inbox key. */
-  ConsumerBuilder consumer(String consumerId);
+  default ConsumerBuilder consumer(String consumerId) {
+    return new ConsumerBuilder(consumerId, this);
+  }
+
+  /** A consumer (not started) from validated settings; {@link #consumer(String)} builds them. */
+  Consumer consumer(ConsumerConfig config);
 
   /**
    * Starts describing the operations of one remote provider: remote actions with an idempotency key
    * stored before the first call and reused on every attempt. See {@link Operations}.
    */
-  OperationsBuilder operations(String provider);
+  default OperationsBuilder operations(String provider) {
+    return new OperationsBuilder(provider, this);
+  }
+
+  /** A provider's operations from validated settings; {@link #operations(String)} builds them. */
+  Operations operations(OperationsConfig config);
+
+  /** List, replay and discard dead letters of this instance's schema. */
+  DeadLetters deadLetters();
+
+  /** What is waiting now: outbox, queue, retries and dead letters, with the oldest ages. */
+  WorkloadStatus status();
 
   OnceConfig config();
 

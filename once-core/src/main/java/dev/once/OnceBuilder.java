@@ -2,10 +2,11 @@ package dev.once;
 
 import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.OnceImpl;
-import dev.once.internal.PostgresDialect;
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
+import dev.once.spi.Validate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,19 +19,25 @@ import javax.sql.DataSource;
 public final class OnceBuilder {
   private DataSource dataSource;
   private Transport transport;
-  private Dialect dialect = new PostgresDialect();
+  private Dialect dialect;
   private final Set<String> destinations = new LinkedHashSet<>();
   private final List<OnceListener> listeners = new ArrayList<>();
   private int partitions = 16;
   private int relayBatchSize = 200;
   private Duration relayIdleWait = Duration.ofSeconds(1);
   private Duration confirmTimeout = Duration.ofSeconds(30);
-  private Duration publishRetryDelay = Duration.ofSeconds(5);
-  private Duration maxPublishRetryDelay = Duration.ofMinutes(5);
-  private int relayMaxAttempts = 10;
+  private RetryPolicy relayRetry = DEFAULT_RELAY_RETRY;
   private RetentionPolicy retention = RetentionPolicy.DEFAULT;
+  private PayloadCodec codec;
   private Clock clock = Clock.systemUTC();
   private TransactionRunner transactions;
+
+  /** 10 publish attempts, 5 s doubling to 5 min, half jitter. */
+  public static final RetryPolicy DEFAULT_RELAY_RETRY =
+      RetryPolicy.builder()
+          .maxAttempts(10)
+          .backoff(Duration.ofSeconds(5), Duration.ofMinutes(5))
+          .build();
 
   OnceBuilder() {}
 
@@ -46,12 +53,19 @@ public final class OnceBuilder {
     return this;
   }
 
+  /**
+   * The database's dialect. Default: chosen from the data source's product name ({@link
+   * Dialects#forDataSource}).
+   */
   public OnceBuilder dialect(Dialect dialect) {
     this.dialect = dialect;
     return this;
   }
 
-  /** Declares destinations events may be published to. At least one is required. */
+  /**
+   * Declares destinations events may be published to; publishing anywhere else fails. None: the
+   * instance only consumes (or administers).
+   */
   public OnceBuilder destinations(String... names) {
     for (String name : names) {
       destinations.add(name);
@@ -84,25 +98,24 @@ public final class OnceBuilder {
     return this;
   }
 
-  /** Backoff of an outbox row the broker refused: doubling from the first delay to the cap. */
-  public OnceBuilder publishRetryDelay(Duration publishRetryDelay, Duration maxPublishRetryDelay) {
-    this.publishRetryDelay = publishRetryDelay;
-    this.maxPublishRetryDelay = maxPublishRetryDelay;
+  /**
+   * Publish attempts of an outbox row the broker refused before the relay parks it as a dead
+   * letter, and the backoff between them. Default {@link #DEFAULT_RELAY_RETRY}.
+   */
+  public OnceBuilder relayRetry(RetryPolicy relayRetry) {
+    this.relayRetry = relayRetry;
     return this;
   }
 
-  public OnceBuilder publishRetryDelay(Duration publishRetryDelay) {
-    this.publishRetryDelay = publishRetryDelay;
+  /** The codec of typed payloads. Default: the one on the classpath ({@code once-jackson}). */
+  public OnceBuilder codec(PayloadCodec codec) {
+    this.codec = codec;
     return this;
   }
 
-  /** Publish attempts of one outbox row before the relay parks it as a dead letter. Default 10. */
-  public OnceBuilder relayMaxAttempts(int relayMaxAttempts) {
-    this.relayMaxAttempts = relayMaxAttempts;
-    return this;
-  }
-
-  /** What {@link Once#retention()} deletes, and when. Default {@link RetentionPolicy#DEFAULT}. */
+  /**
+   * What {@link Once#newRetention()} deletes, and when. Default {@link RetentionPolicy#DEFAULT}.
+   */
   public OnceBuilder retention(RetentionPolicy retention) {
     this.retention = retention;
     return this;
@@ -132,36 +145,20 @@ public final class OnceBuilder {
   public Once build() {
     Validate.notNull("dataSource", dataSource);
     Validate.notNull("transport", transport);
-    Validate.notNull("dialect", dialect);
-    Validate.notNull("clock", clock);
-    if (destinations.isEmpty()) {
-      throw new ConfigurationException("destinations", "must name at least one destination");
-    }
-    for (String d : destinations) {
-      Validate.name("destinations", d);
-    }
-    Validate.range("partitions", partitions, 1, 4096);
-    Validate.range("relayBatchSize", relayBatchSize, 1, 10_000);
-    Validate.positive("relayIdleWait", relayIdleWait);
-    Validate.positive("confirmTimeout", confirmTimeout);
-    Validate.positive("publishRetryDelay", publishRetryDelay);
-    Validate.positive("maxPublishRetryDelay", maxPublishRetryDelay);
-    Validate.range("relayMaxAttempts", relayMaxAttempts, 1, 1000);
-    Validate.notNull("retention", retention);
     OnceConfig config =
         new OnceConfig(
-            Set.copyOf(destinations),
+            destinations,
             partitions,
             relayBatchSize,
             relayIdleWait,
             confirmTimeout,
-            publishRetryDelay,
-            maxPublishRetryDelay,
-            relayMaxAttempts,
+            relayRetry,
             retention,
+            codec,
             clock);
+    Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     TransactionRunner runner =
         transactions != null ? transactions : new DataSourceTransactions(dataSource);
-    return new OnceImpl(dataSource, transport, dialect, runner, config, listeners);
+    return new OnceImpl(dataSource, transport, chosen, runner, config, listeners);
   }
 }

@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.spi.Validate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
@@ -7,17 +8,17 @@ import java.util.Set;
 /**
  * The validated settings of a {@link Once} instance. Built by {@link OnceBuilder}.
  *
- * @param destinations where events may be published; anything else is refused at publish
- * @param partitions how many key partitions the outbox is split into; relays share them out.
- *     Changing it reorders keys in flight, so keep it fixed for a database.
- * @param relayBatchSize outbox rows a relay claims and publishes at a time
+ * @param destinations where events may be published; anything else is refused at publish (none: an
+ *     instance that only consumes, or administers)
+ * @param partitions how many key partitions the outbox is split into (1 to 4096); relays share them
+ *     out. Changing it reorders keys in flight, so keep it fixed for a database.
+ * @param relayBatchSize outbox rows a relay claims and publishes at a time (1 to 10 000)
  * @param relayIdleWait how long an idle relay waits for a wake-up before looking again
  * @param confirmTimeout how long a relay waits for the broker's confirms of one batch
- * @param publishRetryDelay how long a row the broker refused first waits before the next attempt;
- *     doubles per attempt, with jitter
- * @param maxPublishRetryDelay cap of that delay
- * @param relayMaxAttempts publish attempts of a row before the relay parks it as a dead letter
- * @param retention what is deleted when (see {@link Once#retention()})
+ * @param relayRetry publish attempts of a row the broker refused before the relay parks it as a
+ *     dead letter, and the backoff between them
+ * @param retention what is deleted when (see {@link Once#newRetention()})
+ * @param codec the codec of typed payloads; null: the one on the classpath, found when first needed
  * @param clock the time source
  */
 public record OnceConfig(
@@ -26,8 +27,28 @@ public record OnceConfig(
     int relayBatchSize,
     Duration relayIdleWait,
     Duration confirmTimeout,
-    Duration publishRetryDelay,
-    Duration maxPublishRetryDelay,
-    int relayMaxAttempts,
+    RetryPolicy relayRetry,
     RetentionPolicy retention,
-    Clock clock) {}
+    PayloadCodec codec,
+    Clock clock) {
+
+  public OnceConfig {
+    Validate.notNull("destinations", destinations);
+    for (String d : destinations) {
+      Validate.name("destinations", d);
+    }
+    destinations = Set.copyOf(destinations);
+    Validate.range("partitions", partitions, 1, 4096);
+    Validate.range("relayBatchSize", relayBatchSize, 1, 10_000);
+    Validate.positive("relayIdleWait", relayIdleWait);
+    Validate.positive("confirmTimeout", confirmTimeout);
+    Validate.notNull("relayRetry", relayRetry);
+    Validate.notNull("retention", retention);
+    Validate.notNull("clock", clock);
+  }
+
+  /** {@link #codec()}, or the one on the classpath. */
+  public PayloadCodec codecOrDiscover() {
+    return codec != null ? codec : PayloadCodec.discover();
+  }
+}

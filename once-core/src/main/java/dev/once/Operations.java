@@ -35,8 +35,8 @@ public interface Operations {
   /**
    * Records the operation as PENDING inside the caller's transaction — e.g. a consumer's handler,
    * with an id derived from the event id — without calling anything. It is performed after that
-   * transaction commits, by this provider's {@link #reconciler()}. Returns false if the operation
-   * was already recorded (same request).
+   * transaction commits, by this provider's reconciler ({@link #newReconciler()}). Returns false if
+   * the operation was already recorded (same request).
    *
    * @throws OperationConflictException if {@code operationId} is stored with another request
    */
@@ -47,9 +47,10 @@ public interface Operations {
 
   /**
    * The engine that performs recorded (PENDING) operations and resolves UNKNOWN ones and those
-   * whose caller died (lease ran out). Run one in at least one process.
+   * whose caller died (lease ran out). A new one per call, not started; run one in at least one
+   * process.
    */
-  Reconciler reconciler();
+  Reconciler newReconciler();
 
   OperationsConfig config();
 }

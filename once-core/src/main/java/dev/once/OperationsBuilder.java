@@ -1,14 +1,13 @@
 package dev.once;
 
 import java.time.Duration;
-import java.util.function.Function;
 
 /**
  * Describes one provider's operations; {@link #build()} validates. From {@link Once#operations}.
  */
 public final class OperationsBuilder {
   private final String provider;
-  private final Function<OperationsConfig, Operations> factory;
+  private final Once once;
   private Boolean idempotent;
   private Duration retention;
   private OperationCall call;
@@ -16,15 +15,13 @@ public final class OperationsBuilder {
   private ReconcilePolicy policy;
   private Duration lease = Duration.ofSeconds(60);
   private Duration maxWait = Duration.ofSeconds(10);
-  private Duration retryDelay = Duration.ofSeconds(1);
-  private Duration maxRetryDelay = Duration.ofMinutes(5);
+  private Backoff backoff = Backoff.of(Duration.ofSeconds(1), Duration.ofMinutes(5));
   private Duration reconcileInterval = Duration.ofSeconds(1);
   private int reconcileBatchSize = 1;
 
-  /** For {@link Once} implementations. */
-  public OperationsBuilder(String provider, Function<OperationsConfig, Operations> factory) {
+  OperationsBuilder(String provider, Once once) {
     this.provider = provider;
-    this.factory = factory;
+    this.once = once;
   }
 
   /** The provider deduplicates by idempotency key and keeps a key for {@code retention}. */
@@ -70,9 +67,12 @@ public final class OperationsBuilder {
     return this;
   }
 
-  public OperationsBuilder retryDelay(Duration retryDelay, Duration maxRetryDelay) {
-    this.retryDelay = retryDelay;
-    this.maxRetryDelay = maxRetryDelay;
+  /**
+   * The wait before an UNKNOWN operation is reconciled again, per attempt. Default 1 s doubling to
+   * 5 min, half jitter.
+   */
+  public OperationsBuilder backoff(Backoff backoff) {
+    this.backoff = backoff;
     return this;
   }
 
@@ -91,27 +91,19 @@ public final class OperationsBuilder {
     return this;
   }
 
+  /**
+   * Validates and returns the provider's operations.
+   *
+   * @throws ConfigurationException naming the first bad setting
+   */
   public Operations build() {
-    Validate.name("operations.provider", provider);
     if (idempotent == null) {
       throw new ConfigurationException(
           "operations.idempotency",
           "must be declared: idempotencyWindow(retention) for a provider that deduplicates by"
               + " key, or withoutIdempotency()");
     }
-    if (idempotent) {
-      Validate.positive("operations.idempotencyWindow", retention);
-    }
-    Validate.notNull("operations.call", call);
-    Validate.notNull("operations.lookup", lookup);
-    Validate.notNull("operations.whenUncertain", policy);
-    Validate.positive("operations.lease", lease);
-    Validate.positive("operations.maxWait", maxWait);
-    Validate.positive("operations.retryDelay", retryDelay);
-    Validate.positive("operations.maxRetryDelay", maxRetryDelay);
-    Validate.positive("operations.reconcileInterval", reconcileInterval);
-    Validate.range("operations.reconcileBatchSize", reconcileBatchSize, 1, 10_000);
-    return factory.apply(
+    return once.operations(
         new OperationsConfig(
             provider,
             idempotent,
@@ -121,8 +113,7 @@ public final class OperationsBuilder {
             policy,
             lease,
             maxWait,
-            retryDelay,
-            maxRetryDelay,
+            backoff,
             reconcileInterval,
             reconcileBatchSize));
   }

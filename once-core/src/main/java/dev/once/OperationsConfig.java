@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.spi.Validate;
 import java.time.Duration;
 
 /**
@@ -14,8 +15,7 @@ import java.time.Duration;
  * @param policy what to do when the provider cannot tell
  * @param lease how long a caller holds an operation; must exceed the call's own timeout
  * @param maxWait how long {@link Operations#call} waits for another caller's outcome
- * @param retryDelay first pause before an UNKNOWN operation is reconciled; doubles per attempt
- * @param maxRetryDelay the cap of that pause
+ * @param backoff the pause before an UNKNOWN operation is reconciled again, per attempt
  * @param reconcileInterval how often a started reconciler looks for due operations
  * @param reconcileBatchSize how many due operations a reconciler takes per run
  */
@@ -28,7 +28,26 @@ public record OperationsConfig(
     ReconcilePolicy policy,
     Duration lease,
     Duration maxWait,
-    Duration retryDelay,
-    Duration maxRetryDelay,
+    Backoff backoff,
     Duration reconcileInterval,
-    int reconcileBatchSize) {}
+    int reconcileBatchSize) {
+
+  public OperationsConfig {
+    Validate.name("operations.provider", provider);
+    if (idempotent) {
+      Validate.positive("operations.idempotencyWindow", retention);
+    } else if (retention != null) {
+      throw new ConfigurationException(
+          "operations.idempotencyWindow",
+          "must be empty for a provider without idempotency, was " + retention);
+    }
+    Validate.notNull("operations.call", call);
+    Validate.notNull("operations.lookup", lookup);
+    Validate.notNull("operations.whenUncertain", policy);
+    Validate.positive("operations.lease", lease);
+    Validate.positive("operations.maxWait", maxWait);
+    Validate.notNull("operations.backoff", backoff);
+    Validate.positive("operations.reconcileInterval", reconcileInterval);
+    Validate.range("operations.reconcileBatchSize", reconcileBatchSize, 1, 10_000);
+  }
+}

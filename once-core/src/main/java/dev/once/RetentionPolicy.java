@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.spi.Validate;
 import java.time.Duration;
 
 /**
@@ -29,6 +30,32 @@ public record RetentionPolicy(
     Duration replayHorizon,
     int batchSize,
     Duration interval) {
+
+  public RetentionPolicy {
+    Validate.positive("retention.markers", markers);
+    Validate.positive("retention.sentOutbox", sentOutbox);
+    Validate.positive("retention.resolvedDeadLetters", resolvedDeadLetters);
+    Validate.positive("retention.redeliveryHorizon", redeliveryHorizon);
+    Validate.positive("retention.replayHorizon", replayHorizon);
+    Validate.range("retention.batchSize", batchSize, 1, 100_000);
+    Validate.positive("retention.interval", interval);
+    Duration horizon = redeliveryHorizon.plus(replayHorizon);
+    if (markers.compareTo(horizon) < 0) {
+      throw new ConfigurationException(
+          "retention.markers",
+          "must be at least retention.redeliveryHorizon + retention.replayHorizon ("
+              + redeliveryHorizon
+              + " + "
+              + replayHorizon
+              + " = "
+              + horizon
+              + "), was "
+              + markers
+              + ": a marker deleted while a delivery of its event can still arrive (a"
+              + " redelivery, a republish, a replayed dead letter) lets that delivery run the"
+              + " business action a second time");
+    }
+  }
 
   public static final RetentionPolicy DEFAULT = builder().build();
 
@@ -84,29 +111,6 @@ public record RetentionPolicy(
     }
 
     public RetentionPolicy build() {
-      Validate.positive("retention.markers", markers);
-      Validate.positive("retention.sentOutbox", sentOutbox);
-      Validate.positive("retention.resolvedDeadLetters", resolvedDeadLetters);
-      Validate.positive("retention.redeliveryHorizon", redeliveryHorizon);
-      Validate.positive("retention.replayHorizon", replayHorizon);
-      Validate.range("retention.batchSize", batchSize, 1, 100_000);
-      Validate.positive("retention.interval", interval);
-      Duration horizon = redeliveryHorizon.plus(replayHorizon);
-      if (markers.compareTo(horizon) < 0) {
-        throw new ConfigurationException(
-            "retention.markers",
-            "must be at least retention.redeliveryHorizon + retention.replayHorizon ("
-                + redeliveryHorizon
-                + " + "
-                + replayHorizon
-                + " = "
-                + horizon
-                + "), was "
-                + markers
-                + ": a marker deleted while a delivery of its event can still arrive (a"
-                + " redelivery, a republish, a replayed dead letter) lets that delivery run the"
-                + " business action a second time");
-      }
       return new RetentionPolicy(
           markers,
           sentOutbox,

@@ -1,6 +1,7 @@
 package dev.once;
 
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -51,7 +52,16 @@ public final class Schema {
     return all.toString();
   }
 
-  /** Runs every migration in one transaction, in the data source's current schema. */
+  /**
+   * Runs every migration of the database behind {@code dataSource} (its dialect chosen by {@link
+   * Dialects#forDataSource}) in one transaction, in its current schema. For tests and quick starts;
+   * in production, add {@link #location} to your migration tool.
+   */
+  public static void apply(DataSource dataSource) {
+    apply(dataSource, Dialects.forDataSource(dataSource));
+  }
+
+  /** Runs every migration of {@code dialect} in one transaction, in the current schema. */
   public static void apply(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);

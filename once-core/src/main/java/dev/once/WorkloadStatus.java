@@ -1,6 +1,7 @@
 package dev.once;
 
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,7 +37,15 @@ public record WorkloadStatus(
    */
   public record Backlog(String name, long waiting, long parked, Duration oldestAge) {}
 
-  /** Reads the status of the data source's current schema. */
+  /**
+   * Reads the status of the data source's current schema now, its dialect chosen from the data
+   * source. With a {@link Once} at hand, {@link Once#status()} does the same.
+   */
+  public static WorkloadStatus read(DataSource dataSource) {
+    return read(dataSource, Dialects.forDataSource(dataSource), Instant.now());
+  }
+
+  /** Reads the status of the data source's current schema, as of {@code now}. */
   public static WorkloadStatus read(DataSource dataSource, Dialect dialect, Instant now) {
     try (Connection c = dataSource.getConnection()) {
       return new WorkloadStatus(

@@ -99,7 +99,23 @@ class BadInputTest {
     try (TestDatabase db = TestDatabase.embedded();
         TableQueueTransport transport = TableQueueTransport.create(db.dataSource())) {
       OnceBuilder base = Once.builder().dataSource(db.dataSource()).transport(transport);
-      assertThatThrownBy(base::build).hasMessage("destinations must name at least one destination");
+      try (Once consumerOnly = base.build()) {
+        assertThatThrownBy(
+                () ->
+                    consumerOnly.useTransaction(
+                        tx -> tx.publish(Event.of(EventId.of("e", 1), "orders", "1", "T", "{}"))))
+            .isInstanceOf(UnknownDestinationException.class);
+      }
+      assertThatThrownBy(
+              () ->
+                  Once.builder()
+                      .dataSource(db.dataSource())
+                      .transport(transport)
+                      .destinations("bad name")
+                      .build())
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessage(
+              "destinations must be 1 to 100 letters, digits, '.', '_' or '-', was 'bad name'");
       base.destinations("orders");
       assertThatThrownBy(() -> base.relayBatchSize(0).build())
           .isInstanceOf(ConfigurationException.class)

@@ -51,7 +51,7 @@ class ConcurrentReconcilersTest {
     try {
       List<Future<Integer>> runs = new ArrayList<>();
       for (int i = 0; i < RECONCILERS; i++) {
-        Reconciler reconciler = ops.reconciler();
+        Reconciler reconciler = ops.newReconciler();
         runs.add(pool.submit(() -> drain(reconciler)));
       }
       List<Integer> taken = new ArrayList<>();

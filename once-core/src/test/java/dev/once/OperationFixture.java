@@ -69,7 +69,7 @@ final class OperationFixture implements AutoCloseable {
             .whenUncertain(ReconcilePolicy.PREFER_MISSED)
             .lease(LEASE)
             .maxWait(Duration.ofSeconds(20))
-            .retryDelay(Duration.ofSeconds(1), Duration.ofMinutes(1));
+            .backoff(new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(1), 0));
     b = provider.isIdempotent() ? b.idempotencyWindow(WINDOW) : b.withoutIdempotency();
     return tweak.apply(b).build();
   }

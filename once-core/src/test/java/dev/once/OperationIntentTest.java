@@ -30,7 +30,7 @@ class OperationIntentTest {
         .hasMessage("handler failed");
 
     assertThat(charges.find("charge:814")).isEmpty();
-    assertThat(charges.reconciler().runOnce()).isZero();
+    assertThat(charges.newReconciler().runOnce()).isZero();
     assertThat(f.provider.calls()).isZero();
   }
 
@@ -44,19 +44,19 @@ class OperationIntentTest {
             .subscribe(
                 "orders",
                 (tx, event) -> {
-                  tx.update("INSERT INTO dispatch VALUES (?)", event.event().key());
+                  tx.update("INSERT INTO dispatch VALUES (?)", event.key());
                   charges.request(tx, "charge:" + event.id(), CHARGE);
                 })
             .pollTimeout(Duration.ofMillis(100))
             .build();
     Event paid = Event.of(EventId.of("order-paid", 814), "orders", "814", "OrderPaid", "{}");
     f.once.inTransaction(tx -> tx.publish(paid));
-    f.once.relay().runOnce();
+    f.once.newRelay().runOnce();
     f.transport.publish(java.util.List.of(paid), Duration.ofSeconds(5)); // a redelivery
     while (warehouse.runOnce() > 0) {}
 
-    assertThat(charges.reconciler().runOnce()).isOne();
-    assertThat(charges.reconciler().runOnce()).isZero();
+    assertThat(charges.newReconciler().runOnce()).isOne();
+    assertThat(charges.newReconciler().runOnce()).isZero();
     assertThat(f.db.count("SELECT count(*) FROM dispatch")).isOne();
     assertThat(charges.find("charge:order-paid:814").orElseThrow().state())
         .isEqualTo(OperationState.SUCCEEDED);

@@ -32,7 +32,7 @@ class ReconciliationTest {
   }
 
   private OperationResult reconcile(Operations ops) {
-    Reconciler reconciler = ops.reconciler();
+    Reconciler reconciler = ops.newReconciler();
     assertThat(reconciler.runOnce()).as("not due before its retry delay").isZero();
     f.clock.advance(Duration.ofSeconds(2));
     assertThat(reconciler.runOnce()).isOne();
@@ -151,7 +151,7 @@ class ReconciliationTest {
     f.clock.advance(Duration.ofHours(25));
 
     OperationResult after =
-        charges.reconciler().runOnce() == 1 ? charges.find("charge:814").get() : null;
+        charges.newReconciler().runOnce() == 1 ? charges.find("charge:814").get() : null;
 
     assertThat(after).isNotNull();
     assertThat(after.state()).isEqualTo(OperationState.SUCCEEDED);

@@ -28,7 +28,7 @@ class SmokeTest {
       once.inTransaction(
           tx ->
               tx.publish(Event.of(EventId.of("order-paid", 1), "orders", "1", "OrderPaid", "{}")));
-      assertThat(once.relay().runOnce()).isEqualTo(1);
+      assertThat(once.newRelay().runOnce()).isEqualTo(1);
       assertThat(consumer.runOnce()).isEqualTo(1);
       assertThat(db.count("SELECT count(*) FROM effects")).isEqualTo(1);
       assertThat(db.count("SELECT count(*) FROM once_queue")).isZero();

@@ -26,7 +26,7 @@ class WakeUpAcrossProcessesTest {
         Once producer = instance(db, transportA);
         Once relaying = instance(db, transportB)) {
       transportB.declare("orders", "c");
-      try (Relay relay = relaying.relay().start()) {
+      try (Relay relay = relaying.newRelay().start()) {
         Thread.sleep(500); // the relay found nothing and waits for a wake-up
         producer.inTransaction(
             tx ->

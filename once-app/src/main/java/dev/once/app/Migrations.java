@@ -1,7 +1,7 @@
 package dev.once.app;
 
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -17,7 +17,7 @@ public final class Migrations {
   public static void apply(DataSource dataSource) {
     Flyway.configure()
         .dataSource(dataSource)
-        .locations("classpath:" + Schema.location(new PostgresDialect()))
+        .locations("classpath:" + Schema.location(Dialects.postgresql()))
         .table(HISTORY_TABLE)
         .baselineOnMigrate(true)
         .baselineVersion("0")

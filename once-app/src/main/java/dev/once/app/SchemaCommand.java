@@ -1,7 +1,7 @@
 package dev.once.app;
 
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,7 +17,7 @@ final class SchemaCommand {
   static final class Print implements Runnable {
     @Override
     public void run() {
-      System.out.print(Schema.sql(new PostgresDialect()));
+      System.out.print(Schema.sql(Dialects.postgresql()));
     }
   }
 

@@ -3,7 +3,6 @@ package dev.once.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,7 +23,7 @@ final class BenchDatabase implements AutoCloseable {
       run(admin, "DROP SCHEMA IF EXISTS once_jmh CASCADE; CREATE SCHEMA once_jmh");
     }
     dataSource = pool(url + (url.contains("?") ? "&" : "?") + "currentSchema=once_jmh", 8);
-    Schema.apply(dataSource, new PostgresDialect());
+    Schema.apply(dataSource);
     run(dataSource, "CREATE TABLE jmh_effects (id bigserial PRIMARY KEY, event_id text NOT NULL)");
   }
 

@@ -49,7 +49,8 @@ public class InboxBenchmark {
                 "in",
                 (tx, e) -> {
                   tx.update("INSERT INTO jmh_effects (event_id) VALUES (?)", e.id().value());
-                  tx.publish(e.follow("done", "out", "Done", "{}"));
+                  tx.publish(
+                      e.follow("done").destination("out").type("Done").payload("{}").build());
                 })
             .batchSize(batch)
             .build();

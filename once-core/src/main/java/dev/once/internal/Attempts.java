@@ -19,8 +19,8 @@ import javax.sql.DataSource;
  * outlives it. Read only for deliveries the transport says it handed out before.
  */
 final class Attempts {
-  /** Failures recorded for one event. */
-  record Known(int attempts, Instant firstFailedAt) {}
+  /** Failures recorded for one event, and the last of them. */
+  record Known(int attempts, Instant firstFailedAt, Failure last) {}
 
   private final DataSource dataSource;
   private final Dialect dialect;
@@ -48,7 +48,8 @@ final class Attempts {
       Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant()));
+          Failure last = new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
+          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant(), last));
         }
       }
     } catch (SQLException e) {

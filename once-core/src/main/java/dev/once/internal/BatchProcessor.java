@@ -73,7 +73,7 @@ final class BatchProcessor {
       }
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
-      receiver.nack(deliveries, config.retry().initialBackoff());
+      receiver.nack(deliveries, config.retry().backoff().initial());
       return deliveries.size();
     }
     listener.committed(events);
@@ -148,7 +148,7 @@ final class BatchProcessor {
       Map<String, Exception> failedBefore,
       List<HandledDelivery> handled)
       throws SQLException {
-    Set<String> inserted = runner.insertMarkers(c, events);
+    Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
     for (int i = 0; i < events.size(); i++) {
       ReceivedEvent e = events.get(i);
       String id = e.id().value();
@@ -157,6 +157,18 @@ final class BatchProcessor {
       handled.add(
           runner.run(c, deliveries.get(i), e, known.get(id), acts, undo, failedBefore.get(id)));
     }
+  }
+
+  /** The events of the deliveries that decoded: malformed ones get no marker. */
+  private static List<ReceivedEvent> wellFormed(
+      List<Delivery> deliveries, List<ReceivedEvent> events) {
+    List<ReceivedEvent> out = new ArrayList<>(events.size());
+    for (int i = 0; i < events.size(); i++) {
+      if (!deliveries.get(i).isMalformed()) {
+        out.add(events.get(i));
+      }
+    }
+    return out;
   }
 
   private void recordFailures(List<HandledDelivery> handled) {
@@ -183,7 +195,7 @@ final class BatchProcessor {
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
-        receiver.nack(List.of(h.delivery()), config.retry().backoff(h.attempt()));
+        receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);

@@ -2,11 +2,13 @@ package dev.once.internal;
 
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +22,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
-public final class DeadLetterStore {
+public final class DeadLetterStore implements DeadLetters {
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
@@ -35,6 +37,7 @@ public final class DeadLetterStore {
     this.clock = clock;
   }
 
+  @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetters())) {
@@ -54,6 +57,8 @@ public final class DeadLetterStore {
           f.status(),
           f.eventId(),
           f.eventId(),
+          ids(c, f),
+          ids(c, f),
           f.limit());
       List<DeadLetter> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -65,6 +70,10 @@ public final class DeadLetterStore {
     } catch (SQLException e) {
       throw new StoreException("list dead letters", e);
     }
+  }
+
+  private static Array ids(Connection c, DeadLetterFilter f) throws SQLException {
+    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
   }
 
   private static Timestamp ts(Instant i) {
@@ -83,6 +92,7 @@ public final class DeadLetterStore {
         rs.getString("error_class"),
         rs.getString("error_fingerprint"),
         rs.getString("error_message"),
+        rs.getBoolean("final_attempt_crashed"),
         rs.getString("status"),
         rs.getTimestamp("dead_at").toInstant(),
         resolved == null ? null : resolved.toInstant());
@@ -100,7 +110,8 @@ public final class DeadLetterStore {
             filter.from(),
             filter.to(),
             "dead",
-            filter.limit());
+            filter.limit(),
+            filter.ids());
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : list(open)) {
       if (resolveOne(d, action, actor, why)) {
@@ -160,5 +171,15 @@ public final class DeadLetterStore {
               + ": "
               + r.failures().get(0));
     }
+  }
+
+  @Override
+  public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "discard", actor, reason);
   }
 }

@@ -46,6 +46,7 @@ final class DeadLetterWriter {
             failure.errorClass(),
             failure.fingerprint(),
             failure.message(),
+            failure.finalAttemptCrashed(),
             now)
         == 1;
   }

@@ -49,6 +49,9 @@ final class DeliveryRunner {
     String[] ids =
         events.stream().map(e -> e.id().value()).distinct().sorted().toArray(String[]::new);
     Set<String> inserted = new HashSet<>();
+    if (ids.length == 0) {
+      return inserted;
+    }
     try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarkers())) {
       Jdbc.bind(ps, config.consumerId(), c.createArrayOf("text", ids));
       try (ResultSet rs = ps.executeQuery()) {
@@ -102,13 +105,18 @@ final class DeliveryRunner {
       Exception failedBefore)
       throws SQLException {
     int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
+    if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
+      Failure failure = Failure.malformed(d.malformed());
+      deadLetter(c, event, 1, known, failure);
+      return new HandledDelivery(d, event, Outcome.DEAD, 1, failure);
+    }
     if (!markerInserted) {
       clearKnown(c, event, known);
       return new HandledDelivery(d, event, Outcome.DUPLICATE, attempt, null);
     }
     if (attempt > policy.maxAttempts()) {
       deleteMarker(c, event);
-      Failure failure = Failure.exhausted(attempt - 1);
+      Failure failure = Failure.exhausted(attempt - 1, known == null ? null : known.last());
       deadLetter(c, event, attempt - 1, known, failure);
       return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
     }
@@ -165,7 +173,13 @@ final class DeliveryRunner {
     boolean written =
         deadLetters.write(c, config.consumerId(), event.event(), attempts, first, failure, now);
     clearKnown(c, event, known);
-    if (written) {
+    if (written && failure.errorClass().equals("dev.once.MalformedMessage")) {
+      log.warn(
+          "consumer {} dead-lettered a malformed message as {} on its first delivery: {}",
+          config.consumerId(),
+          event.id(),
+          failure.message());
+    } else if (written) {
       log.warn(
           "consumer {} dead-lettered event {} after {} attempts: {} (fingerprint {})",
           config.consumerId(),

@@ -7,8 +7,11 @@ import java.nio.charset.StandardCharsets;
  * What Once keeps of a handler's failure: the exception class, a fingerprint that groups failures
  * with the same cause (class and top frames, not the message, which carries ids), and the handler's
  * message, truncated and scrubbed of the payload's values.
+ *
+ * @param finalAttemptCrashed the attempt that used up the last one ended without a recorded outcome
+ *     (the process died or hung); the rest is then the last real failure before it, if any
  */
-record Failure(String errorClass, String fingerprint, String message) {
+record Failure(String errorClass, String fingerprint, String message, boolean finalAttemptCrashed) {
   static final int MAX_MESSAGE = 500;
   private static final int FRAMES = 5;
 
@@ -25,17 +28,36 @@ record Failure(String errorClass, String fingerprint, String message) {
     }
     String fingerprint =
         Redaction.sha256(shape.toString().getBytes(StandardCharsets.UTF_8)).substring(0, 12);
-    return new Failure(root.getClass().getName(), fingerprint, message(root, payload));
+    return new Failure(root.getClass().getName(), fingerprint, message(root, payload), false);
   }
 
-  /** The deliveries came back more often than allowed without a recorded failure: a crash. */
-  static Failure exhausted(int deliveries) {
+  /**
+   * The deliveries came back more often than allowed and the last one ended without an outcome (a
+   * crash): the last real failure recorded before, so that it groups with its poison siblings, or
+   * {@code AttemptsExhausted} when every attempt crashed.
+   */
+  static Failure exhausted(int deliveries, Failure lastRecorded) {
+    if (lastRecorded != null) {
+      return new Failure(
+          lastRecorded.errorClass, lastRecorded.fingerprint, lastRecorded.message, true);
+    }
     return new Failure(
         "dev.once.AttemptsExhausted",
         "exhausted",
         "delivered "
             + deliveries
-            + " times without a recorded outcome: the process died or hung while handling it");
+            + " times without a recorded outcome: the process died or hung while handling it",
+        true);
+  }
+
+  /**
+   * A message that cannot be decoded into an event ({@code reason} names the field, never its
+   * value): retrying cannot fix it.
+   */
+  static Failure malformed(String reason) {
+    String shape = reason.replaceAll("[0-9]+", "#");
+    String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+    return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
   }
 
   /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
@@ -46,7 +68,7 @@ record Failure(String errorClass, String fingerprint, String message) {
         reason == null || reason.length() <= MAX_MESSAGE
             ? reason
             : reason.substring(0, MAX_MESSAGE);
-    return new Failure("dev.once.PublishRefused", fingerprint, text);
+    return new Failure("dev.once.PublishRefused", fingerprint, text, false);
   }
 
   private static String message(Throwable root, byte[] payload) {

@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.spi.RawMessage;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -73,6 +74,36 @@ public final class Jdbc {
         rs.getString("event_type"),
         rs.getBytes("payload"),
         headers(rs.getArray("headers")));
+  }
+
+  /**
+   * What an outbox or queue row holds, undecoded: a row written by hand, by another service or by
+   * an older version may hold anything, and must not stop the rows around it.
+   */
+  public static RawMessage raw(ResultSet rs) throws SQLException {
+    Map<String, Object> headers = new LinkedHashMap<>();
+    Array array = rs.getArray("headers");
+    if (array != null) {
+      Object[] flat = (Object[]) array.getArray();
+      for (int i = 0; i < flat.length; i += 2) {
+        Object value = i + 1 < flat.length ? flat[i + 1] : null;
+        headers.put(flat[i] == null ? "" : flat[i].toString(), value);
+      }
+    }
+    headers.put(RawMessage.EVENT_ID, rs.getString("event_id"));
+    String key = rs.getString("event_key");
+    if (key != null) {
+      headers.put(RawMessage.KEY, key);
+    } else {
+      headers.remove(RawMessage.KEY);
+    }
+    headers.remove(RawMessage.TYPE);
+    return new RawMessage(
+        rs.getString("destination"),
+        null,
+        rs.getString("event_type"),
+        headers,
+        rs.getBytes("payload"));
   }
 
   private static Map<String, String> headers(Array array) throws SQLException {

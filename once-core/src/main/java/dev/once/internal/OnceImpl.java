@@ -1,16 +1,20 @@
 package dev.once.internal;
 
-import dev.once.ConsumerBuilder;
+import dev.once.Consumer;
+import dev.once.ConsumerConfig;
+import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.OnceConfig;
 import dev.once.OnceException;
 import dev.once.OnceListener;
-import dev.once.OperationsBuilder;
+import dev.once.Operations;
+import dev.once.OperationsConfig;
 import dev.once.Relay;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.TxWork;
+import dev.once.WorkloadStatus;
 import dev.once.spi.Dialect;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
@@ -123,23 +127,33 @@ public final class OnceImpl implements Once {
   }
 
   @Override
-  public Relay relay() {
+  public Relay newRelay() {
     return new RelayImpl(this);
   }
 
   @Override
-  public dev.once.Retention retention() {
+  public dev.once.Retention newRetention() {
     return new RetentionImpl(this);
   }
 
   @Override
-  public ConsumerBuilder consumer(String consumerId) {
-    return new ConsumerBuilder(consumerId, cfg -> new ConsumerImpl(this, cfg));
+  public Consumer consumer(ConsumerConfig consumerConfig) {
+    return new ConsumerImpl(this, consumerConfig);
   }
 
   @Override
-  public OperationsBuilder operations(String provider) {
-    return new OperationsBuilder(provider, cfg -> new OperationsImpl(this, cfg));
+  public Operations operations(OperationsConfig operationsConfig) {
+    return new OperationsImpl(this, operationsConfig);
+  }
+
+  @Override
+  public DeadLetters deadLetters() {
+    return new DeadLetterStore(dataSource, transport, dialect, config.clock());
+  }
+
+  @Override
+  public WorkloadStatus status() {
+    return WorkloadStatus.read(dataSource, dialect, config.clock().instant());
   }
 
   @Override

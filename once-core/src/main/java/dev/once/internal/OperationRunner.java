@@ -6,7 +6,6 @@ import dev.once.OperationsConfig;
 import dev.once.ProviderRejectedException;
 import dev.once.RequestNotSentException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -66,7 +65,7 @@ final class OperationRunner {
 
   OperationResult unanswered(OperationResult op, String owner, OperationState state, String error) {
     Instant now = clock.instant();
-    Instant next = state.isFinal() ? null : now.plus(backoff(op.attempts()));
+    Instant next = state.isFinal() ? null : now.plus(config.backoff().delay(op.attempts()));
     store.store(op.operationId(), owner, state, null, error, next, false, now);
     return stored(op.operationId());
   }
@@ -91,12 +90,6 @@ final class OperationRunner {
         v.createdAt(),
         v.firstAttemptAt() == null ? now : v.firstAttemptAt(),
         now);
-  }
-
-  private Duration backoff(int attempts) {
-    int doublings = Math.min(20, Math.max(0, attempts - 1));
-    Duration d = config.retryDelay().multipliedBy(1L << doublings);
-    return d.compareTo(config.maxRetryDelay()) > 0 ? config.maxRetryDelay() : d;
   }
 
   static String describe(Throwable e) {

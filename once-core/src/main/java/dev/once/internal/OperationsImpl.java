@@ -98,7 +98,7 @@ final class OperationsImpl implements Operations {
   }
 
   @Override
-  public Reconciler reconciler() {
+  public Reconciler newReconciler() {
     return new ReconcilerImpl(once, this);
   }
 

@@ -20,7 +20,11 @@ public class PostgresDialect implements Dialect {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once_core.sql", "V2__once_operations.sql", "V3__once_workload.sql");
+    return List.of(
+        "V1__once_core.sql",
+        "V2__once_operations.sql",
+        "V3__once_workload.sql",
+        "V4__once_dead_letter_crash.sql");
   }
 
   @Override
@@ -324,7 +328,7 @@ public class PostgresDialect implements Dialect {
   @Override
   public String selectAttempts() {
     return """
-        SELECT event_id, attempts, first_failed_at
+        SELECT event_id, attempts, first_failed_at, error_class, error_fingerprint, error_message
           FROM once_attempt
          WHERE consumer_id = ? AND event_id = ANY(?::text[])
         """;
@@ -357,15 +361,16 @@ public class PostgresDialect implements Dialect {
         INSERT INTO once_dead_letter AS d
                (consumer_id, event_id, destination, event_key, event_type, payload, headers,
                 attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
-                error_message, dead_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                error_message, final_attempt_crashed, dead_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (consumer_id, event_id) DO UPDATE
            SET status = 'dead', resolved_at = NULL, dead_at = EXCLUDED.dead_at,
                payload = EXCLUDED.payload, headers = EXCLUDED.headers,
                attempts = EXCLUDED.attempts, first_failed_at = EXCLUDED.first_failed_at,
                last_failed_at = EXCLUDED.last_failed_at, error_class = EXCLUDED.error_class,
                error_fingerprint = EXCLUDED.error_fingerprint,
-               error_message = EXCLUDED.error_message
+               error_message = EXCLUDED.error_message,
+               final_attempt_crashed = EXCLUDED.final_attempt_crashed
          WHERE d.status <> 'dead'
         """;
   }
@@ -375,7 +380,7 @@ public class PostgresDialect implements Dialect {
     return """
         SELECT id, consumer_id, event_id, destination, event_key, event_type, payload, headers,
                attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
-               error_message, status, dead_at, resolved_at
+               error_message, final_attempt_crashed, status, dead_at, resolved_at
           FROM once_dead_letter
          WHERE (?::text IS NULL OR consumer_id = ?)
            AND (?::text IS NULL OR event_type = ?)
@@ -384,6 +389,7 @@ public class PostgresDialect implements Dialect {
            AND (?::timestamptz IS NULL OR dead_at < ?)
            AND (?::text IS NULL OR status = ?)
            AND (?::text IS NULL OR event_id = ?)
+           AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
          ORDER BY id
          LIMIT ?
         """;

@@ -4,7 +4,9 @@ import dev.once.Event;
 import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
+import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,8 @@ final class RelayImpl implements Relay {
 
   private final EngineThread thread = new EngineThread("once-relay");
 
-  private record Row(long id, Event event, Instant createdAt, int attempts) {}
+  /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
+  private record Row(long id, Event event, Instant createdAt, int attempts, String malformed) {}
 
   RelayImpl(OnceImpl once) {
     this.once = once;
@@ -58,7 +60,7 @@ final class RelayImpl implements Relay {
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
       Jdbc.execute(c, dialect.queueTransaction());
-      List<Row> rows = claim(c, lockPartitions(c));
+      List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
       if (rows.isEmpty()) {
         c.commit();
         return 0;
@@ -139,13 +141,42 @@ final class RelayImpl implements Relay {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Timestamp created = rs.getTimestamp("created_at");
+          long id = rs.getLong("id");
+          Delivery d = MessageDecoder.decode(Jdbc.raw(rs), 1, false, id);
           rows.add(
-              new Row(
-                  rs.getLong("id"), Jdbc.event(rs), created.toInstant(), rs.getInt("attempts")));
+              new Row(id, d.event(), created.toInstant(), rs.getInt("attempts"), d.malformed()));
         }
       }
     }
     return rows;
+  }
+
+  /**
+   * Parks the rows that do not decode (written by hand, by another service, by an older version),
+   * each with a {@code (relay)} dead letter, and returns the others: a broken row never stops the
+   * rows behind it, nor rolls back their batch.
+   */
+  private List<Row> parkMalformed(Connection c, List<Row> rows) throws SQLException {
+    List<Row> good = new ArrayList<>(rows.size());
+    Instant now = config.clock().instant();
+    for (Row row : rows) {
+      if (row.malformed() == null) {
+        good.add(row);
+        continue;
+      }
+      String reason = "malformed: " + row.malformed();
+      Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+      deadLetters.write(
+          c,
+          DeadLetterWriter.RELAY,
+          row.event(),
+          row.attempts() + 1,
+          row.createdAt(),
+          Failure.malformed(row.malformed()),
+          now);
+      log.warn("relay: parked outbox row {} that does not decode: {}", row.id(), row.malformed());
+    }
+    return good;
   }
 
   private void markSent(Connection c, List<Row> confirmed) throws SQLException {
@@ -158,8 +189,8 @@ final class RelayImpl implements Relay {
 
   /**
    * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
-   * blocks the other rows of its partition); after {@code relayMaxAttempts} it is parked: it stays
-   * unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   * blocks the other rows of its partition); after {@code relayRetry.maxAttempts} it is parked: it
+   * stays unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
    */
   private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
       throws SQLException {
@@ -169,17 +200,17 @@ final class RelayImpl implements Relay {
       String reason = f.getValue();
       once.listener().publishFailed(row.event(), reason);
       int attempts = row.attempts() + 1;
-      if (attempts >= config.relayMaxAttempts()) {
+      if (attempts >= config.relayRetry().maxAttempts()) {
         park(c, row, attempts, reason, now);
         continue;
       }
-      Instant next = now.plus(publishBackoff(attempts));
+      Instant next = now.plus(config.relayRetry().delay(attempts));
       log.warn(
           "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
           row.event().id(),
           reason,
           attempts,
-          config.relayMaxAttempts(),
+          config.relayRetry().maxAttempts(),
           next);
       Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
     }
@@ -196,14 +227,6 @@ final class RelayImpl implements Relay {
         row.event().id(),
         attempts,
         reason);
-  }
-
-  /** Doubling from publishRetryDelay, capped, the upper half jittered. */
-  Duration publishBackoff(int attempts) {
-    long base = config.publishRetryDelay().toMillis();
-    long delay =
-        Math.min(config.maxPublishRetryDelay().toMillis(), base << Math.min(20, attempts - 1));
-    return Duration.ofMillis(delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1));
   }
 
   @Override

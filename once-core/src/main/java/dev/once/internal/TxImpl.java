@@ -11,9 +11,13 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A {@link Tx} over one connection whose transaction somebody else commits. */
 public final class TxImpl implements Tx {
+  private static final Logger log = LoggerFactory.getLogger(TxImpl.class);
+
   private final Connection connection;
   private final Dialect dialect;
   private final Set<String> destinations;
@@ -61,6 +65,10 @@ public final class TxImpl implements Tx {
       boolean written = ps.executeUpdate() == 1;
       if (written) {
         published.add(event);
+      } else {
+        log.debug(
+            "event {} is already in the outbox: not written again (same id, same event)",
+            event.id());
       }
       return written;
     } catch (SQLException e) {

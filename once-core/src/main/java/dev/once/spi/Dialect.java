@@ -150,7 +150,10 @@ public interface Dialect {
 
   // --- retries, dead letters, versions, retention, status ---
 
-  /** (consumer_id, text[] event_ids) → event_id, attempts, first_failed_at of known failures. */
+  /**
+   * (consumer_id, text[] event_ids) → event_id, attempts, first_failed_at, error_class,
+   * error_fingerprint, error_message of known failures (the error being the last one recorded).
+   */
   String selectAttempts();
 
   /**
@@ -164,14 +167,16 @@ public interface Dialect {
 
   /**
    * (consumer_id, event_id, destination, key, type, payload, headers, attempts, first_failed_at,
-   * last_failed_at, error_class, fingerprint, message, dead_at) → 1, or 0 if that consumer already
-   * holds an open dead letter for the event. A replayed or discarded one is reopened.
+   * last_failed_at, error_class, fingerprint, message, final_attempt_crashed, dead_at) → 1, or 0 if
+   * that consumer already holds an open dead letter for the event. A replayed or discarded one is
+   * reopened.
    */
   String insertDeadLetter();
 
   /**
    * (consumer, consumer, type, type, fingerprint, fingerprint, from, from, to, to, status, status,
-   * event_id, event_id, limit) → dead letters, oldest first; a null filter matches all.
+   * event_id, event_id, bigint[] ids, bigint[] ids, limit) → dead letters, oldest first; a null
+   * filter matches all.
    */
   String selectDeadLetters();
 

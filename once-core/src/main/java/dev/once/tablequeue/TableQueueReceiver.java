@@ -5,6 +5,7 @@ import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -69,7 +70,8 @@ final class TableQueueReceiver implements Receiver {
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             int count = rs.getInt("delivery_count");
-            deliveries.add(new Delivery(Jdbc.event(rs), count, count > 1, rs.getLong("id")));
+            // a row that does not decode is handed out as malformed, to be dead-lettered alone
+            deliveries.add(MessageDecoder.decode(Jdbc.raw(rs), count, count > 1, rs.getLong("id")));
           }
         }
         c.commit();

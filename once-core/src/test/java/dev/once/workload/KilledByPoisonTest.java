@@ -25,7 +25,7 @@ class KilledByPoisonTest {
       rig.db.execute("CREATE TABLE runs (at timestamptz)");
       rig.once.consumer("warehouse").subscribe("orders", (tx, e) -> {}).build(); // bind the queue
       rig.publish("orders", 1, "{\"orderId\":1}");
-      assertThat(rig.once.relay().runOnce()).isEqualTo(1);
+      assertThat(rig.once.newRelay().runOnce()).isEqualTo(1);
       String url = ((HikariDataSource) rig.db.dataSource()).getJdbcUrl();
 
       List<Integer> exits = new ArrayList<>();

@@ -30,7 +30,7 @@ class PoisonMessageTest {
               "warehouse",
               Rig.fast(4),
               (tx, e) -> {
-                if (e.event().key().equals("2")) {
+                if (e.key().equals("2")) {
                   poisonRuns.incrementAndGet();
                   throw new IllegalStateException("cannot ship order 2");
                 }
@@ -105,7 +105,7 @@ class PoisonMessageTest {
                 throw new IllegalStateException("poison");
               });
       rig.publish("orders", 1, "{}");
-      rig.once.relay().runOnce();
+      rig.once.newRelay().runOnce();
       try {
         consumer.runOnce();
       } catch (Error expected) {

@@ -31,7 +31,7 @@ class RedactionTest {
               (tx, e) -> {
                 // the kind of message a parser gives: it quotes the input it choked on
                 throw new IllegalArgumentException(
-                    "card " + SECRET + " of Ada Lovelace rejected in " + e.event().payloadText());
+                    "card " + SECRET + " of Ada Lovelace rejected in " + e.payloadText());
               });
       rig.publish("orders", 9, PAYLOAD);
       rig.drain(consumer);

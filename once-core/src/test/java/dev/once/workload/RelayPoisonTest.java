@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Consumer;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
+import dev.once.RetryPolicy;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,11 @@ class RelayPoisonTest {
             TestDatabase.embedded(),
             b ->
                 b.partitions(1) // one partition: the poison row shares it with every other row
-                    .publishRetryDelay(Duration.ofMillis(20), Duration.ofMillis(40))
-                    .relayMaxAttempts(3))) {
+                    .relayRetry(
+                        RetryPolicy.builder()
+                            .maxAttempts(3)
+                            .backoff(Duration.ofMillis(20), Duration.ofMillis(40))
+                            .build()))) {
       rig.db.execute("CREATE TABLE effects (event_id text)");
       Consumer consumer =
           rig.consumer(
@@ -38,7 +42,7 @@ class RelayPoisonTest {
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (rig.db.count("SELECT count(*) FROM once_dead_letter") == 0
           && System.nanoTime() < deadline) {
-        rig.once.relay().runOnce();
+        rig.once.newRelay().runOnce();
         loops++;
         Thread.sleep(10);
       }
@@ -52,12 +56,12 @@ class RelayPoisonTest {
       assertThat(rig.db.count("SELECT attempts FROM once_outbox WHERE event_id = 'order-paid:1'"))
           .isEqualTo(3);
       assertThat(loops).as("backoff, not a busy loop").isLessThan(500);
-      assertThat(rig.once.relay().runOnce()).as("a parked row is not claimed again").isZero();
+      assertThat(rig.once.newRelay().runOnce()).as("a parked row is not claimed again").isZero();
 
       // replay after the fix (a consumer group is bound now): the row is pending again
       rig.once.consumer("audit").subscribe("nowhere", (tx, e) -> {}).build();
       assertThat(rig.deadLetters().replay(DeadLetterFilter.open(), "ops", "bound")).hasSize(1);
-      assertThat(rig.once.relay().runOnce()).isEqualTo(1);
+      assertThat(rig.once.newRelay().runOnce()).isEqualTo(1);
     }
   }
 }

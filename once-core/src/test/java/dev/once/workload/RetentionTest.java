@@ -73,13 +73,13 @@ class RetentionTest {
           pool.submit(
               () -> {
                 while (traffic.get()) {
-                  rig.once.relay().runOnce();
+                  rig.once.newRelay().runOnce();
                   consumer.runOnce();
                 }
                 return null;
               });
-      Retention janitor = rig.once.retention();
-      Retention rival = rig.once.retention();
+      Retention janitor = rig.once.newRetention();
+      Retention rival = rig.once.newRetention();
       Thread.sleep(300);
       Retention.Round round = janitor.runOnce();
       Thread.sleep(200);
@@ -114,7 +114,7 @@ class RetentionTest {
         rs.next();
         assertThat(rs.getBoolean(1)).isTrue();
       }
-      assertThat(rig.once.retention().runOnce().skipped()).isTrue();
+      assertThat(rig.once.newRetention().runOnce().skipped()).isTrue();
     }
   }
 }

@@ -8,10 +8,8 @@ import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceBuilder;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 
@@ -70,14 +68,14 @@ final class Rig implements AutoCloseable {
   }
 
   DeadLetters deadLetters() {
-    return new DeadLetters(db.dataSource(), transport, new PostgresDialect(), Clock.systemUTC());
+    return once.deadLetters();
   }
 
   /** Runs relay and consumer until the queue is empty and the outbox drained, or 20 s pass. */
   void drain(Consumer... consumers) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < deadline) {
-      once.relay().runOnce();
+      once.newRelay().runOnce();
       for (Consumer c : consumers) {
         c.runOnce();
       }

@@ -2,11 +2,9 @@ package dev.once.micrometer;
 
 import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
-import dev.once.spi.Dialect;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class WorkloadGauges implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkloadGauges.class);
 
-  private final DataSource dataSource;
-  private final Dialect dialect;
-  private final Clock clock;
+  private final Supplier<WorkloadStatus> status;
   private final ScheduledExecutorService timer;
   private final List<Gauge> gauges = new ArrayList<>();
 
@@ -46,11 +42,8 @@ public final class WorkloadGauges implements AutoCloseable {
       ToDoubleFunction<Backlog> value,
       Set<String> seen) {}
 
-  private WorkloadGauges(
-      MeterRegistry registry, DataSource dataSource, Dialect dialect, Clock clock) {
-    this.dataSource = dataSource;
-    this.dialect = dialect;
-    this.clock = clock;
+  private WorkloadGauges(MeterRegistry registry, Supplier<WorkloadStatus> status) {
+    this.status = status;
     add(
         registry,
         "once.outbox.oldest.age",
@@ -110,10 +103,14 @@ public final class WorkloadGauges implements AutoCloseable {
             });
   }
 
-  /** Registers the gauges and refreshes them now and every {@code interval}. Close to stop. */
+  /**
+   * Registers the gauges and refreshes them now and every {@code interval} from {@code status}
+   * ({@code once::status}, or {@code () -> WorkloadStatus.read(dataSource)} in a process that runs
+   * no {@link dev.once.Once}). Close to stop.
+   */
   public static WorkloadGauges bind(
-      MeterRegistry registry, DataSource dataSource, Dialect dialect, Duration interval) {
-    WorkloadGauges g = new WorkloadGauges(registry, dataSource, dialect, Clock.systemUTC());
+      MeterRegistry registry, Supplier<WorkloadStatus> status, Duration interval) {
+    WorkloadGauges g = new WorkloadGauges(registry, status);
     g.refresh();
     g.timer.scheduleWithFixedDelay(
         g::refreshQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -137,10 +134,10 @@ public final class WorkloadGauges implements AutoCloseable {
 
   /** Reads the status and sets every gauge. */
   public void refresh() {
-    WorkloadStatus status = WorkloadStatus.read(dataSource, dialect, clock.instant());
+    WorkloadStatus now = status.get();
     for (Gauge g : gauges) {
       Map<String, Double> values = new TreeMap<>();
-      for (Backlog b : g.part().apply(status)) {
+      for (Backlog b : g.part().apply(now)) {
         values.put(b.name(), g.value().applyAsDouble(b));
       }
       g.seen().addAll(values.keySet());

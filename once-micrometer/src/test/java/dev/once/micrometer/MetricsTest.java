@@ -7,7 +7,6 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.RetryPolicy;
-import dev.once.internal.PostgresDialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,15 +27,13 @@ class MetricsTest {
                 .destinations("orders")
                 .listener(new MicrometerListener(registry))
                 .build();
-        WorkloadGauges gauges =
-            WorkloadGauges.bind(
-                registry, db.dataSource(), new PostgresDialect(), Duration.ofHours(1))) {
+        WorkloadGauges gauges = WorkloadGauges.bind(registry, once::status, Duration.ofHours(1))) {
       Consumer consumer =
           once.consumer("warehouse")
               .subscribe(
                   "orders",
                   (tx, e) -> {
-                    if (e.event().key().equals("3")) {
+                    if (e.key().equals("3")) {
                       throw new IllegalStateException("poison");
                     }
                   })
@@ -61,7 +58,7 @@ class MetricsTest {
       assertThat(gauge(registry, "once.outbox.oldest.age", "destination", "orders"))
           .isGreaterThan(0.04);
 
-      once.relay().runOnce();
+      once.newRelay().runOnce();
       gauges.refresh();
       assertThat(gauge(registry, "once.queue.waiting", "consumer", "warehouse")).isEqualTo(10);
       while (db.count("SELECT count(*) FROM once_queue") > 0) {

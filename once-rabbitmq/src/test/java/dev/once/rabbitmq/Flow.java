@@ -7,6 +7,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.OnceListener;
+import dev.once.RetryPolicy;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.function.IntPredicate;
@@ -31,7 +32,10 @@ final class Flow implements AutoCloseable {
             .destinations(destinations.length == 0 ? new String[] {DESTINATION} : destinations)
             .listener(listener)
             .relayIdleWait(Duration.ofMillis(200))
-            .publishRetryDelay(Duration.ofMillis(500))
+            .relayRetry(
+                RetryPolicy.builder()
+                    .backoff(Duration.ofMillis(500), Duration.ofMinutes(5))
+                    .build())
             .confirmTimeout(Duration.ofSeconds(5))
             .build();
     this.consumer =
@@ -45,7 +49,7 @@ final class Flow implements AutoCloseable {
 
   Flow start() {
     consumer.start();
-    once.relay().start();
+    once.newRelay().start();
     return this;
   }
 
@@ -58,8 +62,17 @@ final class Flow implements AutoCloseable {
     produce(destination, n, 0);
   }
 
+  /** Writes the events numbered {@code from} (included) to {@code to} (excluded). */
+  void produceRange(String destination, int from, int to) {
+    produce(destination, from, to, 0);
+  }
+
   private void produce(String destination, int n, long pauseMillis) {
-    for (int from = 0; from < n; from += 50) {
+    produce(destination, 0, n, pauseMillis);
+  }
+
+  private void produce(String destination, int first, int n, long pauseMillis) {
+    for (int from = first; from < n; from += 50) {
       pause(pauseMillis);
       int start = from;
       once.inTransaction(

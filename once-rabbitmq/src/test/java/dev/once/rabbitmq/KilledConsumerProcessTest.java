@@ -51,7 +51,7 @@ class KilledConsumerProcessTest {
       transport.declare("orders", "warehouse");
       EventId id = EventId.of("order-paid", 814);
       once.inTransaction(tx -> tx.publish(Event.of(id, "orders", "814", "OrderPaid", "{}")));
-      assertThat(once.relay().runOnce()).isEqualTo(1);
+      assertThat(once.newRelay().runOnce()).isEqualTo(1);
 
       Process child = startChild(db);
       try {

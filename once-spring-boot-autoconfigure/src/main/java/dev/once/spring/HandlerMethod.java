@@ -1,6 +1,8 @@
 package dev.once.spring;
 
 import dev.once.Event;
+import dev.once.PayloadCodec;
+import dev.once.PayloadDecodingException;
 import dev.once.ReceivedEvent;
 import dev.once.Tx;
 import java.lang.reflect.InvocationTargetException;
@@ -15,19 +17,19 @@ final class HandlerMethod {
   private final Supplier<Object> bean;
   private final Method method;
   private final Set<String> types;
-  private final Supplier<PayloadConverter> payloads;
+  private final Supplier<PayloadCodec> codec;
 
   HandlerMethod(
       String beanName,
       Supplier<Object> bean,
       Method method,
       OnceHandler annotation,
-      Supplier<PayloadConverter> payloads) {
+      Supplier<PayloadCodec> codec) {
     this.beanName = beanName;
     this.bean = bean;
     this.method = method;
     this.types = Set.of(annotation.types());
-    this.payloads = payloads;
+    this.codec = codec;
     method.setAccessible(true);
   }
 
@@ -68,7 +70,11 @@ final class HandlerMethod {
     if (type == byte[].class) {
       return event.event().payload();
     }
-    return payloads.get().read(event.event().payload(), type);
+    try {
+      return codec.get().decode(event.event().payload(), type);
+    } catch (Exception e) { // the same bytes never decode: a dead letter at the first delivery
+      throw new PayloadDecodingException(event.event(), type, e);
+    }
   }
 
   @Override

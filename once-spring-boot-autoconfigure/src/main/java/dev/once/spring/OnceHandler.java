@@ -14,10 +14,10 @@ import java.lang.annotation.Target;
  * the marker, or rolls back with it when the method throws (then the event is retried, and
  * dead-lettered when its attempts are used up). The delivery is acknowledged after the commit.
  *
- * <p>Parameters, in any order, each optional: the payload as a typed object (converted by the
- * {@link PayloadConverter}), {@code String} (the payload as UTF-8 text) or {@code byte[]}; {@link
- * dev.once.ReceivedEvent}; {@link dev.once.Event}; {@link dev.once.Tx} (for {@code applyIfNewer},
- * operations, SQL on the connection).
+ * <p>Parameters, in any order, each optional: the payload as a typed object (decoded by the {@link
+ * dev.once.PayloadCodec}; one that does not decode is a dead letter at once), {@code String} (the
+ * payload as UTF-8 text) or {@code byte[]}; {@link dev.once.ReceivedEvent}; {@link dev.once.Event};
+ * {@link dev.once.Tx} (for {@code applyIfNewer}, operations, SQL on the connection).
  *
  * <pre>{@code
  * @OnceHandler(consumer = "warehouse", destination = "orders")

@@ -1,6 +1,7 @@
 package dev.once.spring;
 
 import dev.once.Handler;
+import dev.once.PayloadCodec;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -9,9 +10,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -27,7 +28,7 @@ public final class OnceHandlers {
   /** A consumer's subscription to one destination. */
   public record Subscription(String consumer, String destination) {}
 
-  public OnceHandlers(ListableBeanFactory beans, ObjectProvider<PayloadConverter> payloads) {
+  public OnceHandlers(ListableBeanFactory beans, Supplier<PayloadCodec> codec) {
     for (String name : beans.getBeanDefinitionNames()) {
       Class<?> type = beans.getType(name, false);
       if (type == null || type.getName().startsWith("org.springframework.")) {
@@ -54,9 +55,7 @@ public final class OnceHandlers {
         methods
             .computeIfAbsent(
                 new Subscription(a.consumer(), a.destination()), k -> new ArrayList<>())
-            .add(
-                new HandlerMethod(
-                    name, () -> beans.getBean(name), invocable, a, payloads::getObject));
+            .add(new HandlerMethod(name, () -> beans.getBean(name), invocable, a, codec));
       }
     }
   }

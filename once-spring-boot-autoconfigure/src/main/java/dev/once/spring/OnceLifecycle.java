@@ -58,13 +58,13 @@ public class OnceLifecycle implements SmartLifecycle {
       running.add(consumer);
     }
     if (properties.getRelay().isEnabled()) {
-      running.add(once.relay().start());
+      running.add(once.newRelay().start());
     }
     if (properties.getRetention().isEnabled()) {
-      running.add(once.retention().start());
+      running.add(once.newRetention().start());
     }
     for (Operations ops : operations) {
-      running.add(ops.reconciler().start());
+      running.add(ops.newReconciler().start());
     }
     log.info(
         "once: started {} consumers{}{} and {} reconcilers",

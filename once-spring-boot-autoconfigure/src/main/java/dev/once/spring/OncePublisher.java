@@ -3,8 +3,9 @@ package dev.once.spring;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.PayloadCodec;
 import dev.once.ReceivedEvent;
-import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -23,11 +24,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public class OncePublisher {
   private final Once once;
-  private final PayloadConverter payloads;
+  private final Supplier<PayloadCodec> codec;
 
-  public OncePublisher(Once once, PayloadConverter payloads) {
+  public OncePublisher(Once once, Supplier<PayloadCodec> codec) {
     this.once = once;
-    this.payloads = payloads;
+    this.codec = codec;
   }
 
   /**
@@ -45,7 +46,7 @@ public class OncePublisher {
   }
 
   /**
-   * Publishes {@code payload} converted by the {@link PayloadConverter} (JSON by default), with its
+   * Publishes {@code payload} encoded by the {@link PayloadCodec} (JSON by default), with its
    * class's simple name as the event type.
    */
   public boolean publish(EventId id, String destination, String key, Object payload) {
@@ -54,7 +55,8 @@ public class OncePublisher {
 
   /**
    * Publishes an event caused by {@code cause}, from a handler: its id is derived from the
-   * consumer, the cause's id and {@code name}, so a handler that runs again writes the same id.
+   * consumer, the cause's id and {@code name}, so a handler that runs again writes the same id; the
+   * cause's key is kept.
    */
   public boolean publishFollowing(
       ReceivedEvent cause, String name, String destination, Object payload) {
@@ -63,12 +65,12 @@ public class OncePublisher {
   }
 
   private Event event(EventId id, String destination, String key, Object payload) {
-    return new Event(
-        id,
-        destination,
-        key,
-        payload.getClass().getSimpleName(),
-        payloads.write(payload),
-        Map.of("content-type", payloads.contentType()));
+    return Event.builder()
+        .id(id)
+        .destination(destination)
+        .key(key)
+        .codec(codec.get())
+        .payload(payload)
+        .build();
   }
 }

@@ -8,6 +8,7 @@ import dev.once.OnceBuilder;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import dev.once.RetryPolicy;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
@@ -108,7 +109,7 @@ final class KitRun {
         .subscribe(event.destination(), kit.handler)
         .batchSize(1)
         .pollTimeout(pollTimeout)
-        .retryDelay(Duration.ofMillis(50), Duration.ofMillis(200))
+        .retry(RetryPolicy.builder().backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build())
         .build();
   }
 

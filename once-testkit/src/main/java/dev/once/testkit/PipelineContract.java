@@ -108,7 +108,7 @@ public abstract class PipelineContract {
               .build();
       try (consumer) {
         once.inTransaction(tx -> tx.publish(Event.of(id, dest, "k", "OrderPaid", "{}")));
-        assertEquals(1, once.relay().runOnce(), "relay published and marked the event");
+        assertEquals(1, once.newRelay().runOnce(), "relay published and marked the event");
         runUntil(consumer, outcomes, until);
       }
     }

@@ -179,7 +179,7 @@ class CrashWindowTest {
 
       assertThat(db.count("SELECT count(*) FROM effects")).as("business change").isZero();
       assertThat(db.count("SELECT count(*) FROM once_outbox")).as("outbox rows").isZero();
-      assertThat(h.once.relay().runOnce()).as("published").isZero();
+      assertThat(h.once.newRelay().runOnce()).as("published").isZero();
       assertThat(h.transport.depth(Harness.DEST, "warehouse").getAsLong()).isZero();
     }
   }
@@ -193,12 +193,12 @@ class CrashWindowTest {
         Harness h = new Harness(db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
-      assertThatThrownBy(() -> h.once.relay().runOnce()).isInstanceOf(SimulatedCrash.class);
+      assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
       assertThat(db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"))
           .as("still pending")
           .isEqualTo(1);
 
-      assertThat(h.once.relay().runOnce()).as("published again").isEqualTo(1);
+      assertThat(h.once.newRelay().runOnce()).as("published again").isEqualTo(1);
       assertThat(db.count("SELECT count(*) FROM once_queue WHERE event_id = ?", id))
           .as("copies")
           .isEqualTo(2);

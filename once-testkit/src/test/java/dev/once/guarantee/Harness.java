@@ -9,6 +9,7 @@ import dev.once.OnceBuilder;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import dev.once.RetryPolicy;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SimulatedCrash;
@@ -61,7 +62,12 @@ final class Harness implements AutoCloseable {
   static final Handler EFFECT_AND_FOLLOW =
       (tx, e) -> {
         tx.update("INSERT INTO effects (event_id) VALUES (?)", e.id().value());
-        tx.publish(e.follow("dispatch-queued", FOLLOW, "DispatchQueued", "{}"));
+        tx.publish(
+            e.follow("dispatch-queued")
+                .destination(FOLLOW)
+                .type("DispatchQueued")
+                .payload("{}")
+                .build());
       };
 
   Consumer consumer(String id, Handler handler, int batchSize) {
@@ -69,7 +75,7 @@ final class Harness implements AutoCloseable {
         .subscribe(DEST, handler)
         .batchSize(batchSize)
         .pollTimeout(Duration.ofMillis(100))
-        .retryDelay(Duration.ofMillis(50), Duration.ofMillis(200))
+        .retry(RetryPolicy.builder().backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build())
         .build();
   }
 
@@ -80,7 +86,7 @@ final class Harness implements AutoCloseable {
   /** Commits the event to the outbox and relays it. */
   void produce(Event event) {
     once.inTransaction(tx -> tx.publish(event));
-    while (once.relay().runOnce() > 0) {
+    while (once.newRelay().runOnce() > 0) {
       // until the outbox is empty
     }
   }

@@ -90,7 +90,7 @@ class InboxTest {
             }
             return null;
           });
-      h.once.relay().runOnce();
+      h.once.newRelay().runOnce();
 
       assertThat(consumer.runOnce()).as("one batch").isEqualTo(5);
       assertThat(h.outcomes)

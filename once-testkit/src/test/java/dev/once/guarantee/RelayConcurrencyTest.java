@@ -91,7 +91,7 @@ class RelayConcurrencyTest {
     try {
       List<Future<Integer>> counts = new ArrayList<>();
       for (int r = 0; r < 2; r++) {
-        Relay relay = h.once.relay();
+        Relay relay = h.once.newRelay();
         counts.add(
             pool.submit(
                 () -> {

@@ -43,7 +43,7 @@ class HandlerKitTest {
       (tx, e) ->
           tx.update(
               "INSERT INTO dispatch_jobs (order_id, event_id) VALUES (?, ?)",
-              e.event().key(),
+              e.key(),
               e.id().value());
 
   @Test
@@ -59,7 +59,7 @@ class HandlerKitTest {
               PreparedStatement ps =
                   c.prepareStatement(
                       "INSERT INTO dispatch_jobs (order_id, event_id) VALUES (?, ?)")) {
-            ps.setString(1, e.event().key());
+            ps.setString(1, e.key());
             ps.setString(2, e.id().value());
             ps.executeUpdate(); // auto-commit: survives the rollback of the marker
           }
@@ -99,7 +99,7 @@ class HandlerKitTest {
     FakeProvider provider = new FakeProvider();
     Handler freshKey =
         (tx, e) -> {
-          provider.charge(e.event().key(), UUID.randomUUID().toString());
+          provider.charge(e.key(), UUID.randomUUID().toString());
           CORRECT.handle(tx, e);
         };
     HandlerKit kit = kit(freshKey).effects((c, id) -> provider.charges(orderOf(id)));
@@ -114,7 +114,7 @@ class HandlerKitTest {
     FakeProvider provider = new FakeProvider();
     Handler stableKey =
         (tx, e) -> {
-          provider.charge(e.event().key(), "charge:" + e.id().value());
+          provider.charge(e.key(), "charge:" + e.id().value());
           CORRECT.handle(tx, e);
         };
     HandlerKit kit = kit(stableKey).effects((c, id) -> provider.charges(orderOf(id)));

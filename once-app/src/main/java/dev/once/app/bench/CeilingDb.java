@@ -1,6 +1,7 @@
 package dev.once.app.bench;
 
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
@@ -21,7 +22,7 @@ import javax.sql.DataSource;
  * broker: what a hand-written consumer on this database could reach at best with the same batching.
  */
 final class CeilingDb {
-  private static final PostgresDialect SQL = new PostgresDialect();
+  private static final Dialect SQL = Dialects.postgresql();
 
   private CeilingDb() {}
 

@@ -47,10 +47,15 @@ final class Pipeline implements AutoCloseable {
             .subscribe(
                 BenchTables.IN,
                 (tx, event) -> {
-                  long orderId = Long.parseLong(event.event().key());
+                  long orderId = Long.parseLong(event.key());
                   tx.update(BenchTables.INSERT_EFFECT, orderId, event.id().value());
                   tx.publish(
-                      event.follow("bench-done", BenchTables.OUT, "BenchDone", payload(orderId)));
+                      event
+                          .follow("bench-done")
+                          .destination(BenchTables.OUT)
+                          .type("BenchDone")
+                          .payload(payload(orderId))
+                          .build());
                 })
             .workers(settings.workers())
             .batchSize(settings.batch())
@@ -60,7 +65,7 @@ final class Pipeline implements AutoCloseable {
 
   void startRelays() {
     for (int i = 0; i < settings.relays(); i++) {
-      relays.add(once.relay().start());
+      relays.add(once.newRelay().start());
     }
   }
 

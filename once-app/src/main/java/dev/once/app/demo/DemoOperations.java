@@ -1,5 +1,6 @@
 package dev.once.app.demo;
 
+import dev.once.Backoff;
 import dev.once.Once;
 import dev.once.Operations;
 import dev.once.ReceivedEvent;
@@ -46,7 +47,7 @@ final class DemoOperations implements AutoCloseable {
             .lookup(client::findCharge)
             .whenUncertain(ReconcilePolicy.PREFER_MISSED)
             .lease(Duration.ofSeconds(3))
-            .retryDelay(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .backoff(Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(1)))
             .reconcileInterval(Duration.ofMillis(20))
             .build();
     mail =
@@ -56,15 +57,15 @@ final class DemoOperations implements AutoCloseable {
             .lookup(client::findEmail)
             .whenUncertain(MAIL_POLICY)
             .lease(Duration.ofSeconds(3))
-            .retryDelay(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .backoff(Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(1)))
             .reconcileInterval(Duration.ofMillis(20))
             .build();
   }
 
   void start(int workers) {
     for (int i = 0; i < workers; i++) {
-      reconcilers.add(payments.reconciler().start());
-      reconcilers.add(mail.reconciler().start());
+      reconcilers.add(payments.newReconciler().start());
+      reconcilers.add(mail.newReconciler().start());
     }
   }
 

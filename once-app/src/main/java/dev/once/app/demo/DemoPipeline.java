@@ -52,7 +52,7 @@ public final class DemoPipeline {
   /** Creates a dispatch job and emits DispatchQueued, both through the consumer's transaction. */
   static Handler warehouse(Extras extras) {
     return (tx, event) -> {
-      long orderId = Long.parseLong(event.event().key());
+      long orderId = Long.parseLong(event.key());
       if (extras.poison().test(orderId)) {
         throw new IllegalStateException("warehouse cannot ship order " + orderId);
       }
@@ -61,11 +61,12 @@ public final class DemoPipeline {
           orderId,
           event.id().value());
       tx.publish(
-          event.follow(
-              "dispatch-queued",
-              DemoTables.DISPATCH,
-              "DispatchQueued",
-              "{\"orderId\":" + orderId + "}"));
+          event
+              .follow("dispatch-queued")
+              .destination(DemoTables.DISPATCH)
+              .type("DispatchQueued")
+              .payload("{\"orderId\":" + orderId + "}")
+              .build());
       if (extras.operations() != null) {
         extras.operations().recordCharge(tx, orderId);
       }
@@ -75,7 +76,7 @@ public final class DemoPipeline {
   /** Records a notification (and the e-mail, in the demo) through the consumer's transaction. */
   static Handler notifier(Extras extras) {
     return (tx, event) -> {
-      long orderId = Long.parseLong(event.event().key());
+      long orderId = Long.parseLong(event.key());
       tx.update(
           "INSERT INTO demo_notifications (order_id, event_id) VALUES (?, ?)",
           orderId,
@@ -117,7 +118,7 @@ public final class DemoPipeline {
         .build()
         .start();
     for (int i = 0; i < relays; i++) {
-      once.relay().start();
+      once.newRelay().start();
     }
   }
 

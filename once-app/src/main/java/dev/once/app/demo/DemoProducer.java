@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 
@@ -27,6 +28,7 @@ public final class DemoProducer {
   private final double rate;
   private final ProductionGate gate;
   private final LongPredicate poison;
+  private final AtomicLong alreadyInOutbox = new AtomicLong();
 
   /**
    * @param rate orders per second over all threads; 0 for as fast as the database allows
@@ -49,8 +51,12 @@ public final class DemoProducer {
     this.poison = poison;
   }
 
-  /** Commits every order of {@code orderIds} and returns when all are committed. */
-  public void produce(List<Long> orderIds, Duration timeout) throws InterruptedException {
+  /**
+   * Commits every order of {@code orderIds} and returns when all are committed, with how many of
+   * their events were already in the outbox (left over from an earlier run that kept its outbox):
+   * those were not written again, so they are not published again.
+   */
+  public long produce(List<Long> orderIds, Duration timeout) throws InterruptedException {
     AtomicInteger next = new AtomicInteger();
     long start = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -69,6 +75,16 @@ public final class DemoProducer {
         throw new IllegalStateException("producer failed: " + e.getCause(), e);
       }
     }
+    return alreadyInOutbox.get();
+  }
+
+  /** What a caller says when some events were already in the outbox; null when none was. */
+  public static String alreadyInOutboxNote(long count) {
+    return count == 0
+        ? null
+        : count
+            + " OrderPaid events were already in the outbox (same event id, same event): not"
+            + " written or published again";
   }
 
   private Void work(List<Long> orderIds, AtomicInteger next, long start)
@@ -94,27 +110,32 @@ public final class DemoProducer {
 
   /**
    * Commits one order and its event. A simulated crash before the commit left nothing: the
-   * "restarted" producer commits the same order again.
+   * "restarted" producer commits the same order again. Returns whether its event was new to the
+   * outbox.
    */
-  public void produceOne(long orderId) {
+  public boolean produceOne(long orderId) {
     while (true) {
       try {
-        once.inTransaction(
-            tx -> {
-              tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
-                  orderId,
-                  DemoTables.amountCents(orderId),
-                  poison.test(orderId));
-              return tx.publish(
-                  Event.of(
-                      EventId.of("order-paid", orderId),
-                      DemoTables.ORDERS,
-                      Long.toString(orderId),
-                      "OrderPaid",
-                      "{\"orderId\":" + orderId + "}"));
-            });
-        return;
+        boolean written =
+            once.inTransaction(
+                tx -> {
+                  tx.update(
+                      "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
+                      orderId,
+                      DemoTables.amountCents(orderId),
+                      poison.test(orderId));
+                  return tx.publish(
+                      Event.of(
+                          EventId.of("order-paid", orderId),
+                          DemoTables.ORDERS,
+                          Long.toString(orderId),
+                          "OrderPaid",
+                          "{\"orderId\":" + orderId + "}"));
+                });
+        if (!written) {
+          alreadyInOutbox.incrementAndGet();
+        }
+        return written;
       } catch (SimulatedCrash crash) {
         // nothing of this order was committed; try it again
       }

@@ -85,9 +85,14 @@ public final class DemoScenario {
           settings.workers(),
           RELAYS,
           new DemoPipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
-      new DemoProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
-          .produce(
-              LongStream.rangeClosed(1, settings.events()).boxed().toList(), settings.timeout());
+      long known =
+          new DemoProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
+              .produce(
+                  LongStream.rangeClosed(1, settings.events()).boxed().toList(),
+                  settings.timeout());
+      if (known > 0) { // the reset clears the demo's outbox rows: only another writer could
+        progress.println("once: " + DemoProducer.alreadyInOutboxNote(known));
+      }
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
               .awaitDrained(start, settings.timeout());

@@ -1,7 +1,7 @@
 package dev.once.app.metrics;
 
 import dev.once.OnceListener;
-import dev.once.internal.PostgresDialect;
+import dev.once.WorkloadStatus;
 import dev.once.micrometer.MicrometerListener;
 import dev.once.micrometer.WorkloadGauges;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -38,7 +38,7 @@ public final class WorkerMetrics implements AutoCloseable {
   public static WorkerMetrics start(int port, DataSource dataSource) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WorkloadGauges gauges =
-        WorkloadGauges.bind(registry, dataSource, new PostgresDialect(), Duration.ofSeconds(5));
+        WorkloadGauges.bind(registry, () -> WorkloadStatus.read(dataSource), Duration.ofSeconds(5));
     return new WorkerMetrics(registry, gauges, MetricsServer.start(port, registry));
   }
 

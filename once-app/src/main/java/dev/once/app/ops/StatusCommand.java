@@ -5,10 +5,8 @@ import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
-import dev.once.internal.PostgresDialect;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +32,7 @@ public final class StatusCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try (Database database = Database.open(db, 2)) {
       Migrations.apply(database.dataSource());
-      WorkloadStatus s =
-          WorkloadStatus.read(database.dataSource(), new PostgresDialect(), Instant.now());
+      WorkloadStatus s = WorkloadStatus.read(database.dataSource());
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(toJson(s)));
       } else {

@@ -68,14 +68,14 @@ public final class ProduceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (events < 1 || threads < 1 || rate < 0) {
-      throw new UserError(
-          "--events and --threads must be >= 1 and --rate >= 0, were "
-              + events
-              + ", "
-              + threads
-              + ", "
-              + rate);
+    if (events < 1) {
+      throw new UserError("--events must be 1 or more, was " + events);
+    }
+    if (threads < 1) {
+      throw new UserError("--threads must be 1 or more, was " + threads);
+    }
+    if (!(rate >= 0)) {
+      throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
     try (Database database = Database.open(db, threads + 2)) {
@@ -85,11 +85,12 @@ public final class ProduceCommand implements Callable<Integer> {
       long first = from != null ? from : highestOrderId(ds) + 1;
       List<Long> missing = missing(ds, first, first + events - 1);
       long start = System.nanoTime();
+      long known = 0;
       ProductionGate gate = halt.controlStdin ? ProductionGate.closed() : ProductionGate.open();
       try (Once once =
           DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
         halt.ready(System.out);
-        new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
+        known = new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       System.out.printf(
@@ -100,6 +101,9 @@ public final class ProduceCommand implements Callable<Integer> {
           events - missing.size(),
           seconds,
           missing.size() / Math.max(seconds, 0.001));
+      if (known > 0) {
+        System.out.println(DemoProducer.alreadyInOutboxNote(known));
+      }
       return 0;
     }
   }

@@ -53,7 +53,7 @@ class DemoOperationsTest {
         DemoOperations ops = new DemoOperations(once, 0.1, 42)) {
       Consumer warehouse =
           once.consumer("warehouse")
-              .subscribe("orders", (tx, e) -> ops.recordCharge(tx, Long.parseLong(e.event().key())))
+              .subscribe("orders", (tx, e) -> ops.recordCharge(tx, Long.parseLong(e.key())))
               .pollTimeout(Duration.ofMillis(50))
               .build()
               .start();
@@ -69,7 +69,7 @@ class DemoOperationsTest {
                         "OrderPaid",
                         "{}")));
       }
-      once.relay().start();
+      once.newRelay().start();
       ops.start(2);
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (open(db) > 0 || db.count("SELECT count(*) FROM once_operation") < ORDERS) {

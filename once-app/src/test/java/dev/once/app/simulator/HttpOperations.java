@@ -1,5 +1,6 @@
 package dev.once.app.simulator;
 
+import dev.once.Backoff;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.Operations;
@@ -52,7 +53,7 @@ final class HttpOperations implements AutoCloseable {
                 .lookup((key, id) -> client.findCharge(key, id))
                 .whenUncertain(ReconcilePolicy.PREFER_MISSED)
                 .lease(LEASE)
-                .retryDelay(Duration.ofSeconds(1), Duration.ofMinutes(1)))
+                .backoff(new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(1), 0)))
         .build();
   }
 
@@ -63,7 +64,7 @@ final class HttpOperations implements AutoCloseable {
         .lookup((key, id) -> client.findEmail(key, id))
         .whenUncertain(policy)
         .lease(LEASE)
-        .retryDelay(Duration.ofSeconds(1), Duration.ofMinutes(1))
+        .backoff(new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(1), 0))
         .build();
   }
 

@@ -82,7 +82,7 @@ class OperationsOverHttpTest {
     assertThat(charges.call("charge:814", CHARGE).state()).isEqualTo(OperationState.UNKNOWN);
     f.restart(SimulatorConfig.defaults()); // a fresh provider that has no record of the charge
     f.clock.advance(Duration.ofSeconds(2));
-    charges.reconciler().runOnce();
+    charges.newReconciler().runOnce();
     OperationResult r = charges.find("charge:814").orElseThrow();
     assertThat(r.resolution()).contains("no record");
     assertThat(r.state()).isEqualTo(OperationState.SUCCEEDED);
@@ -97,7 +97,7 @@ class OperationsOverHttpTest {
       charges.call("charge:" + i, "{\"reference\":\"charge:" + i + "\"}");
     }
     f.clock.advance(Duration.ofSeconds(2));
-    while (charges.reconciler().runOnce() > 0) {
+    while (charges.newReconciler().runOnce() > 0) {
       f.clock.advance(Duration.ofSeconds(2));
     }
     assertThat(f.charges()).isEqualTo(20);
@@ -113,7 +113,7 @@ class OperationsOverHttpTest {
     assertThat(emails.call("email:814", MAIL).state()).isEqualTo(OperationState.UNKNOWN);
     f.restart(SimulatorConfig.defaults()); // fresh relay answering normally, no lookup (501)
     f.clock.advance(Duration.ofSeconds(2));
-    emails.reconciler().runOnce();
+    emails.newReconciler().runOnce();
 
     OperationResult r = emails.find("email:814").orElseThrow();
     assertThat(r.resolution()).contains("cannot deduplicate", p.name());

@@ -81,7 +81,7 @@ class SimulatorKilledTest {
     assertThat(lost.state()).isEqualTo(OperationState.UNKNOWN);
     f.client = new ProviderClient(startChild("none"), Duration.ofSeconds(5)); // back, same journal
     f.clock.advance(Duration.ofSeconds(2));
-    assertThat(charges.reconciler().runOnce()).isOne();
+    assertThat(charges.newReconciler().runOnce()).isOne();
 
     OperationResult done = charges.find("charge:814").orElseThrow();
     assertThat(done.state()).isEqualTo(OperationState.SUCCEEDED);

@@ -1,8 +1,9 @@
 package dev.once.rabbitmq.internal;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.LongString;
 import dev.once.Event;
-import dev.once.EventId;
+import dev.once.spi.RawMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashMap;
@@ -11,11 +12,12 @@ import java.util.Map;
 /**
  * Event ↔ AMQP message. The event id goes in {@code message-id} and in the header {@code
  * once-event-id}; the type in {@code type}; the key in the header {@code once-key} (and as routing
- * key when it fits); the event's own headers as AMQP headers. Messages are persistent.
+ * key when it fits); the event's own headers as AMQP headers. Messages are persistent. Decoding is
+ * {@link dev.once.spi.MessageDecoder}'s, shared by every transport.
  */
 public final class MessageCodec {
-  static final String EVENT_ID = "once-event-id";
-  static final String KEY = "once-key";
+  static final String EVENT_ID = RawMessage.EVENT_ID;
+  static final String KEY = RawMessage.KEY;
   static final String CONTENT_TYPE = "content-type";
   private static final int MAX_ROUTING_KEY_BYTES = 255;
 
@@ -52,32 +54,19 @@ public final class MessageCodec {
   }
 
   /**
-   * The event a message carries, or null when it is not a Once event (no id in message-id nor in
-   * the header).
+   * The message as {@link MessageDecoder} reads it: AMQP long strings become their bytes (decoded
+   * there as strict UTF-8), every other value is passed as the client gives it.
    */
-  public static Event event(String destination, AMQP.BasicProperties props, byte[] body) {
-    Map<String, Object> raw = props.getHeaders() == null ? Map.of() : props.getHeaders();
-    String id = props.getMessageId() != null ? props.getMessageId() : text(raw.get(EVENT_ID));
-    if (id == null || props.getType() == null) {
-      return null;
+  public static RawMessage raw(String destination, AMQP.BasicProperties props, byte[] body) {
+    Map<String, Object> headers = new HashMap<>();
+    if (props.getHeaders() != null) {
+      props
+          .getHeaders()
+          .forEach(
+              (name, value) ->
+                  headers.put(name, value instanceof LongString s ? s.getBytes() : value));
     }
-    Map<String, String> headers = new HashMap<>();
-    raw.forEach(
-        (name, value) -> {
-          if (!name.equals(EVENT_ID) && !name.equals(KEY) && !isBrokerHeader(name)) {
-            headers.put(name, text(value));
-          }
-        });
-    return new Event(
-        new EventId(id), destination, text(raw.get(KEY)), props.getType(), body, headers);
-  }
-
-  /** Headers the broker adds on the way: delivery count and dead-lettering history. */
-  private static boolean isBrokerHeader(String name) {
-    return name.equals("x-delivery-count")
-        || name.equals("x-death")
-        || name.startsWith("x-first-death-")
-        || name.startsWith("x-last-death-");
+    return new RawMessage(destination, props.getMessageId(), props.getType(), headers, body);
   }
 
   /** x-delivery-count counts earlier deliveries (absent on the first one). */
@@ -87,9 +76,5 @@ public final class MessageCodec {
       return n.intValue() + 1;
     }
     return redelivered ? 2 : 1;
-  }
-
-  private static String text(Object value) {
-    return value == null ? null : value.toString();
   }
 }

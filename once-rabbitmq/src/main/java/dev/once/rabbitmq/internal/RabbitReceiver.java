@@ -7,9 +7,9 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.once.Event;
 import dev.once.rabbitmq.BrokerUnavailableException;
 import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
 import java.io.IOException;
 import java.time.Duration;
@@ -107,15 +107,16 @@ public final class RabbitReceiver implements Receiver {
         String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
       long gen = generation.get();
       long deliveryTag = envelope.getDeliveryTag();
-      Event event = MessageCodec.event(destination, props, body);
-      if (event == null) {
-        log.warn("queue {}: message without an event id or type, dead-lettering it", queue);
-        settlement.reject(deliveryTag);
-        return;
-      }
       settlement.delivered(deliveryTag);
-      int count = MessageCodec.deliveryCount(props, envelope.isRedeliver());
-      buffer.add(new Delivery(event, count, envelope.isRedeliver(), new Handle(gen, deliveryTag)));
+      // Never throws: a message that does not decode comes out as a malformed delivery, which the
+      // consumer dead-letters and then acknowledges like any other.
+      Delivery d =
+          MessageDecoder.decode(
+              MessageCodec.raw(destination, props, body),
+              MessageCodec.deliveryCount(props, envelope.isRedeliver()),
+              envelope.isRedeliver(),
+              new Handle(gen, deliveryTag));
+      buffer.add(d);
     }
   }
 

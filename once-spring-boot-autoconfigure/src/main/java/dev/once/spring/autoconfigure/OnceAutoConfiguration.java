@@ -5,21 +5,20 @@ import dev.once.Once;
 import dev.once.OnceBuilder;
 import dev.once.OnceListener;
 import dev.once.Operations;
-import dev.once.WorkloadStatus;
-import dev.once.internal.PostgresDialect;
+import dev.once.PayloadCodec;
+import dev.once.RetryPolicy;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
-import dev.once.spring.JsonPayloadConverter;
+import dev.once.spring.JsonMapperCodec;
 import dev.once.spring.OnceHandlers;
 import dev.once.spring.OnceHealthIndicator;
 import dev.once.spring.OnceLifecycle;
 import dev.once.spring.OncePublisher;
-import dev.once.spring.PayloadConverter;
 import dev.once.spring.SpringTransactions;
 import dev.once.tablequeue.TableQueueTransport;
-import java.time.Clock;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -62,9 +61,13 @@ public class OnceAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public OnceHandlers onceHandlers(
-      ListableBeanFactory beans, ObjectProvider<PayloadConverter> payloads) {
-    return new OnceHandlers(beans, payloads);
+  public OnceHandlers onceHandlers(ListableBeanFactory beans, ObjectProvider<PayloadCodec> codec) {
+    return new OnceHandlers(beans, codecOf(codec));
+  }
+
+  /** The codec bean, or the one on the classpath (once-jackson); looked up at first use. */
+  static Supplier<PayloadCodec> codecOf(ObjectProvider<PayloadCodec> codec) {
+    return () -> codec.getIfAvailable(PayloadCodec::discover);
   }
 
   @Bean
@@ -104,6 +107,7 @@ public class OnceAutoConfiguration {
       OnceProperties properties,
       OnceHandlers handlers,
       ObjectProvider<OnceListener> listeners,
+      ObjectProvider<PayloadCodec> codec,
       OnceSchemaInitializer schema) {
     Set<String> destinations = new LinkedHashSet<>(properties.getDestinations());
     destinations.addAll(handlers.destinations());
@@ -117,21 +121,28 @@ public class OnceAutoConfiguration {
             .relayBatchSize(properties.getRelay().getBatchSize())
             .relayIdleWait(properties.getRelay().getIdleWait())
             .confirmTimeout(properties.getRelay().getConfirmTimeout())
-            .relayMaxAttempts(properties.getRelay().getMaxAttempts());
+            .relayRetry(
+                RetryPolicy.builder()
+                    .maxAttempts(properties.getRelay().getMaxAttempts())
+                    .backoff(
+                        properties.getRelay().getRetryDelay(),
+                        properties.getRelay().getMaxRetryDelay())
+                    .build());
+    codec.ifAvailable(b::codec);
     listeners.orderedStream().forEach(b::listener);
     return b.build();
   }
 
   @Bean
   @ConditionalOnMissingBean
-  public OncePublisher oncePublisher(Once once, ObjectProvider<PayloadConverter> payloads) {
-    return new OncePublisher(once, payloads.getIfAvailable(() -> PayloadConverter.NONE));
+  public OncePublisher oncePublisher(Once once, ObjectProvider<PayloadCodec> codec) {
+    return new OncePublisher(once, codecOf(codec));
   }
 
   @Bean
   @ConditionalOnMissingBean
-  public DeadLetters onceDeadLetters(DataSource dataSource, Transport transport) {
-    return new DeadLetters(dataSource, transport, new PostgresDialect(), Clock.systemUTC());
+  public DeadLetters onceDeadLetters(Once once) {
+    return once.deadLetters();
   }
 
   @Bean
@@ -150,8 +161,8 @@ public class OnceAutoConfiguration {
   static class JsonPayloads {
     @Bean
     @ConditionalOnMissingBean
-    PayloadConverter oncePayloadConverter(ObjectProvider<JsonMapper> mapper) {
-      return new JsonPayloadConverter(mapper.getIfAvailable(() -> JsonMapper.builder().build()));
+    PayloadCodec oncePayloadCodec(ObjectProvider<JsonMapper> mapper) {
+      return new JsonMapperCodec(mapper.getIfAvailable(() -> JsonMapper.builder().build()));
     }
   }
 
@@ -161,10 +172,8 @@ public class OnceAutoConfiguration {
   static class HealthConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "onceHealthIndicator")
-    OnceHealthIndicator onceHealthIndicator(DataSource dataSource, OnceProperties properties) {
-      return new OnceHealthIndicator(
-          () -> WorkloadStatus.read(dataSource, new PostgresDialect(), Clock.systemUTC().instant()),
-          properties.getHealth());
+    OnceHealthIndicator onceHealthIndicator(Once once, OnceProperties properties) {
+      return new OnceHealthIndicator(once::status, properties.getHealth());
     }
   }
 }

@@ -1,11 +1,9 @@
 package dev.once.spring.autoconfigure;
 
-import dev.once.internal.PostgresDialect;
+import dev.once.Once;
 import dev.once.micrometer.MicrometerListener;
 import dev.once.micrometer.WorkloadGauges;
 import io.micrometer.core.instrument.MeterRegistry;
-import javax.sql.DataSource;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,6 +18,7 @@ import org.springframework.context.annotation.Bean;
  * (backlogs, oldest ages, dead letters) read every {@code once.metrics.refresh-interval}.
  */
 @AutoConfiguration(
+    after = OnceAutoConfiguration.class,
     afterName = {
       "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -27,7 +26,7 @@ import org.springframework.context.annotation.Bean;
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"
     })
 @ConditionalOnClass({MeterRegistry.class, MicrometerListener.class})
-@ConditionalOnBean({MeterRegistry.class, DataSource.class})
+@ConditionalOnBean({MeterRegistry.class, Once.class})
 @ConditionalOnProperty(
     prefix = "once",
     name = "enabled",
@@ -45,12 +44,8 @@ public class OnceMetricsAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public WorkloadGauges onceWorkloadGauges(
-      MeterRegistry registry,
-      DataSource dataSource,
-      OnceProperties properties,
-      ObjectProvider<OnceSchemaInitializer> schema) {
-    schema.getIfAvailable(); // the gauges read Once's tables at once
+      MeterRegistry registry, Once once, OnceProperties properties) {
     return WorkloadGauges.bind(
-        registry, dataSource, new PostgresDialect(), properties.getMetrics().getRefreshInterval());
+        registry, once::status, properties.getMetrics().getRefreshInterval());
   }
 }

@@ -135,6 +135,28 @@ public class OnceProperties {
     /** Publish attempts of one outbox row before it is parked as a dead letter. */
     private int maxAttempts = 10;
 
+    /** Backoff after a refused publish; it doubles up to {@code max-retry-delay}. */
+    private Duration retryDelay = Duration.ofSeconds(5);
+
+    /** The longest backoff between publish attempts. */
+    private Duration maxRetryDelay = Duration.ofMinutes(5);
+
+    public Duration getRetryDelay() {
+      return retryDelay;
+    }
+
+    public void setRetryDelay(Duration retryDelay) {
+      this.retryDelay = retryDelay;
+    }
+
+    public Duration getMaxRetryDelay() {
+      return maxRetryDelay;
+    }
+
+    public void setMaxRetryDelay(Duration maxRetryDelay) {
+      this.maxRetryDelay = maxRetryDelay;
+    }
+
     public boolean isEnabled() {
       return enabled;
     }

@@ -1,7 +1,7 @@
 package dev.once.spring.autoconfigure;
 
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
@@ -20,7 +20,7 @@ public class OnceSchemaInitializer {
 
   public OnceSchemaInitializer(DataSource dataSource, OnceProperties.Schema settings) {
     if (settings.isApply()) {
-      Schema.apply(dataSource, new PostgresDialect());
+      Schema.apply(dataSource);
       log.info("once: schema applied (once.schema.apply=true)");
     } else if (settings.isFlyway()
         && ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
@@ -34,7 +34,7 @@ public class OnceSchemaInitializer {
       int applied =
           Flyway.configure()
               .dataSource(dataSource)
-              .locations("classpath:" + Schema.location(new PostgresDialect()))
+              .locations("classpath:" + Schema.location(Dialects.forDataSource(dataSource)))
               .table(HISTORY_TABLE)
               .baselineOnMigrate(true)
               .baselineVersion("0")

@@ -8,7 +8,7 @@ import dev.once.DeadLetters;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.WorkloadStatus;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import dev.once.spring.OnceHealthIndicator;
 import dev.once.spring.OncePublisher;
@@ -83,7 +83,7 @@ class HealthTest extends WarehouseTest {
   private Status healthIn(Duration later) {
     OnceHealthIndicator moved =
         new OnceHealthIndicator(
-            () -> WorkloadStatus.read(dataSource, new PostgresDialect(), Instant.now().plus(later)),
+            () -> WorkloadStatus.read(dataSource, Dialects.postgresql(), Instant.now().plus(later)),
             properties.getHealth());
     return moved.health(true).getStatus();
   }
