@@ -2,6 +2,7 @@ package dev.once.app;
 
 import dev.once.app.bench.BenchCommand;
 import dev.once.app.demo.DemoCommand;
+import dev.once.app.ops.DashboardCommand;
 import dev.once.app.ops.DeadLettersCommand;
 import dev.once.app.ops.StatusCommand;
 import dev.once.app.proof.CheckCommand;
@@ -29,6 +30,7 @@ import picocli.CommandLine.Command;
       SchemaCommand.class,
       StatusCommand.class,
       DeadLettersCommand.class,
+      DashboardCommand.class,
       BenchCommand.class,
       CompletionCommand.class,
       CommandLine.HelpCommand.class

@@ -1,7 +1,9 @@
 package dev.once.internal;
 
 import dev.once.DeadLetter;
+import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
@@ -18,7 +20,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
@@ -70,6 +74,126 @@ public final class DeadLetterStore implements DeadLetters {
     } catch (SQLException e) {
       throw new StoreException("list dead letters", e);
     }
+  }
+
+  /** Newest first, only ids below {@code beforeId}: a keyset page, never an OFFSET. */
+  @Override
+  public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.deadLetterPage())) {
+      Object[] filters = filterParams(c, f);
+      Object[] params = Arrays.copyOf(filters, filters.length + 2);
+      params[filters.length] = beforeId;
+      params[filters.length + 1] = f.limit();
+      Jdbc.bind(ps, params);
+      return readAll(ps);
+    } catch (SQLException e) {
+      throw new StoreException("page dead letters", e);
+    }
+  }
+
+  @Override
+  public long count(DeadLetterFilter f) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.countDeadLetters())) {
+      Jdbc.bind(ps, filterParams(c, f));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("count dead letters", e);
+    }
+  }
+
+  @Override
+  public Optional<DeadLetter> get(long id) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterById())) {
+      Jdbc.bind(ps, id);
+      return readAll(ps).stream().findFirst();
+    } catch (SQLException e) {
+      throw new StoreException("read dead letter " + id, e);
+    }
+  }
+
+  @Override
+  public List<DeadLetterAction> actions(DeadLetter d) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterActions())) {
+      Jdbc.bind(ps, d.consumerId(), d.event().id().value());
+      List<DeadLetterAction> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new DeadLetterAction(
+                  rs.getString("action"),
+                  rs.getString("actor"),
+                  rs.getString("reason"),
+                  rs.getTimestamp("acted_at").toInstant()));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("read the actions on dead letter " + d.id(), e);
+    }
+  }
+
+  @Override
+  public List<DeadLetterGroup> groups(String status, int limit) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.deadLetterGroups())) {
+      Jdbc.bind(ps, status, status, limit);
+      List<DeadLetterGroup> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new DeadLetterGroup(
+                  rs.getString("consumer_id"),
+                  rs.getString("event_type"),
+                  rs.getString("error_fingerprint"),
+                  rs.getString("error_class"),
+                  rs.getLong("count"),
+                  rs.getTimestamp("first_dead_at").toInstant(),
+                  rs.getTimestamp("last_dead_at").toInstant(),
+                  rs.getString("sample_message")));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("group dead letters", e);
+    }
+  }
+
+  private static Object[] filterParams(Connection c, DeadLetterFilter f) throws SQLException {
+    return new Object[] {
+      f.consumerId(),
+      f.consumerId(),
+      f.type(),
+      f.type(),
+      f.fingerprint(),
+      f.fingerprint(),
+      ts(f.from()),
+      ts(f.from()),
+      ts(f.to()),
+      ts(f.to()),
+      f.status(),
+      f.status(),
+      f.eventId(),
+      f.eventId(),
+      ids(c, f),
+      ids(c, f)
+    };
+  }
+
+  private static List<DeadLetter> readAll(PreparedStatement ps) throws SQLException {
+    List<DeadLetter> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(read(rs));
+      }
+    }
+    return out;
   }
 
   private static Array ids(Connection c, DeadLetterFilter f) throws SQLException {

@@ -541,4 +541,113 @@ public class PostgresDialect implements Dialect {
          ORDER BY consumer_id
         """;
   }
+
+  @Override
+  public String deadLetterPage() {
+    return """
+        SELECT id, consumer_id, event_id, destination, event_key, event_type, payload, headers,
+               attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+               error_message, final_attempt_crashed, status, dead_at, resolved_at
+          FROM once_dead_letter
+         WHERE (?::text IS NULL OR consumer_id = ?)
+           AND (?::text IS NULL OR event_type = ?)
+           AND (?::text IS NULL OR error_fingerprint = ?)
+           AND (?::timestamptz IS NULL OR dead_at >= ?)
+           AND (?::timestamptz IS NULL OR dead_at < ?)
+           AND (?::text IS NULL OR status = ?)
+           AND (?::text IS NULL OR event_id = ?)
+           AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
+           AND id < ?
+         ORDER BY id DESC
+         LIMIT ?
+        """;
+  }
+
+  @Override
+  public String countDeadLetters() {
+    return """
+        SELECT count(*)
+          FROM once_dead_letter
+         WHERE (?::text IS NULL OR consumer_id = ?)
+           AND (?::text IS NULL OR event_type = ?)
+           AND (?::text IS NULL OR error_fingerprint = ?)
+           AND (?::timestamptz IS NULL OR dead_at >= ?)
+           AND (?::timestamptz IS NULL OR dead_at < ?)
+           AND (?::text IS NULL OR status = ?)
+           AND (?::text IS NULL OR event_id = ?)
+           AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
+        """;
+  }
+
+  @Override
+  public String selectDeadLetterById() {
+    return """
+        SELECT id, consumer_id, event_id, destination, event_key, event_type, payload, headers,
+               attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+               error_message, final_attempt_crashed, status, dead_at, resolved_at
+          FROM once_dead_letter
+         WHERE id = ?
+        """;
+  }
+
+  @Override
+  public String selectDeadLetterActions() {
+    return """
+        SELECT action, actor, reason, acted_at FROM once_dead_letter_action
+         WHERE consumer_id = ? AND event_id = ?
+         ORDER BY id
+        """;
+  }
+
+  @Override
+  public String deadLetterGroups() {
+    return """
+        SELECT consumer_id, event_type, error_fingerprint, min(error_class) AS error_class,
+               count(*) AS count, min(dead_at) AS first_dead_at, max(dead_at) AS last_dead_at,
+               max(error_message) AS sample_message
+          FROM once_dead_letter
+         WHERE (?::text IS NULL OR status = ?)
+         GROUP BY consumer_id, event_type, error_fingerprint
+         ORDER BY count(*) DESC, consumer_id, event_type, error_fingerprint
+         LIMIT ?
+        """;
+  }
+
+  @Override
+  public String operationStates() {
+    return """
+        SELECT state, count(*) AS count,
+               coalesce(extract(epoch FROM ?::timestamptz - min(created_at)), 0) AS oldest
+          FROM once_operation
+         GROUP BY state
+         ORDER BY state
+        """;
+  }
+
+  @Override
+  public String uncertainOperations() {
+    return """
+        SELECT operation_id, provider, idempotency_key, state, attempts,
+               extract(epoch FROM ?::timestamptz - created_at) AS age, next_attempt_at,
+               resolution, last_error
+          FROM once_operation
+         WHERE state IN ('UNKNOWN', 'ABANDONED')
+         ORDER BY created_at
+         LIMIT ?
+        """;
+  }
+
+  @Override
+  public String consumerActivity() {
+    return """
+        SELECT consumer_id, 'completed' AS what, count(*) FROM once_inbox
+         WHERE processed_at >= ? AND processed_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'dead', count(*) FROM once_dead_letter
+         WHERE dead_at >= ? AND dead_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'retried', count(*) FROM once_attempt
+         WHERE last_failed_at >= ? AND last_failed_at < ? GROUP BY consumer_id
+        """;
+  }
 }

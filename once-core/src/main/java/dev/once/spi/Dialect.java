@@ -230,4 +230,43 @@ public interface Dialect {
 
   /** () → consumer_id, open dead letters. */
   String deadLetterStatus();
+
+  // Admin reads for the dashboard (DeadLetters.page/groups/count/get, OperationStatus,
+  // ConsumerActivity).
+
+  /**
+   * (filters as {@link #selectDeadLetters()} without the limit, beforeId, limit) → the same
+   * columns, newest first, keyset-paged on id: only rows with {@code id < beforeId}.
+   */
+  String deadLetterPage();
+
+  /** (filters as {@link #selectDeadLetters()} without the limit) → count. */
+  String countDeadLetters();
+
+  /** (id) → one dead letter, the columns of {@link #selectDeadLetters()}. */
+  String selectDeadLetterById();
+
+  /** (consumer_id, event_id) → action, actor, reason, acted_at, oldest first. */
+  String selectDeadLetterActions();
+
+  /**
+   * (status, status, limit) → consumer_id, event_type, error_fingerprint, error_class, count,
+   * first_dead_at, last_dead_at, sample_message; largest groups first.
+   */
+  String deadLetterGroups();
+
+  /** (now) → state, count, oldest age in seconds of the operations in that state. */
+  String operationStates();
+
+  /**
+   * (now, limit) → operation_id, provider, idempotency_key, state, attempts, age in seconds,
+   * next_attempt_at, resolution, last_error of the UNKNOWN and ABANDONED operations, oldest first.
+   */
+  String uncertainOperations();
+
+  /**
+   * (from, to) ×3 → consumer_id, what ({@code completed}, {@code dead}, {@code retried}), count:
+   * markers written, dead letters made and attempt rows last failed in {@code [from, to)}.
+   */
+  String consumerActivity();
 }

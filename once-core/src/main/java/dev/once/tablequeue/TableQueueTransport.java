@@ -1,6 +1,5 @@
 package dev.once.tablequeue;
 
-import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
@@ -12,6 +11,7 @@ import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
+import dev.once.spi.Validate;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -93,15 +93,9 @@ public final class TableQueueTransport implements Transport {
     }
 
     public TableQueueTransport build() {
-      if (dataSource == null) {
-        throw new ConfigurationException("tableQueue.dataSource", "is required");
-      }
-      if (visibilityTimeout == null
-          || visibilityTimeout.isNegative()
-          || visibilityTimeout.isZero()) {
-        throw new ConfigurationException(
-            "tableQueue.visibilityTimeout", "must be > 0, was " + visibilityTimeout);
-      }
+      Validate.notNull("tableQueue.dataSource", dataSource);
+      Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
+      Validate.notNull("tableQueue.clock", clock);
       return new TableQueueTransport(dataSource, dialect, visibilityTimeout, clock);
     }
   }

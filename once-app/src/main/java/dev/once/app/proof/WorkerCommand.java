@@ -9,9 +9,13 @@ import dev.once.app.TransportOptions;
 import dev.once.app.demo.DemoPipeline;
 import dev.once.app.demo.DemoTables;
 import dev.once.app.metrics.WorkerMetrics;
+import dev.once.app.ops.DashboardOptions;
+import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import dev.once.testkit.EarlyAckingTransport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -89,12 +93,15 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Mixin HaltOptions halt = new HaltOptions();
 
+  @Mixin DashboardOptions dashboardOptions = new DashboardOptions();
+
   static final String READY = "ready";
 
   private final WorkerStats stats = new WorkerStats();
 
   @Override
   public Integer call() throws InterruptedException {
+    dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
     Database database = Database.open(db, threads * 2 + relays + 4);
@@ -106,10 +113,14 @@ public final class WorkerCommand implements Callable<Integer> {
     WorkerMetrics metrics =
         metricsPort == null ? null : WorkerMetrics.start(metricsPort, database.dataSource());
     Once once = DemoPipeline.once(database.dataSource(), transport, listeners(metrics));
+    Dashboard dashboard = dashboardOptions.start(database.dataSource(), opened, System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (dashboard != null) {
+                    dashboard.close();
+                  }
                   once.close();
                   transport.close();
                   if (metrics != null) {
@@ -143,9 +154,13 @@ public final class WorkerCommand implements Callable<Integer> {
   }
 
   private OnceListener[] listeners(WorkerMetrics metrics) {
-    OnceListener halting = halt.listener(System.out);
-    return metrics == null
-        ? new OnceListener[] {halting, stats}
-        : new OnceListener[] {halting, stats, metrics.listener()};
+    List<OnceListener> all = new ArrayList<>(List.of(halt.listener(System.out), stats));
+    if (metrics != null) {
+      all.add(metrics.listener());
+    }
+    if (dashboardOptions.enabled()) {
+      all.add(dashboardOptions.listener());
+    }
+    return all.toArray(OnceListener[]::new);
   }
 }
