@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Event;
+import dev.once.InvalidEventException;
 import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
@@ -143,12 +144,22 @@ final class RelayImpl implements Relay {
           Timestamp created = rs.getTimestamp("created_at");
           long id = rs.getLong("id");
           Delivery d = MessageDecoder.decode(Jdbc.raw(rs), 1, false, id);
-          rows.add(
-              new Row(id, d.event(), created.toInstant(), rs.getInt("attempts"), d.malformed()));
+          String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
+          rows.add(new Row(id, d.event(), created.toInstant(), rs.getInt("attempts"), malformed));
         }
       }
     }
     return rows;
+  }
+
+  /** Why the transport cannot carry {@code event} (a row written before the check), or null. */
+  private String notPublishable(Event event) {
+    try {
+      once.transport().checkPublishable(event);
+      return null;
+    } catch (InvalidEventException e) {
+      return e.getMessage();
+    }
   }
 
   /**

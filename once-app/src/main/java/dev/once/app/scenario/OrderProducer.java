@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import dev.once.Event;
 import dev.once.EventId;
@@ -15,14 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 
 /**
  * Commits orders, each with its OrderPaid event, one transaction per order: the order row and the
  * outbox row commit together or not at all. Shared by {@code once demo} and {@code once produce}.
  */
-public final class DemoProducer {
+public final class OrderProducer {
   private final Once once;
   private final int threads;
   private final double rate;
@@ -33,17 +32,18 @@ public final class DemoProducer {
   /**
    * @param rate orders per second over all threads; 0 for as fast as the database allows
    */
-  public DemoProducer(Once once, int threads, double rate) {
+  public OrderProducer(Once once, int threads, double rate) {
     this(once, threads, rate, ProductionGate.open());
   }
 
   /** As above; an order is produced only once {@code gate} lets its id through. */
-  public DemoProducer(Once once, int threads, double rate, ProductionGate gate) {
+  public OrderProducer(Once once, int threads, double rate, ProductionGate gate) {
     this(once, threads, rate, gate, orderId -> false);
   }
 
   /** As above; {@code poison} orders are marked so (the demo's warehouse refuses them). */
-  DemoProducer(Once once, int threads, double rate, ProductionGate gate, LongPredicate poison) {
+  public OrderProducer(
+      Once once, int threads, double rate, ProductionGate gate, LongPredicate poison) {
     this.once = once;
     this.threads = threads;
     this.rate = rate;
@@ -90,22 +90,11 @@ public final class DemoProducer {
   private Void work(List<Long> orderIds, AtomicInteger next, long start)
       throws InterruptedException {
     for (int i = next.getAndIncrement(); i < orderIds.size(); i = next.getAndIncrement()) {
-      pace(start, i);
+      Pacing.awaitTurn(start, i, rate);
       gate.await(orderIds.get(i));
       produceOne(orderIds.get(i));
     }
     return null;
-  }
-
-  /** Waits until order number {@code index} is due at the configured rate. */
-  private void pace(long startNanos, int index) {
-    if (rate > 0) {
-      long due = startNanos + (long) (index / rate * 1e9);
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        LockSupport.parkNanos(wait);
-      }
-    }
   }
 
   /**
@@ -122,12 +111,12 @@ public final class DemoProducer {
                   tx.update(
                       "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
                       orderId,
-                      DemoTables.amountCents(orderId),
+                      WarehouseTables.amountCents(orderId),
                       poison.test(orderId));
                   return tx.publish(
                       Event.of(
                           EventId.of("order-paid", orderId),
-                          DemoTables.ORDERS,
+                          WarehouseTables.ORDERS,
                           Long.toString(orderId),
                           "OrderPaid",
                           "{\"orderId\":" + orderId + "}"));
