@@ -156,6 +156,7 @@ public final class OnceBuilder {
             retention,
             codec,
             clock);
+    transport.checkRetention(config.retention());
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     TransactionRunner runner =
         transactions != null ? transactions : new DataSourceTransactions(dataSource);
