@@ -8,6 +8,7 @@ import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceBuilder;
 import dev.once.RetryPolicy;
+import dev.once.WorkloadStatus;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
@@ -79,12 +80,10 @@ final class Rig implements AutoCloseable {
       for (Consumer c : consumers) {
         c.runOnce();
       }
-      if (db.count("SELECT count(*) FROM once_queue") == 0
-          && db.count(
-                  "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"
-                      + " AND next_attempt_at IS DISTINCT FROM 'infinity'")
-              == 0) {
-        return;
+      WorkloadStatus status = once.status();
+      if (status.queue().stream().allMatch(b -> b.waiting() == 0)
+          && status.outbox().stream().allMatch(b -> b.waiting() == 0)) {
+        return; // parked outbox rows stay, as they should
       }
       Thread.sleep(5);
     }
