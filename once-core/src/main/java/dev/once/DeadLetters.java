@@ -1,6 +1,7 @@
 package dev.once;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The admin side of dead letters: list, replay, discard. Obtain it from {@link Once#deadLetters()}.
@@ -15,6 +16,27 @@ public interface DeadLetters {
 
   /** The dead letters the filter selects, newest first. */
   List<DeadLetter> list(DeadLetterFilter filter);
+
+  /**
+   * A page of the dead letters the filter selects, newest first, at most {@code filter.limit()}:
+   * those with an id below {@code beforeId} ({@link Long#MAX_VALUE} for the first page, then the
+   * last id of the previous page). Keyset paging: as fast on the last page as on the first.
+   */
+  List<DeadLetter> page(DeadLetterFilter filter, long beforeId);
+
+  /** How many dead letters the filter selects (its limit ignored). */
+  long count(DeadLetterFilter filter);
+
+  Optional<DeadLetter> get(long id);
+
+  /** The replays and discards recorded for this dead letter's consumer and event, oldest first. */
+  List<DeadLetterAction> actions(DeadLetter deadLetter);
+
+  /**
+   * Dead letters of {@code status} (null: all) grouped by consumer, type and error fingerprint —
+   * one bug, one group — largest first, at most {@code limit} groups.
+   */
+  List<DeadLetterGroup> groups(String status, int limit);
 
   /** Replays the open dead letters the filter selects; returns those replayed. */
   List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason);

@@ -137,4 +137,26 @@ class BadInputTest {
       }
     }
   }
+
+  @Test
+  void oneConsumerIdOnTwoDestinationsIsRefusedAtBuildSoThatNoEventIsAFalseDuplicate() {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(transport)
+                .destinations("orders", "refunds")
+                .build()) {
+      once.consumer("warehouse").subscribe("orders", (tx, e) -> {}).build();
+      once.consumer("warehouse").subscribe("orders", (tx, e) -> {}).build(); // the same: fine
+      assertThatThrownBy(
+              () -> once.consumer("warehouse").subscribe("refunds", (tx, e) -> {}).build())
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageStartingWith(
+              "consumer.destination 'refunds' is refused for consumer 'warehouse', which"
+                  + " subscribes to 'orders' already");
+      once.consumer("warehouse-refunds").subscribe("refunds", (tx, e) -> {}).build();
+    }
+  }
 }

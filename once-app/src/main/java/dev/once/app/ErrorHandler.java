@@ -1,9 +1,13 @@
 package dev.once.app;
 
 import dev.once.OnceException;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Turns failures into one line naming the problem and exit code 2; the stack trace only with {@code
@@ -19,6 +23,23 @@ final class ErrorHandler implements IExecutionExceptionHandler {
       e.printStackTrace(cli.getErr());
     }
     return EXIT_BAD_INPUT;
+  }
+
+  /**
+   * A bad flag or value on the command line: picocli's one line (it names the option and the
+   * value), a suggestion for a mistyped name, and where the help is — never the whole usage.
+   */
+  static final class BadArguments implements IParameterExceptionHandler {
+    @Override
+    public int handleParseException(ParameterException e, String[] args) {
+      CommandLine cli = e.getCommandLine();
+      PrintWriter err = cli.getErr();
+      err.println("once: " + e.getMessage());
+      UnmatchedArgumentException.printSuggestions(e, err);
+      err.println("(see '" + cli.getCommandSpec().qualifiedName() + " --help')");
+      err.flush();
+      return EXIT_BAD_INPUT;
+    }
   }
 
   static String message(Throwable e) {

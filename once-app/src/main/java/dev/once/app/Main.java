@@ -2,6 +2,7 @@ package dev.once.app;
 
 import dev.once.app.bench.BenchCommand;
 import dev.once.app.demo.DemoCommand;
+import dev.once.app.ops.DashboardCommand;
 import dev.once.app.ops.DeadLettersCommand;
 import dev.once.app.ops.StatusCommand;
 import dev.once.app.proof.CheckCommand;
@@ -29,7 +30,9 @@ import picocli.CommandLine.Command;
       SchemaCommand.class,
       StatusCommand.class,
       DeadLettersCommand.class,
+      DashboardCommand.class,
       BenchCommand.class,
+      CompletionCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
@@ -42,18 +45,24 @@ public final class Main implements Runnable {
 
   /** Runs the command line and returns the exit code (0 ok, 1 check failed, 2 bad input). */
   public static int run(String... args) {
-    CommandLine cli = new CommandLine(new Main());
-    cli.setExecutionExceptionHandler(new ErrorHandler());
-    return cli.execute(args);
+    return commandLine().execute(args);
   }
 
   /** As {@link #run(String...)}, printing through {@code out} and {@code err} (for tests). */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cli = new CommandLine(new Main());
-    cli.setExecutionExceptionHandler(new ErrorHandler());
+    CommandLine cli = commandLine();
     cli.setOut(out);
     cli.setErr(err);
     return cli.execute(args);
+  }
+
+  /** The whole command tree, with its error handlers and the example line of every help. */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new Main());
+    cli.setExecutionExceptionHandler(new ErrorHandler());
+    cli.setParameterExceptionHandler(new ErrorHandler.BadArguments());
+    Examples.apply(cli);
+    return cli;
   }
 
   @Override
@@ -61,11 +70,11 @@ public final class Main implements Runnable {
     spec.commandLine().usage(System.err);
   }
 
+  /** The version and the commit, from the resources Maven writes at build time. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"once " + (v == null ? "(development build)" : v)};
+      return new String[] {BuildInfo.read().describe()};
     }
   }
 }

@@ -1,12 +1,13 @@
 package dev.once.internal;
 
 import dev.once.DeadLetter;
+import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.AdminDialect;
-import dev.once.spi.DeadLetterAction;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
@@ -37,10 +39,51 @@ public final class DeadLetterStore implements DeadLetters {
 
   @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
+    return read("list dead letters", c -> admin.selectDeadLetters(c, f));
+  }
+
+  /** Newest first, only ids below {@code beforeId}: a keyset page, never an OFFSET. */
+  @Override
+  public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
+    return read("page dead letters", c -> admin.pageDeadLetters(c, f, beforeId));
+  }
+
+  @Override
+  public long count(DeadLetterFilter f) {
+    return read("count dead letters", c -> admin.countDeadLetters(c, f));
+  }
+
+  @Override
+  public Optional<DeadLetter> get(long id) {
+    DeadLetterFilter byId = new DeadLetterFilter(null, null, null, null, null, null, null, 1, null);
+    return read("read dead letter " + id, c -> admin.selectDeadLetters(c, byId.ids(List.of(id))))
+        .stream()
+        .findFirst();
+  }
+
+  @Override
+  public List<DeadLetterAction> actions(DeadLetter d) {
+    return read(
+        "read the actions on dead letter " + d.id(),
+        c -> admin.deadLetterActions(c, d.consumerId(), d.event().id().value()));
+  }
+
+  @Override
+  public List<DeadLetterGroup> groups(String status, int limit) {
+    return read("group dead letters", c -> admin.deadLetterGroups(c, status, limit));
+  }
+
+  /** One read on a connection of its own. */
+  @FunctionalInterface
+  private interface Read<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T read(String action, Read<T> read) {
     try (Connection c = dataSource.getConnection()) {
-      return admin.selectDeadLetters(c, f);
+      return read.run(c);
     } catch (SQLException e) {
-      throw new StoreException("list dead letters", e);
+      throw new StoreException(action, e);
     }
   }
 
@@ -79,7 +122,7 @@ public final class DeadLetterStore implements DeadLetters {
         }
         String eventId = d.event().id().value();
         admin.insertDeadLetterAction(
-            c, new DeadLetterAction(d.consumerId(), eventId, action, actor, why, now));
+            c, d.consumerId(), eventId, new DeadLetterAction(action, actor, why, now));
         if (d.isRelay() && action.equals("replay")) {
           admin.unparkOutbox(c, eventId);
         } else if (d.isRelay()) {

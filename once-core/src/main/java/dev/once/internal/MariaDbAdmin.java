@@ -3,14 +3,17 @@ package dev.once.internal;
 import static dev.once.internal.MariaDbJdbc.in;
 import static dev.once.internal.MariaDbJdbc.params;
 
+import dev.once.ConsumerActivity;
 import dev.once.DeadLetter;
+import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.Event;
+import dev.once.OperationStatus;
 import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.spi.AdminDialect;
 import dev.once.spi.AttemptCount;
-import dev.once.spi.DeadLetterAction;
 import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -158,73 +161,146 @@ public class MariaDbAdmin implements AdminDialect {
     return inserted || MariaDbJdbc.update(c, reopenSql, reopen) == 1;
   }
 
+  /** How MariaDB binds parameters and reads times, for {@link AdminRows}. */
+  static final AdminRows.Sql SQL =
+      new AdminRows.Sql() {
+        @Override
+        public void bind(PreparedStatement ps, Object... params) throws SQLException {
+          MariaDbJdbc.bind(ps, params);
+        }
+
+        @Override
+        public Instant instant(ResultSet rs, String column) throws SQLException {
+          return MariaDbJdbc.instant(rs, column);
+        }
+      };
+
+  private static final String DEAD_LETTER_COLUMNS =
+      """
+      SELECT id, consumer_id, event_id, destination, event_key, event_type, payload, headers,
+             attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+             error_message, final_attempt_crashed, status, dead_at, resolved_at
+        FROM once_dead_letter
+      """;
+
   @Override
   public List<DeadLetter> selectDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
-    List<DeadLetter> out = new ArrayList<>();
+    return deadLetters(
+        c, DEAD_LETTER_COLUMNS + where(f) + " ORDER BY id LIMIT ?", filterParams(f, f.limit()));
+  }
+
+  @Override
+  public List<DeadLetter> pageDeadLetters(Connection c, DeadLetterFilter f, long beforeId)
+      throws SQLException {
+    return deadLetters(
+        c,
+        DEAD_LETTER_COLUMNS + where(f) + " AND id < ? ORDER BY id DESC LIMIT ?",
+        filterParams(f, beforeId, f.limit()));
+  }
+
+  @Override
+  public long countDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement(
-            """
-            SELECT id, consumer_id, event_id, destination, event_key, event_type, payload,
-                   headers, attempts, first_failed_at, last_failed_at, error_class,
-                   error_fingerprint, error_message, final_attempt_crashed, status, dead_at,
-                   resolved_at
-              FROM once_dead_letter
-             WHERE (? IS NULL OR consumer_id = ?)
-               AND (? IS NULL OR event_type = ?)
-               AND (? IS NULL OR error_fingerprint = ?)
-               AND (? IS NULL OR dead_at >= ?)
-               AND (? IS NULL OR dead_at < ?)
-               AND (? IS NULL OR status = ?)
-               AND (? IS NULL OR event_id = ?)
-               %s
-             ORDER BY id
-             LIMIT ?
-            """
-                .formatted(
-                    f.ids() == null
-                        ? ""
-                        : f.ids().isEmpty()
-                            ? "AND FALSE"
-                            : "AND id IN (" + in(f.ids().size()) + ")"))) {
-      List<Object> head =
-          java.util.Arrays.asList(
-              f.consumerId(),
-              f.consumerId(),
-              f.type(),
-              f.type(),
-              f.fingerprint(),
-              f.fingerprint(),
-              f.from(),
-              f.from(),
-              f.to(),
-              f.to(),
-              f.status(),
-              f.status(),
-              f.eventId(),
-              f.eventId());
-      MariaDbJdbc.bind(
-          ps, params(head, f.ids() == null ? List.of() : List.copyOf(f.ids()), f.limit()));
+        c.prepareStatement("SELECT count(*) FROM once_dead_letter" + where(f))) {
+      MariaDbJdbc.bind(ps, filterParams(f));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  /** A {@link DeadLetterFilter}: each condition holds when its parameter is null. */
+  private static String where(DeadLetterFilter f) {
+    String ids =
+        f.ids() == null
+            ? ""
+            : f.ids().isEmpty() ? " AND FALSE" : " AND id IN (" + in(f.ids().size()) + ")";
+    return """
+         WHERE (? IS NULL OR consumer_id = ?)
+           AND (? IS NULL OR event_type = ?)
+           AND (? IS NULL OR error_fingerprint = ?)
+           AND (? IS NULL OR dead_at >= ?)
+           AND (? IS NULL OR dead_at < ?)
+           AND (? IS NULL OR status = ?)
+           AND (? IS NULL OR event_id = ?)
+        """
+        + ids;
+  }
+
+  /** The parameters of {@link #where}, then {@code more}. */
+  private static Object[] filterParams(DeadLetterFilter f, Object... more) {
+    List<Object> head =
+        java.util.Arrays.asList(
+            f.consumerId(),
+            f.consumerId(),
+            f.type(),
+            f.type(),
+            f.fingerprint(),
+            f.fingerprint(),
+            f.from(),
+            f.from(),
+            f.to(),
+            f.to(),
+            f.status(),
+            f.status(),
+            f.eventId(),
+            f.eventId());
+    return MariaDbJdbc.params(head, f.ids() == null ? List.of() : List.copyOf(f.ids()), more);
+  }
+
+  private static List<DeadLetter> deadLetters(Connection c, String sql, Object[] params)
+      throws SQLException {
+    List<DeadLetter> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      MariaDbJdbc.bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(
-              new DeadLetter(
-                  rs.getLong("id"),
-                  rs.getString("consumer_id"),
-                  MariaDbJdbc.event(rs),
-                  rs.getInt("attempts"),
-                  MariaDbJdbc.instant(rs, "first_failed_at"),
-                  MariaDbJdbc.instant(rs, "last_failed_at"),
-                  rs.getString("error_class"),
-                  rs.getString("error_fingerprint"),
-                  rs.getString("error_message"),
-                  rs.getBoolean("final_attempt_crashed"),
-                  rs.getString("status"),
-                  MariaDbJdbc.instant(rs, "dead_at"),
-                  MariaDbJdbc.instant(rs, "resolved_at")));
+          out.add(AdminRows.deadLetter(SQL, rs, MariaDbJdbc.event(rs)));
         }
       }
     }
     return out;
+  }
+
+  @Override
+  public List<DeadLetterGroup> deadLetterGroups(Connection c, String status, int limit)
+      throws SQLException {
+    List<DeadLetterGroup> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            """
+            SELECT consumer_id, event_type, error_fingerprint, min(error_class) AS error_class,
+                   count(*) AS count, min(dead_at) AS first_dead_at, max(dead_at) AS last_dead_at,
+                   max(error_message) AS sample_message
+              FROM once_dead_letter
+             WHERE (? IS NULL OR status = ?)
+             GROUP BY consumer_id, event_type, error_fingerprint
+             ORDER BY count(*) DESC, consumer_id, event_type, error_fingerprint
+             LIMIT ?
+            """)) {
+      MariaDbJdbc.bind(ps, status, status, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(AdminRows.group(SQL, rs));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public List<DeadLetterAction> deadLetterActions(Connection c, String consumerId, String eventId)
+      throws SQLException {
+    return AdminRows.actions(
+        SQL,
+        c,
+        """
+        SELECT action, actor, reason, acted_at FROM once_dead_letter_action
+         WHERE consumer_id = ? AND event_id = ?
+         ORDER BY id
+        """,
+        consumerId,
+        eventId);
   }
 
   @Override
@@ -240,15 +316,16 @@ public class MariaDbAdmin implements AdminDialect {
   }
 
   @Override
-  public void insertDeadLetterAction(Connection c, DeadLetterAction a) throws SQLException {
+  public void insertDeadLetterAction(
+      Connection c, String consumerId, String eventId, DeadLetterAction a) throws SQLException {
     MariaDbJdbc.update(
         c,
         """
         INSERT INTO once_dead_letter_action (consumer_id, event_id, action, actor, reason, acted_at)
         VALUES (?, ?, ?, ?, ?, ?)
         """,
-        a.consumerId(),
-        a.eventId(),
+        consumerId,
+        eventId,
         a.action(),
         a.actor(),
         a.reason(),
@@ -393,6 +470,57 @@ public class MariaDbAdmin implements AdminDialect {
       }
     }
     return out;
+  }
+
+  @Override
+  public OperationStatus operationStatus(Connection c, Instant now, int limit) throws SQLException {
+    return new OperationStatus(
+        now,
+        AdminRows.stateCounts(
+            SQL,
+            c,
+            """
+            SELECT state, count(*) AS count,
+                   greatest(TIMESTAMPDIFF(MICROSECOND, min(created_at), ?), 0) / 1e6 AS oldest
+              FROM once_operation
+             GROUP BY state
+             ORDER BY state
+            """,
+            now),
+        AdminRows.uncertain(
+            SQL,
+            c,
+            """
+            SELECT operation_id, provider, idempotency_key, state, attempts,
+                   TIMESTAMPDIFF(MICROSECOND, created_at, ?) / 1e6 AS age, next_attempt_at,
+                   resolution, last_error
+              FROM once_operation
+             WHERE state IN ('UNKNOWN', 'ABANDONED')
+             ORDER BY created_at
+             LIMIT ?
+            """,
+            now,
+            limit));
+  }
+
+  @Override
+  public ConsumerActivity consumerActivity(Connection c, Instant from, Instant to)
+      throws SQLException {
+    return AdminRows.activity(
+        SQL,
+        c,
+        """
+        SELECT consumer_id, 'completed' AS what, count(*) FROM once_inbox
+         WHERE processed_at >= ? AND processed_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'dead', count(*) FROM once_dead_letter
+         WHERE dead_at >= ? AND dead_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'retried', count(*) FROM once_attempt
+         WHERE last_failed_at >= ? AND last_failed_at < ? GROUP BY consumer_id
+        """,
+        from,
+        to);
   }
 
   @Override

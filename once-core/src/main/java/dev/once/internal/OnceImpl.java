@@ -1,5 +1,6 @@
 package dev.once.internal;
 
+import dev.once.ConfigurationException;
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
 import dev.once.DeadLetters;
@@ -21,6 +22,7 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
@@ -32,6 +34,8 @@ public final class OnceImpl implements Once {
   private final OnceConfig config;
   private final Listeners listener;
   private final Wakeup outboxWakeup = new Wakeup();
+  private final java.util.concurrent.ConcurrentMap<String, String> subscriptions =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
@@ -119,7 +123,7 @@ public final class OnceImpl implements Once {
   }
 
   TxImpl newTx(Connection c) {
-    return new TxImpl(c, dialect, config.destinations(), config.partitions());
+    return new TxImpl(c, dialect, config.destinations(), config.partitions(), transport);
   }
 
   @Override
@@ -134,7 +138,52 @@ public final class OnceImpl implements Once {
 
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
+    checkDeliveryLimit(consumerConfig);
+    checkOneDestination(consumerConfig);
     return new ConsumerImpl(this, consumerConfig);
+  }
+
+  /**
+   * A message that kills the process is dead-lettered by Once at its delivery {@code maxAttempts +
+   * 1}; a broker that gives up before that dead-letters it on its own, where Once never sees it.
+   */
+  private void checkDeliveryLimit(ConsumerConfig c) {
+    OptionalInt limit = transport.deliveryLimit();
+    int max = c.retry().maxAttempts();
+    if (limit.isPresent() && limit.getAsInt() <= max) {
+      throw new ConfigurationException(
+          "consumer.retry.maxAttempts",
+          "is "
+              + max
+              + " for consumer '"
+              + c.consumerId()
+              + "', not below the "
+              + transport.name()
+              + " delivery limit "
+              + limit.getAsInt()
+              + ": the broker would dead-letter a message that kills the process before Once"
+              + " counts its attempts; lower maxAttempts or raise the transport's deliveryLimit");
+    }
+  }
+
+  /**
+   * The inbox key is (consumer id, event id): one consumer id on two destinations would make an
+   * event of the second with the id of one of the first a false DUPLICATE. Refused.
+   */
+  private void checkOneDestination(ConsumerConfig c) {
+    String before = subscriptions.putIfAbsent(c.consumerId(), c.destination());
+    if (before != null && !before.equals(c.destination())) {
+      throw new ConfigurationException(
+          "consumer.destination",
+          "'"
+              + c.destination()
+              + "' is refused for consumer '"
+              + c.consumerId()
+              + "', which subscribes to '"
+              + before
+              + "' already: markers are kept per (consumer id, event id), so an event id seen on"
+              + " both would count as a duplicate; give each destination its own consumer id");
+    }
   }
 
   @Override

@@ -1,12 +1,15 @@
 package dev.once.internal;
 
+import dev.once.ConsumerActivity;
 import dev.once.DeadLetter;
+import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.Event;
+import dev.once.OperationStatus;
 import dev.once.WorkloadStatus;
 import dev.once.spi.AdminDialect;
 import dev.once.spi.AttemptCount;
-import dev.once.spi.DeadLetterAction;
 import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -131,58 +134,128 @@ public class PostgresAdmin implements AdminDialect {
         == 1;
   }
 
+  /** The columns of a dead letter. */
+  private static final String DEAD_LETTER_COLUMNS =
+      """
+      SELECT id, consumer_id, event_id, destination, event_key, event_type, payload, headers,
+             attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+             error_message, final_attempt_crashed, status, dead_at, resolved_at
+        FROM once_dead_letter
+      """;
+
+  /** A {@link DeadLetterFilter}: each condition holds when its parameter is null. */
+  private static final String FILTER =
+      """
+       WHERE (?::text IS NULL OR consumer_id = ?)
+         AND (?::text IS NULL OR event_type = ?)
+         AND (?::text IS NULL OR error_fingerprint = ?)
+         AND (?::timestamptz IS NULL OR dead_at >= ?)
+         AND (?::timestamptz IS NULL OR dead_at < ?)
+         AND (?::text IS NULL OR status = ?)
+         AND (?::text IS NULL OR event_id = ?)
+         AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
+      """;
+
   @Override
   public List<DeadLetter> selectDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
+    return deadLetters(
+        c, DEAD_LETTER_COLUMNS + FILTER + " ORDER BY id LIMIT ?", filter(c, f, f.limit()));
+  }
+
+  @Override
+  public List<DeadLetter> pageDeadLetters(Connection c, DeadLetterFilter f, long beforeId)
+      throws SQLException {
+    return deadLetters(
+        c,
+        DEAD_LETTER_COLUMNS + FILTER + " AND id < ? ORDER BY id DESC LIMIT ?",
+        filter(c, f, beforeId, f.limit()));
+  }
+
+  @Override
+  public long countDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
+    return Jdbc.queryLong(c, "SELECT count(*) FROM once_dead_letter" + FILTER, filter(c, f));
+  }
+
+  private static List<DeadLetter> deadLetters(Connection c, String sql, Object[] params)
+      throws SQLException {
     List<DeadLetter> out = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            """
-            SELECT id, consumer_id, event_id, destination, event_key, event_type, payload,
-                   headers, attempts, first_failed_at, last_failed_at, error_class,
-                   error_fingerprint, error_message, final_attempt_crashed, status, dead_at,
-                   resolved_at
-              FROM once_dead_letter
-             WHERE (?::text IS NULL OR consumer_id = ?)
-               AND (?::text IS NULL OR event_type = ?)
-               AND (?::text IS NULL OR error_fingerprint = ?)
-               AND (?::timestamptz IS NULL OR dead_at >= ?)
-               AND (?::timestamptz IS NULL OR dead_at < ?)
-               AND (?::text IS NULL OR status = ?)
-               AND (?::text IS NULL OR event_id = ?)
-               AND (?::bigint[] IS NULL OR id = ANY(?::bigint[]))
-             ORDER BY id
-             LIMIT ?
-            """)) {
-      Jdbc.bind(
-          ps,
-          f.consumerId(),
-          f.consumerId(),
-          f.type(),
-          f.type(),
-          f.fingerprint(),
-          f.fingerprint(),
-          f.from(),
-          f.from(),
-          f.to(),
-          f.to(),
-          f.status(),
-          f.status(),
-          f.eventId(),
-          f.eventId(),
-          ids(c, f),
-          ids(c, f),
-          f.limit());
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      Jdbc.bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(AdminRows.deadLetter(rs, Jdbc.event(rs)));
+          out.add(AdminRows.deadLetter(AdminRows.POSTGRES, rs, Jdbc.event(rs)));
         }
       }
     }
     return out;
   }
 
-  private static java.sql.Array ids(Connection c, DeadLetterFilter f) throws SQLException {
-    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
+  /** The parameters of {@link #FILTER}, then {@code more}. */
+  private static Object[] filter(Connection c, DeadLetterFilter f, Object... more)
+      throws SQLException {
+    java.sql.Array ids = f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
+    List<Object> params =
+        new ArrayList<>(
+            java.util.Arrays.asList(
+                f.consumerId(),
+                f.consumerId(),
+                f.type(),
+                f.type(),
+                f.fingerprint(),
+                f.fingerprint(),
+                f.from(),
+                f.from(),
+                f.to(),
+                f.to(),
+                f.status(),
+                f.status(),
+                f.eventId(),
+                f.eventId(),
+                ids,
+                ids));
+    params.addAll(List.of(more));
+    return params.toArray();
+  }
+
+  @Override
+  public List<DeadLetterGroup> deadLetterGroups(Connection c, String status, int limit)
+      throws SQLException {
+    List<DeadLetterGroup> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            """
+            SELECT consumer_id, event_type, error_fingerprint, min(error_class) AS error_class,
+                   count(*) AS count, min(dead_at) AS first_dead_at, max(dead_at) AS last_dead_at,
+                   max(error_message) AS sample_message
+              FROM once_dead_letter
+             WHERE (?::text IS NULL OR status = ?)
+             GROUP BY consumer_id, event_type, error_fingerprint
+             ORDER BY count(*) DESC, consumer_id, event_type, error_fingerprint
+             LIMIT ?
+            """)) {
+      Jdbc.bind(ps, status, status, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(AdminRows.group(AdminRows.POSTGRES, rs));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public List<DeadLetterAction> deadLetterActions(Connection c, String consumerId, String eventId)
+      throws SQLException {
+    return AdminRows.actions(
+        AdminRows.POSTGRES,
+        c,
+        """
+        SELECT action, actor, reason, acted_at FROM once_dead_letter_action
+         WHERE consumer_id = ? AND event_id = ?
+         ORDER BY id
+        """,
+        consumerId,
+        eventId);
   }
 
   @Override
@@ -201,15 +274,16 @@ public class PostgresAdmin implements AdminDialect {
   }
 
   @Override
-  public void insertDeadLetterAction(Connection c, DeadLetterAction a) throws SQLException {
+  public void insertDeadLetterAction(
+      Connection c, String consumerId, String eventId, DeadLetterAction a) throws SQLException {
     Jdbc.update(
         c,
         """
         INSERT INTO once_dead_letter_action (consumer_id, event_id, action, actor, reason, acted_at)
         VALUES (?, ?, ?, ?, ?, ?)
         """,
-        a.consumerId(),
-        a.eventId(),
+        consumerId,
+        eventId,
         a.action(),
         a.actor(),
         a.reason(),
@@ -308,6 +382,7 @@ public class PostgresAdmin implements AdminDialect {
     return new WorkloadStatus(
         now,
         AdminRows.backlogs(
+            AdminRows.POSTGRES,
             c,
             """
             SELECT destination,
@@ -323,6 +398,7 @@ public class PostgresAdmin implements AdminDialect {
             true,
             now),
         AdminRows.backlogs(
+            AdminRows.POSTGRES,
             c,
             """
             SELECT consumer_group, count(*) AS waiting,
@@ -334,6 +410,7 @@ public class PostgresAdmin implements AdminDialect {
             false,
             now),
         AdminRows.backlogs(
+            AdminRows.POSTGRES,
             c,
             """
             SELECT consumer_id, count(*) AS waiting,
@@ -352,6 +429,57 @@ public class PostgresAdmin implements AdminDialect {
              GROUP BY consumer_id
              ORDER BY consumer_id
             """));
+  }
+
+  @Override
+  public OperationStatus operationStatus(Connection c, Instant now, int limit) throws SQLException {
+    return new OperationStatus(
+        now,
+        AdminRows.stateCounts(
+            AdminRows.POSTGRES,
+            c,
+            """
+            SELECT state, count(*) AS count,
+                   coalesce(extract(epoch FROM ?::timestamptz - min(created_at)), 0) AS oldest
+              FROM once_operation
+             GROUP BY state
+             ORDER BY state
+            """,
+            now),
+        AdminRows.uncertain(
+            AdminRows.POSTGRES,
+            c,
+            """
+            SELECT operation_id, provider, idempotency_key, state, attempts,
+                   extract(epoch FROM ?::timestamptz - created_at) AS age, next_attempt_at,
+                   resolution, last_error
+              FROM once_operation
+             WHERE state IN ('UNKNOWN', 'ABANDONED')
+             ORDER BY created_at
+             LIMIT ?
+            """,
+            now,
+            limit));
+  }
+
+  @Override
+  public ConsumerActivity consumerActivity(Connection c, Instant from, Instant to)
+      throws SQLException {
+    return AdminRows.activity(
+        AdminRows.POSTGRES,
+        c,
+        """
+        SELECT consumer_id, 'completed' AS what, count(*) FROM once_inbox
+         WHERE processed_at >= ? AND processed_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'dead', count(*) FROM once_dead_letter
+         WHERE dead_at >= ? AND dead_at < ? GROUP BY consumer_id
+        UNION ALL
+        SELECT consumer_id, 'retried', count(*) FROM once_attempt
+         WHERE last_failed_at >= ? AND last_failed_at < ? GROUP BY consumer_id
+        """,
+        from,
+        to);
   }
 
   @Override

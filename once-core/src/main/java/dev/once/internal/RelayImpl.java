@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Event;
+import dev.once.InvalidEventException;
 import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
@@ -125,9 +126,20 @@ final class RelayImpl implements Relay {
             .store()
             .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize())) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
-      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), d.malformed()));
+      String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
+      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));
     }
     return rows;
+  }
+
+  /** Why the transport cannot carry {@code event} (a row written before the check), or null. */
+  private String notPublishable(Event event) {
+    try {
+      once.transport().checkPublishable(event);
+      return null;
+    } catch (InvalidEventException e) {
+      return e.getMessage();
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
+import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -21,11 +22,23 @@ public final class TxImpl implements Tx {
   private final Dialect dialect;
   private final Set<String> destinations;
   private final int partitions;
+  private final Transport transport;
   private final List<Event> published = new ArrayList<>();
   private int newer;
   private int stale;
 
   public TxImpl(Connection connection, Dialect dialect, Set<String> destinations, int partitions) {
+    this(connection, dialect, destinations, partitions, null);
+  }
+
+  /** With the transport whose limits {@link #publish} checks (may be null: none). */
+  public TxImpl(
+      Connection connection,
+      Dialect dialect,
+      Set<String> destinations,
+      int partitions,
+      Transport transport) {
+    this.transport = transport;
     this.connection = connection;
     this.dialect = dialect;
     this.destinations = destinations;
@@ -51,9 +64,12 @@ public final class TxImpl implements Tx {
     if (!destinations.contains(event.destination())) {
       throw new UnknownDestinationException(event.destination(), destinations);
     }
+    if (transport != null) {
+      transport.checkPublishable(event);
+    }
     try {
       boolean written =
-          dialect.store().insertOutbox(connection, event, partitionOf(event, partitions));
+          dialect.store().insertOutbox(connection, event, event.partition(partitions));
       if (written) {
         published.add(event);
       } else {
@@ -85,12 +101,6 @@ public final class TxImpl implements Tx {
   /** Whether every {@link #applyIfNewer} call found the version not newer (and there was one). */
   public boolean isStale() {
     return stale > 0 && newer == 0;
-  }
-
-  /** Events with the same key share a partition, so the relay keeps their order. */
-  public static int partitionOf(Event event, int partitions) {
-    String key = event.key() != null ? event.key() : event.id().value();
-    return Math.floorMod(key.hashCode(), partitions);
   }
 
   /** The events this transaction wrote to the outbox. */

@@ -1,8 +1,12 @@
 package dev.once.spi;
 
+import dev.once.ConsumerActivity;
 import dev.once.DeadLetter;
+import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.Event;
+import dev.once.OperationStatus;
 import dev.once.WorkloadStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -43,13 +47,35 @@ public interface AdminDialect {
   List<DeadLetter> selectDeadLetters(Connection c, DeadLetterFilter filter) throws SQLException;
 
   /**
+   * A keyset page: the dead letters the filter selects with an id below {@code beforeId}, newest
+   * first, at most the filter's limit.
+   */
+  List<DeadLetter> pageDeadLetters(Connection c, DeadLetterFilter filter, long beforeId)
+      throws SQLException;
+
+  /** How many dead letters the filter selects (its limit ignored). */
+  long countDeadLetters(Connection c, DeadLetterFilter filter) throws SQLException;
+
+  /**
+   * Dead letters of {@code status} (null: all) grouped by consumer, event type and error
+   * fingerprint, largest groups first, at most {@code limit} groups.
+   */
+  List<DeadLetterGroup> deadLetterGroups(Connection c, String status, int limit)
+      throws SQLException;
+
+  /** The replays and discards recorded for (consumer, event), oldest first. */
+  List<DeadLetterAction> deadLetterActions(Connection c, String consumerId, String eventId)
+      throws SQLException;
+
+  /**
    * Moves dead letter {@code id} from {@code dead} to {@code status} ({@code replayed} or {@code
    * discarded}) at {@code at}; false if it was not open (somebody else resolved it).
    */
   boolean resolveDeadLetter(Connection c, long id, String status, Instant at) throws SQLException;
 
-  /** Records who replayed or discarded a dead letter, when and why. */
-  void insertDeadLetterAction(Connection c, DeadLetterAction action) throws SQLException;
+  /** Records who replayed or discarded the dead letter of (consumer, event), when and why. */
+  void insertDeadLetterAction(
+      Connection c, String consumerId, String eventId, DeadLetterAction action) throws SQLException;
 
   /** Makes the parked outbox row of the event pending again, its attempts reset. */
   void unparkOutbox(Connection c, String eventId) throws SQLException;
@@ -92,6 +118,18 @@ public interface AdminDialect {
    * letters per consumer, each with the age of its oldest row.
    */
   WorkloadStatus status(Connection c, Instant now) throws SQLException;
+
+  /**
+   * Operations by state with the age of each state's oldest, and at most {@code limit} UNKNOWN and
+   * ABANDONED operations in detail, oldest first.
+   */
+  OperationStatus operationStatus(Connection c, Instant now, int limit) throws SQLException;
+
+  /**
+   * Per consumer, what it finished in {@code [from, to)}: markers written (completed), dead letters
+   * made (dead), attempt rows whose last failure fell in the window (retried).
+   */
+  ConsumerActivity consumerActivity(Connection c, Instant from, Instant to) throws SQLException;
 
   /** The name of the schema (or database) the connection works in, for messages. */
   String currentSchema(Connection c) throws SQLException;

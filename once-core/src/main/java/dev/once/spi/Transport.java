@@ -39,6 +39,22 @@ public interface Transport extends AutoCloseable {
    */
   PublishResult publish(List<Event> batch, Duration confirmTimeout);
 
+  /**
+   * Refuses an event this transport could not carry (a field over the broker's own limit), with an
+   * {@link dev.once.InvalidEventException} naming the field. Called by {@code tx.publish}, before
+   * the outbox row is written, so that the limit is never discovered by the relay. Default: none.
+   */
+  default void checkPublishable(Event event) {}
+
+  /**
+   * How many deliveries of one message the broker allows before it dead-letters the message itself,
+   * if it has such a limit. A consumer whose {@code maxAttempts} is not below it could never
+   * dead-letter a poison message that kills its process: {@code build()} refuses it.
+   */
+  default java.util.OptionalInt deliveryLimit() {
+    return java.util.OptionalInt.empty();
+  }
+
   /** A receiver of one consumer group on one destination. Each worker thread takes its own. */
   Receiver receiver(String destination, String consumerGroup);
 

@@ -11,33 +11,44 @@ import java.time.Duration;
 public final class Validate {
   private Validate() {}
 
-  public static void notNull(String path, Object value) {
+  public static <T> T notNull(String path, T value) {
     if (value == null) {
       throw new ConfigurationException(path, "is required");
     }
+    return value;
   }
 
-  public static void range(String path, int value, int min, int max) {
+  public static String notBlank(String path, String value) {
+    if (value == null || value.isBlank()) {
+      throw new ConfigurationException(path, "is required");
+    }
+    return value;
+  }
+
+  public static int range(String path, int value, int min, int max) {
     if (value < min || value > max) {
       throw new ConfigurationException(
           path, "must be between " + min + " and " + max + ", was " + value);
     }
+    return value;
   }
 
-  public static void positive(String path, Duration value) {
+  public static Duration positive(String path, Duration value) {
     notNull(path, value);
     if (value.isNegative() || value.isZero()) {
       throw new ConfigurationException(path, "must be > 0, was " + value);
     }
+    return value;
   }
 
   /** {@code value} is at least {@code min} (both positive durations). */
-  public static void atLeast(String path, Duration value, String minPath, Duration min) {
+  public static Duration atLeast(String path, Duration value, String minPath, Duration min) {
     positive(path, value);
     if (value.compareTo(min) < 0) {
       throw new ConfigurationException(
           path, "must be >= " + minPath + " (" + min + "), was " + value);
     }
+    return value;
   }
 
   public static void fraction(String path, double value) {
@@ -47,11 +58,12 @@ public final class Validate {
   }
 
   /** A consumer id or destination: 1–100 characters of letters, digits, '.', '_' and '-'. */
-  public static void name(String path, String value) {
+  public static String name(String path, String value) {
     notNull(path, value);
     if (!value.matches("[A-Za-z0-9._-]{1,100}")) {
       throw new ConfigurationException(
           path, "must be 1 to 100 letters, digits, '.', '_' or '-', was '" + value + "'");
     }
+    return value;
   }
 }

@@ -1,6 +1,5 @@
 package dev.once.tablequeue;
 
-import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
@@ -12,6 +11,7 @@ import dev.once.spi.Dialects;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
+import dev.once.spi.Validate;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -114,19 +114,10 @@ public final class TableQueueTransport implements Transport {
     }
 
     public TableQueueTransport build() {
-      if (dataSource == null) {
-        throw new ConfigurationException("tableQueue.dataSource", "is required");
-      }
-      if (visibilityTimeout == null
-          || visibilityTimeout.isNegative()
-          || visibilityTimeout.isZero()) {
-        throw new ConfigurationException(
-            "tableQueue.visibilityTimeout", "must be > 0, was " + visibilityTimeout);
-      }
-      if (pollInterval == null || pollInterval.isNegative() || pollInterval.isZero()) {
-        throw new ConfigurationException(
-            "tableQueue.pollInterval", "must be > 0, was " + pollInterval);
-      }
+      Validate.notNull("tableQueue.dataSource", dataSource);
+      Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
+      Validate.notNull("tableQueue.clock", clock);
+      Validate.positive("tableQueue.pollInterval", pollInterval);
       Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
       return new TableQueueTransport(dataSource, chosen, visibilityTimeout, pollInterval, clock);

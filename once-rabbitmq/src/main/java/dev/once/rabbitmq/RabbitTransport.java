@@ -2,6 +2,7 @@ package dev.once.rabbitmq;
 
 import dev.once.Event;
 import dev.once.rabbitmq.internal.Connections;
+import dev.once.rabbitmq.internal.MessageCodec;
 import dev.once.rabbitmq.internal.Publisher;
 import dev.once.rabbitmq.internal.RabbitReceiver;
 import dev.once.rabbitmq.internal.Topology;
@@ -10,6 +11,7 @@ import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -33,12 +35,14 @@ public final class RabbitTransport implements Transport {
   private final Topology topology;
   private final Publisher publisher;
   private final ScheduledExecutorService scheduler;
+  private final MessageCodec codec;
 
   RabbitTransport(RabbitConfig config) {
     this.config = config;
     this.connections = new Connections(config);
     this.topology = new Topology(connections, config);
     this.publisher = new Publisher(connections, topology, config);
+    this.codec = new MessageCodec(config.contentType());
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -88,6 +92,17 @@ public final class RabbitTransport implements Transport {
   @Override
   public void purge(String destination, String consumerGroup) {
     topology.purge(destination, consumerGroup);
+  }
+
+  /** Refuses ids, types and header names over AMQP's 255-byte short strings, naming the field. */
+  @Override
+  public void checkPublishable(Event event) {
+    codec.checkPublishable(event);
+  }
+
+  @Override
+  public OptionalInt deliveryLimit() {
+    return OptionalInt.of(config.deliveryLimit());
   }
 
   @Override

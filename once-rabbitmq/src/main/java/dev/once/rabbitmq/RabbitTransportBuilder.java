@@ -1,6 +1,7 @@
 package dev.once.rabbitmq;
 
 import dev.once.ConfigurationException;
+import dev.once.spi.Validate;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -89,44 +90,46 @@ public final class RabbitTransportBuilder {
 
   /** Validates the settings. Does not connect: the first use does, and recovers from then on. */
   public RabbitTransport build() {
-    RabbitConfig config =
+    return new RabbitTransport(
         new RabbitConfig(
             parseUri(),
             prefix(),
-            range("rabbitmq.prefetch", prefetch, 1, 65_535),
-            range("rabbitmq.deliveryLimit", deliveryLimit, 1, 1_000_000),
+            Validate.range("rabbitmq.prefetch", prefetch, 1, 65_535),
+            Validate.range("rabbitmq.deliveryLimit", deliveryLimit, 1, 1_000_000),
             singleActiveConsumer,
-            range("rabbitmq.publisherChannels", publisherChannels, 1, 64),
-            notBlank("rabbitmq.contentType", contentType),
-            positive("rabbitmq.maxNackDelay", maxNackDelay),
-            positive("rabbitmq.connectionTimeout", connectionTimeout),
-            positive("rabbitmq.recoveryInitialDelay", recoveryInitialDelay),
-            positive("rabbitmq.recoveryMaxDelay", recoveryMaxDelay));
-    if (recoveryMaxDelay.compareTo(recoveryInitialDelay) < 0) {
-      throw new ConfigurationException(
-          "rabbitmq.recoveryMaxDelay",
-          "must be >= recoveryInitialDelay ("
-              + recoveryInitialDelay
-              + "), was "
-              + recoveryMaxDelay);
-    }
-    return new RabbitTransport(config);
+            Validate.range("rabbitmq.publisherChannels", publisherChannels, 1, 64),
+            Validate.notBlank("rabbitmq.contentType", contentType),
+            Validate.positive("rabbitmq.maxNackDelay", maxNackDelay),
+            Validate.positive("rabbitmq.connectionTimeout", connectionTimeout),
+            Validate.positive("rabbitmq.recoveryInitialDelay", recoveryInitialDelay),
+            Validate.atLeast(
+                "rabbitmq.recoveryMaxDelay",
+                recoveryMaxDelay,
+                "rabbitmq.recoveryInitialDelay",
+                recoveryInitialDelay)));
+  }
+
+  /** The URI without its user information, for messages: a password never reaches a log. */
+  static String redacted(String uri) {
+    return uri.replaceAll("^([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@", "$1***@");
   }
 
   private URI parseUri() {
-    notBlank("rabbitmq.uri", uri);
+    Validate.notBlank("rabbitmq.uri", uri);
     try {
       URI parsed = new URI(uri);
       if (!"amqp".equals(parsed.getScheme()) && !"amqps".equals(parsed.getScheme())) {
         throw new ConfigurationException(
-            "rabbitmq.uri", "must start with amqp:// or amqps://, was '" + uri + "'");
+            "rabbitmq.uri", "must start with amqp:// or amqps://, was '" + redacted(uri) + "'");
       }
       if (parsed.getHost() == null) {
-        throw new ConfigurationException("rabbitmq.uri", "has no host: '" + uri + "'");
+        throw new ConfigurationException("rabbitmq.uri", "has no host: '" + redacted(uri) + "'");
       }
       return parsed;
     } catch (URISyntaxException e) {
-      throw new ConfigurationException("rabbitmq.uri", "is not a URI: " + e.getMessage());
+      throw new ConfigurationException(
+          "rabbitmq.uri",
+          "is not a URI ('" + redacted(uri) + "'): " + e.getReason() + " at index " + e.getIndex());
     }
   }
 
@@ -141,27 +144,5 @@ public final class RabbitTransportBuilder {
           "rabbitmq.namePrefix", "must not start with 'amq.' (reserved by RabbitMQ)");
     }
     return namePrefix;
-  }
-
-  private static int range(String path, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new ConfigurationException(
-          path, "must be between " + min + " and " + max + ", was " + value);
-    }
-    return value;
-  }
-
-  private static String notBlank(String path, String value) {
-    if (value == null || value.isBlank()) {
-      throw new ConfigurationException(path, "is required");
-    }
-    return value;
-  }
-
-  private static Duration positive(String path, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new ConfigurationException(path, "must be > 0, was " + value);
-    }
-    return value;
   }
 }

@@ -2,6 +2,7 @@ package dev.once.app.bench;
 
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.app.scenario.WarehousePipeline;
 import dev.once.spi.Dialects;
 import dev.once.spi.StoreDialect;
 import java.sql.Connection;
@@ -23,6 +24,12 @@ import javax.sql.DataSource;
  */
 final class CeilingDb {
   private static final StoreDialect STORE = Dialects.postgresql().store();
+
+  /** Once's default number of outbox partitions (the bench leaves it so). */
+  private static final int PARTITIONS = 16;
+
+  private static final WarehousePipeline.Dispatch CEILING_DISPATCH =
+      new WarehousePipeline.Dispatch(BenchTables.DISPATCH.jobsTable(), BenchTables.CEILING_OUT);
 
   private CeilingDb() {}
 
@@ -49,7 +56,7 @@ final class CeilingDb {
   private static void batch(DataSource dataSource, long from, long to) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement effect = c.prepareStatement(BenchTables.INSERT_EFFECT)) {
+      try (PreparedStatement effect = c.prepareStatement(BenchTables.DISPATCH.insertJob())) {
         Set<String> inserted = insertMarkers(c, from, to);
         for (long id = from; id < to; id++) {
           String eventId = "bench-paid:" + id;
@@ -57,19 +64,24 @@ final class CeilingDb {
             effect.setLong(1, id);
             effect.setString(2, eventId);
             effect.executeUpdate();
-            Event done =
-                Event.of(
-                    new EventId("bench-done:" + BenchTables.CEILING_CONSUMER + "/" + eventId),
-                    BenchTables.CEILING_OUT,
-                    Long.toString(id),
-                    "BenchDone",
-                    Pipeline.payload(id));
-            STORE.insertOutbox(c, done, (int) (id % 16));
+            Event out = dispatchQueued(eventId, id);
+            STORE.insertOutbox(c, out, out.partition(PARTITIONS));
           }
         }
       }
       c.commit();
     }
+  }
+
+  /** The DispatchQueued event the warehouse handler writes for an order, built as it builds it. */
+  private static Event dispatchQueued(String incomingId, long orderId) {
+    EventId id =
+        EventId.derive(
+            BenchTables.CEILING_CONSUMER,
+            new EventId(incomingId),
+            WarehousePipeline.DISPATCH_QUEUED);
+    return WarehousePipeline.dispatchQueued(
+        Event.builder().id(id).key(Long.toString(orderId)), CEILING_DISPATCH, orderId);
   }
 
   /** The batch's markers in one statement, as Once inserts them. */

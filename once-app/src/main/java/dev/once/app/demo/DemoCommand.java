@@ -6,6 +6,8 @@ import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
+import dev.once.app.ops.DashboardOptions;
+import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -100,6 +102,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Mixin TransportOptions transportOptions;
 
+  @Mixin DashboardOptions dashboardOptions = new DashboardOptions();
+
   @Override
   public Integer call() throws Exception {
     DemoSettings settings =
@@ -111,6 +115,7 @@ public final class DemoCommand implements Callable<Integer> {
             poisonRate,
             workers,
             Duration.ofSeconds(timeoutSeconds));
+    dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
     try (Database database = Database.open(db, workers * 5 + 12)) {
@@ -141,12 +146,19 @@ public final class DemoCommand implements Callable<Integer> {
           scenario.listener(metrics.listener());
           progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
         }
+        Dashboard dashboard = dashboardOptions.start(database.dataSource(), transport, progress);
+        if (dashboard != null) {
+          scenario.listener(dashboardOptions.listener());
+        }
         DemoReport report;
         try {
           report = scenario.run();
         } finally {
           if (metrics != null) {
             metrics.close();
+          }
+          if (dashboard != null) {
+            dashboard.close(); // it watches the run; once dashboard serves the database afterwards
           }
         }
         if (json) {

@@ -12,13 +12,16 @@ import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** {@code once dead-letters list | show | replay | discard}. */
 @Command(
@@ -40,6 +43,24 @@ public final class DeadLettersCommand {
     String db;
 
     @Mixin DeadLetterOptions filters;
+
+    /** The filters, narrowed to the ids given as arguments if any. */
+    DeadLetterFilter filter(String status, List<String> idArgs) {
+      Set<Long> ids = DeadLetterIds.parse(idArgs);
+      DeadLetterFilter f = filters.filter(status);
+      return ids == null
+          ? f
+          : new DeadLetterFilter(
+              f.consumerId(),
+              f.eventId(),
+              f.type(),
+              f.fingerprint(),
+              f.from(),
+              f.to(),
+              f.status(),
+              Math.max(f.limit(), ids.size()),
+              ids);
+    }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
       try (Database database = Database.open(db, 4)) {
@@ -88,7 +109,9 @@ public final class DeadLettersCommand {
           d.attempts(),
           d.errorFingerprint(),
           d.deadAt().toString().substring(0, 19),
-          simpleName(d.errorClass()) + (d.isOpen() ? "" : " [" + d.status() + "]"));
+          simpleName(d.errorClass())
+              + (d.finalAttemptCrashed() ? " (final attempt crashed)" : "")
+              + (d.isOpen() ? "" : " [" + d.status() + "]"));
     }
     out.printf("%d dead letters%n", found.size());
   }
@@ -99,8 +122,16 @@ public final class DeadLettersCommand {
 
   @Command(
       name = "show",
-      description = "Show dead letters in full (payload redacted unless asked).")
+      description =
+          "Show dead letters in full (payload redacted unless asked): those whose ids are given,"
+              + " else those the filters select.")
   static final class Show extends Base {
+    @Parameters(
+        paramLabel = "ID",
+        arity = "0..*",
+        description = "Ids as 'list' prints them: 12, a range 3-7, or several.")
+    List<String> ids;
+
     @Option(names = "--show-payload", description = "Print the payload itself, on purpose.")
     boolean showPayload;
 
@@ -114,11 +145,21 @@ public final class DeadLettersCommand {
 
     @Override
     public Integer call() {
-      List<DeadLetter> found = withDeadLetters(d -> d.list(filters.filter(null)), transport);
+      DeadLetterFilter f = filter(null, ids);
+      List<DeadLetter> found = withDeadLetters(d -> d.list(f), transport);
       for (DeadLetter d : found) {
         show(System.out, d);
       }
-      return found.isEmpty() ? 1 : 0;
+      List<Long> missing = missing(f, found);
+      if (!missing.isEmpty()) {
+        System.err.println("once: no dead letter " + ranges(missing) + " (with these filters)");
+        return 1;
+      }
+      if (found.isEmpty()) {
+        System.err.println("once: no dead letter matches");
+        return 1;
+      }
+      return 0;
     }
 
     private void show(PrintStream out, DeadLetter d) {
@@ -133,6 +174,15 @@ public final class DeadLettersCommand {
       out.printf("  %-18s %s%n", "dead at", d.deadAt());
       out.printf("  %-18s %s (fingerprint %s)%n", "error", d.errorClass(), d.errorFingerprint());
       out.printf("  %-18s %s%n", "message", d.errorMessage());
+      if (d.finalAttemptCrashed()) {
+        out.printf(
+            "  %-18s %s%n",
+            "final attempt",
+            "crashed: delivered again and ended without an outcome (the process died or hung);"
+                + (d.errorClass().equals(EXHAUSTED)
+                    ? " no attempt recorded an error"
+                    : " the error above is the last one recorded before"));
+      }
       out.printf(
           "  %-18s %s%n", "payload", PayloadView.render(d.event().payload(), showPayload, masks));
       out.println();
@@ -141,6 +191,12 @@ public final class DeadLettersCommand {
 
   /** Replay and discard: open dead letters only, every one recorded with actor and reason. */
   abstract static class Resolve extends Base {
+    @Parameters(
+        paramLabel = "ID",
+        arity = "0..*",
+        description = "Ids as 'list' prints them: 12, a range 3-7, or several.")
+    List<String> ids;
+
     @Option(names = "--all", description = "Required when no filter narrows the selection.")
     boolean all;
 
@@ -156,16 +212,55 @@ public final class DeadLettersCommand {
 
     @Override
     public Integer call() {
-      DeadLetterFilter f = filters.filter("dead");
+      DeadLetterFilter f = filter("dead", ids);
       if (f.isUnfiltered() && !all) {
         throw new UserError(
-            "no filter given: name --consumer, --event, --type, --fingerprint, --since or --until,"
-                + " or pass --all to act on every open dead letter");
+            "no dead letter named: give ids as 'once dead-letters list' prints them (3 5 9-11),"
+                + " a filter (--consumer, --event, --type, --fingerprint, --since, --until), or"
+                + " --all to act on every open dead letter");
       }
       String who = actor != null ? actor : defaultActor();
-      List<DeadLetter> done = withDeadLetters(d -> act(d, f, who), transport);
+      List<String> notes = new ArrayList<>();
+      List<DeadLetter> done =
+          withDeadLetters(
+              d -> {
+                notes.addAll(notOpen(d, f));
+                return act(d, f, who);
+              },
+              transport);
       print(System.out, done);
-      return 0;
+      notes.forEach(n -> System.err.println("once: " + n));
+      return notes.isEmpty() ? 0 : 1;
+    }
+
+    /** Why some of the ids asked for are not acted on: missing, or not open any more. */
+    private static List<String> notOpen(DeadLetters d, DeadLetterFilter open) {
+      if (open.ids() == null) {
+        return List.of();
+      }
+      DeadLetterFilter any =
+          new DeadLetterFilter(
+              open.consumerId(),
+              open.eventId(),
+              open.type(),
+              open.fingerprint(),
+              open.from(),
+              open.to(),
+              null,
+              open.limit(),
+              open.ids());
+      List<DeadLetter> found = d.list(any);
+      List<String> notes = new ArrayList<>();
+      for (DeadLetter x : found) {
+        if (!x.isOpen()) {
+          notes.add("dead letter " + x.id() + " is " + x.status() + ", not open: left as it is");
+        }
+      }
+      List<Long> missing = missing(any, found);
+      if (!missing.isEmpty()) {
+        notes.add("no dead letter " + ranges(missing) + " (with these filters)");
+      }
+      return notes;
     }
   }
 
@@ -187,6 +282,35 @@ public final class DeadLettersCommand {
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
       return d.discard(f, actor, reason);
     }
+  }
+
+  static final String EXHAUSTED = "dev.once.AttemptsExhausted";
+
+  /** The ids the filter asked for that are not among {@code found}, in order. */
+  static List<Long> missing(DeadLetterFilter f, List<DeadLetter> found) {
+    if (f.ids() == null) {
+      return List.of();
+    }
+    TreeSet<Long> missing = new TreeSet<>(f.ids());
+    found.forEach(d -> missing.remove(d.id()));
+    return List.copyOf(missing);
+  }
+
+  /** {@code [3, 4, 5, 9]} as {@code 3-5, 9}. */
+  static String ranges(List<Long> ids) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < ids.size(); i++) {
+      int j = i;
+      while (j + 1 < ids.size() && ids.get(j + 1) == ids.get(j) + 1) {
+        j++;
+      }
+      out.append(out.length() == 0 ? "" : ", ").append(ids.get(i));
+      if (j > i) {
+        out.append('-').append(ids.get(j));
+      }
+      i = j;
+    }
+    return out.toString();
   }
 
   static String defaultActor() {

@@ -5,10 +5,10 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.UserError;
-import dev.once.app.demo.DemoPipeline;
-import dev.once.app.demo.DemoProducer;
-import dev.once.app.demo.DemoTables;
-import dev.once.app.demo.ProductionGate;
+import dev.once.app.scenario.OrderProducer;
+import dev.once.app.scenario.ProductionGate;
+import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.tablequeue.TableQueueTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,28 +68,30 @@ public final class ProduceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (events < 1 || threads < 1 || rate < 0) {
-      throw new UserError(
-          "--events and --threads must be >= 1 and --rate >= 0, were "
-              + events
-              + ", "
-              + threads
-              + ", "
-              + rate);
+    if (events < 1) {
+      throw new UserError("--events must be 1 or more, was " + events);
+    }
+    if (threads < 1) {
+      throw new UserError("--threads must be 1 or more, was " + threads);
+    }
+    if (!(rate >= 0)) {
+      throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
     try (Database database = Database.open(db, threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
-      DemoTables.create(ds);
+      WarehouseTables.create(ds);
       long first = from != null ? from : highestOrderId(ds) + 1;
       List<Long> missing = missing(ds, first, first + events - 1);
       long start = System.nanoTime();
+      long known = 0;
       ProductionGate gate = halt.controlStdin ? ProductionGate.closed() : ProductionGate.open();
       try (Once once =
-          DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
+          WarehousePipeline.once(
+              ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
         halt.ready(System.out);
-        new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
+        known = new OrderProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       System.out.printf(
@@ -100,6 +102,9 @@ public final class ProduceCommand implements Callable<Integer> {
           events - missing.size(),
           seconds,
           missing.size() / Math.max(seconds, 0.001));
+      if (known > 0) {
+        System.out.println(OrderProducer.alreadyInOutboxNote(known));
+      }
       return 0;
     }
   }

@@ -6,12 +6,16 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
-import dev.once.app.demo.DemoPipeline;
-import dev.once.app.demo.DemoTables;
 import dev.once.app.metrics.WorkerMetrics;
+import dev.once.app.ops.DashboardOptions;
+import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
+import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import dev.once.testkit.EarlyAckingTransport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -89,27 +93,34 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Mixin HaltOptions halt = new HaltOptions();
 
+  @Mixin DashboardOptions dashboardOptions = new DashboardOptions();
+
   static final String READY = "ready";
 
   private final WorkerStats stats = new WorkerStats();
 
   @Override
   public Integer call() throws InterruptedException {
+    dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
     Database database = Database.open(db, threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
-    DemoTables.create(database.dataSource());
+    WarehouseTables.create(database.dataSource());
     Transport opened =
         transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
     Transport transport = earlyAck ? new EarlyAckingTransport(opened) : opened;
     WorkerMetrics metrics =
         metricsPort == null ? null : WorkerMetrics.start(metricsPort, database.dataSource());
-    Once once = DemoPipeline.once(database.dataSource(), transport, listeners(metrics));
+    Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
+    Dashboard dashboard = dashboardOptions.start(database.dataSource(), opened, System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (dashboard != null) {
+                    dashboard.close();
+                  }
                   once.close();
                   transport.close();
                   if (metrics != null) {
@@ -119,7 +130,7 @@ public final class WorkerCommand implements Callable<Integer> {
                   stopped(stats);
                   stopped.countDown();
                 }));
-    DemoPipeline.start(once, threads, relays);
+    WarehousePipeline.start(once, threads, relays);
     if (statsEveryMillis > 0) {
       stats.printEvery(Duration.ofMillis(statsEveryMillis), System.out);
     }
@@ -143,9 +154,13 @@ public final class WorkerCommand implements Callable<Integer> {
   }
 
   private OnceListener[] listeners(WorkerMetrics metrics) {
-    OnceListener halting = halt.listener(System.out);
-    return metrics == null
-        ? new OnceListener[] {halting, stats}
-        : new OnceListener[] {halting, stats, metrics.listener()};
+    List<OnceListener> all = new ArrayList<>(List.of(halt.listener(System.out), stats));
+    if (metrics != null) {
+      all.add(metrics.listener());
+    }
+    if (dashboardOptions.enabled()) {
+      all.add(dashboardOptions.listener());
+    }
+    return all.toArray(OnceListener[]::new);
   }
 }

@@ -3,6 +3,7 @@ package dev.once.rabbitmq.internal;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.LongString;
 import dev.once.Event;
+import dev.once.InvalidEventException;
 import dev.once.spi.RawMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
@@ -20,6 +21,7 @@ public final class MessageCodec {
   static final String KEY = RawMessage.KEY;
   static final String CONTENT_TYPE = "content-type";
   private static final int MAX_ROUTING_KEY_BYTES = 255;
+  private static final int MAX_SHORT_STRING_BYTES = 255;
 
   private final String defaultContentType;
 
@@ -36,12 +38,42 @@ public final class MessageCodec {
     return new AMQP.BasicProperties.Builder()
         .messageId(event.id().value())
         .type(event.type())
-        .contentType(event.headers().getOrDefault(CONTENT_TYPE, defaultContentType))
+        .contentType(contentType(event))
         .deliveryMode(2)
         .timestamp(new Date(nowMillis))
         .appId("once")
         .headers(headers)
         .build();
+  }
+
+  /**
+   * Refuses an event whose fields do not fit AMQP: the id (message-id), the type and every header
+   * name are short strings of at most 255 <b>bytes</b> in UTF-8, and so is the content type.
+   */
+  public void checkPublishable(Event event) {
+    shortString("event.id", event.id().value());
+    shortString("event.type", event.type());
+    for (Map.Entry<String, String> h : event.headers().entrySet()) {
+      shortString("event.headers name", h.getKey());
+    }
+    shortString("event.headers " + CONTENT_TYPE, contentType(event));
+  }
+
+  private String contentType(Event event) {
+    return event.headers().getOrDefault(CONTENT_TYPE, defaultContentType);
+  }
+
+  private static void shortString(String field, String value) {
+    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_SHORT_STRING_BYTES) {
+      throw new InvalidEventException(
+          field,
+          "is "
+              + bytes
+              + " bytes in UTF-8; RabbitMQ carries it in a short string of at most "
+              + MAX_SHORT_STRING_BYTES
+              + " bytes");
+    }
   }
 
   /** The event key, when it fits a routing key; otherwise empty (bindings use '#'). */

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import dev.once.spi.Transport;
 import java.sql.Connection;
@@ -12,7 +12,7 @@ import javax.sql.DataSource;
  * demo's queues — nothing else. The effect tables have no unique constraint on order_id on purpose:
  * a second effect is counted, not prevented.
  */
-public final class DemoTables {
+public final class WarehouseTables {
   public static final String ORDERS = "orders";
   public static final String DISPATCH = "dispatch";
   public static final String WAREHOUSE = "warehouse";
@@ -58,10 +58,10 @@ public final class DemoTables {
          OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
       """;
 
-  private DemoTables() {}
+  private WarehouseTables() {}
 
   /** An order's amount: the producer stores it, the warehouse charges it. */
-  static int amountCents(long orderId) {
+  public static int amountCents(long orderId) {
     return (int) (orderId % 9_000) + 100;
   }
 

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +15,7 @@ import java.util.Map;
  *     one marker per consumer (none of these for a poison order), or with outbox rows pending
  * @param badOrderTotal how many such orders there are in all
  */
-public record DemoVerdict(
+public record WarehouseVerdict(
     long expectedOrders,
     Counts counts,
     ProviderCounts provider,

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.ReconcilePolicy;
@@ -35,9 +35,14 @@ public record ProviderCounts(
     long ordersNotEmailed,
     long answersLost,
     long serverErrors) {
+  /**
+   * What the e-mail operation does with an uncertain send: the mail relay cannot deduplicate, so
+   * the scenario prefers a second e-mail to a lost one.
+   */
+  public static final ReconcilePolicy MAIL_POLICY = ReconcilePolicy.PREFER_DUPLICATE;
 
   /** Counts the ledger for orders {@code 1..events}; poison orders are expected to have nothing. */
-  static ProviderCounts from(
+  public static ProviderCounts from(
       Ledger ledger, Map<Fault, Long> faults, long events, LongPredicate poison) {
     List<Ledger.Entry> charges = ledger.entries("charges");
     List<Ledger.Entry> emails = ledger.entries("emails");
@@ -68,7 +73,7 @@ public record ProviderCounts(
   }
 
   /** Every reason the remote side is not one charge per order and at least one e-mail. */
-  List<String> problems(long orders) {
+  public List<String> problems(long orders) {
     List<String> problems = new ArrayList<>();
     if (charges != orders || ordersChargedTwice > 0 || ordersNotCharged > 0) {
       problems.add(
@@ -81,25 +86,25 @@ public record ProviderCounts(
       problems.add(
           ordersNotEmailed
               + " orders without an e-mail (policy "
-              + DemoOperations.MAIL_POLICY
+              + MAIL_POLICY
               + " must never miss one)");
     }
     return problems;
   }
 
-  void putJson(Map<String, Object> json) {
+  public void putJson(Map<String, Object> json) {
     json.put("charges", charges);
     json.put("orders_charged_twice", ordersChargedTwice);
     json.put("orders_not_charged", ordersNotCharged);
     json.put("emails_sent", emailsSent);
     json.put("emails_duplicated", emailsDuplicated);
     json.put("orders_not_emailed", ordersNotEmailed);
-    json.put("email_policy", DemoOperations.MAIL_POLICY.name());
+    json.put("email_policy", MAIL_POLICY.name());
     json.put("provider_answers_lost", answersLost);
     json.put("provider_http_503", serverErrors);
   }
 
-  void print(PrintStream out) {
+  public void print(PrintStream out) {
     out.printf(
         "  %-24s %d answers lost after acting, %d HTTP 503 (on purpose)%n",
         "provider faults", answersLost, serverErrors);
@@ -113,7 +118,7 @@ public record ProviderCounts(
     note.add("Charges: the payment provider deduplicates by idempotency key, so a retry");
     note.add("cannot charge twice. E-mails: the mail relay CANNOT deduplicate (it ignores");
     note.add("the key and has no lookup); after a lost answer or a crash nobody can tell");
-    if (DemoOperations.MAIL_POLICY == ReconcilePolicy.PREFER_DUPLICATE) {
+    if (MAIL_POLICY == ReconcilePolicy.PREFER_DUPLICATE) {
       note.add("whether an e-mail went out. Policy PREFER_DUPLICATE sends it again, so an");
       note.add("e-mail can arrive twice (PREFER_MISSED would miss some instead).");
     } else {

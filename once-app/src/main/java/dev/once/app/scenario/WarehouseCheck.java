@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import dev.once.EventId;
 import dev.once.spi.Transport;
@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -17,7 +16,7 @@ import javax.sql.DataSource;
  * against effects; the backlog; dead letters of poison orders; operations without a known outcome;
  * and (for the demo) the providers' own ledgers. Never by counters kept while running.
  */
-public final class DemoCheck {
+public final class WarehouseCheck {
   private static final String TOTALS =
       """
       WITH per_order AS (
@@ -59,17 +58,9 @@ public final class DemoCheck {
                WHERE NOT EXISTS (SELECT 1 FROM once_inbox i
                                   WHERE i.consumer_id = 'notifier' AND i.event_id = n.event_id))
                                                                                   AS effects_without_marker,
-             (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch'))   AS outbox_pending,
              (SELECT count(*) FROM once_operation
                WHERE provider IN ('payments', 'mail')
                  AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN', 'ABANDONED'))   AS operations_unknown_left
-      """;
-
-  /** Table-queue rows of the demo's groups: the queue depth as the database alone sees it. */
-  private static final String QUEUED_IN_DATABASE =
-      """
-      SELECT count(*) FROM once_queue WHERE consumer_group IN ('warehouse', 'notifier')
       """;
 
   /**
@@ -110,16 +101,17 @@ public final class DemoCheck {
   /** Orders listed by name at most; the total is always counted. */
   public static final int LISTED_ORDERS = 20;
 
-  private DemoCheck() {}
+  private WarehouseCheck() {}
 
   /**
    * Reads the verdict; {@code expectedOrders} < 0 accepts whatever number of orders is there. The
    * queue depth comes from {@code transport}; {@code provider}: what the payment provider and the
    * mail relay say they did.
    */
-  public static DemoVerdict run(
+  public static WarehouseVerdict run(
       DataSource dataSource, Transport transport, long expectedOrders, ProviderCounts provider) {
-    return run(dataSource, () -> queueDepth(transport), expectedOrders, provider);
+    return run(
+        dataSource, Drain.read(dataSource, transport, Drain.WAREHOUSE), expectedOrders, provider);
   }
 
   /**
@@ -127,18 +119,18 @@ public final class DemoCheck {
    * messages waiting in an external broker are not seen, but their orders show as missing effects
    * until they are processed.
    */
-  public static DemoVerdict run(DataSource dataSource, long expectedOrders) {
-    return run(dataSource, () -> queryLong(dataSource, QUEUED_IN_DATABASE), expectedOrders, null);
+  public static WarehouseVerdict run(DataSource dataSource, long expectedOrders) {
+    return run(dataSource, Drain.read(dataSource, Drain.WAREHOUSE), expectedOrders, null);
   }
 
-  private static DemoVerdict run(
-      DataSource dataSource, LongSupplier depth, long expected, ProviderCounts provider) {
+  private static WarehouseVerdict run(
+      DataSource dataSource, Drain drain, long expected, ProviderCounts provider) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      DemoVerdict.Counts counts;
+      WarehouseVerdict.Counts counts;
       try (ResultSet rs = s.executeQuery(TOTALS)) {
         rs.next();
-        counts = counts(rs, depth.getAsLong());
+        counts = counts(rs, drain);
       }
       List<OrderDetail> bad = new ArrayList<>();
       long total = 0;
@@ -153,7 +145,7 @@ public final class DemoCheck {
           }
         }
       }
-      return new DemoVerdict(expected, counts, provider, bad, total);
+      return new WarehouseVerdict(expected, counts, provider, bad, total);
     } catch (SQLException e) {
       throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
     }
@@ -161,12 +153,12 @@ public final class DemoCheck {
 
   /** The notifier's event ids are derived from the warehouse's: this prefix, then the order id. */
   private static final String NOTIFIER_EVENT_PREFIX =
-      EventId.derive(DemoTables.WAREHOUSE, new EventId("order-paid:0"), "dispatch-queued")
+      EventId.derive(WarehouseTables.WAREHOUSE, new EventId("order-paid:0"), "dispatch-queued")
           .value()
           .replaceAll("0$", "");
 
-  private static DemoVerdict.Counts counts(ResultSet rs, long queueDepth) throws SQLException {
-    return new DemoVerdict.Counts(
+  private static WarehouseVerdict.Counts counts(ResultSet rs, Drain drain) throws SQLException {
+    return new WarehouseVerdict.Counts(
         rs.getLong("orders"),
         rs.getLong("poison"),
         rs.getLong("dead_letters"),
@@ -180,8 +172,8 @@ public final class DemoCheck {
         rs.getLong("notifier_markers"),
         rs.getLong("markers_without_effect"),
         rs.getLong("effects_without_marker"),
-        rs.getLong("outbox_pending"),
-        queueDepth,
+        drain.outboxPending(),
+        drain.queued(),
         rs.getLong("operations_unknown_left"));
   }
 
@@ -194,32 +186,5 @@ public final class DemoCheck {
         rs.getLong("w_markers"),
         rs.getLong("n_markers"),
         rs.getLong("pending"));
-  }
-
-  private static long queryLong(DataSource dataSource, String sql) {
-    try (Connection c = dataSource.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not read the queue: " + e.getMessage(), e);
-    }
-  }
-
-  /** Messages still waiting in the demo's queues; -1 when the transport cannot tell. */
-  static long queueDepth(Transport transport) {
-    long total = 0;
-    for (String[] q :
-        new String[][] {
-          {DemoTables.ORDERS, DemoTables.WAREHOUSE}, {DemoTables.DISPATCH, DemoTables.NOTIFIER}
-        }) {
-      var depth = transport.depth(q[0], q[1]);
-      if (depth.isEmpty()) {
-        return -1;
-      }
-      total += depth.getAsLong();
-    }
-    return total;
   }
 }

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 /**
  * How far a producer may go: orders up to an id that someone else raises over time ({@code once

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

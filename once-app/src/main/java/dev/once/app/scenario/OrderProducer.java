@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import dev.once.Event;
 import dev.once.EventId;
@@ -14,34 +14,36 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
 
 /**
  * Commits orders, each with its OrderPaid event, one transaction per order: the order row and the
  * outbox row commit together or not at all. Shared by {@code once demo} and {@code once produce}.
  */
-public final class DemoProducer {
+public final class OrderProducer {
   private final Once once;
   private final int threads;
   private final double rate;
   private final ProductionGate gate;
   private final LongPredicate poison;
+  private final AtomicLong alreadyInOutbox = new AtomicLong();
 
   /**
    * @param rate orders per second over all threads; 0 for as fast as the database allows
    */
-  public DemoProducer(Once once, int threads, double rate) {
+  public OrderProducer(Once once, int threads, double rate) {
     this(once, threads, rate, ProductionGate.open());
   }
 
   /** As above; an order is produced only once {@code gate} lets its id through. */
-  public DemoProducer(Once once, int threads, double rate, ProductionGate gate) {
+  public OrderProducer(Once once, int threads, double rate, ProductionGate gate) {
     this(once, threads, rate, gate, orderId -> false);
   }
 
   /** As above; {@code poison} orders are marked so (the demo's warehouse refuses them). */
-  DemoProducer(Once once, int threads, double rate, ProductionGate gate, LongPredicate poison) {
+  public OrderProducer(
+      Once once, int threads, double rate, ProductionGate gate, LongPredicate poison) {
     this.once = once;
     this.threads = threads;
     this.rate = rate;
@@ -49,8 +51,12 @@ public final class DemoProducer {
     this.poison = poison;
   }
 
-  /** Commits every order of {@code orderIds} and returns when all are committed. */
-  public void produce(List<Long> orderIds, Duration timeout) throws InterruptedException {
+  /**
+   * Commits every order of {@code orderIds} and returns when all are committed, with how many of
+   * their events were already in the outbox (left over from an earlier run that kept its outbox):
+   * those were not written again, so they are not published again.
+   */
+  public long produce(List<Long> orderIds, Duration timeout) throws InterruptedException {
     AtomicInteger next = new AtomicInteger();
     long start = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -69,52 +75,56 @@ public final class DemoProducer {
         throw new IllegalStateException("producer failed: " + e.getCause(), e);
       }
     }
+    return alreadyInOutbox.get();
+  }
+
+  /** What a caller says when some events were already in the outbox; null when none was. */
+  public static String alreadyInOutboxNote(long count) {
+    return count == 0
+        ? null
+        : count
+            + " OrderPaid events were already in the outbox (same event id, same event): not"
+            + " written or published again";
   }
 
   private Void work(List<Long> orderIds, AtomicInteger next, long start)
       throws InterruptedException {
     for (int i = next.getAndIncrement(); i < orderIds.size(); i = next.getAndIncrement()) {
-      pace(start, i);
+      Pacing.awaitTurn(start, i, rate);
       gate.await(orderIds.get(i));
       produceOne(orderIds.get(i));
     }
     return null;
   }
 
-  /** Waits until order number {@code index} is due at the configured rate. */
-  private void pace(long startNanos, int index) {
-    if (rate > 0) {
-      long due = startNanos + (long) (index / rate * 1e9);
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        LockSupport.parkNanos(wait);
-      }
-    }
-  }
-
   /**
    * Commits one order and its event. A simulated crash before the commit left nothing: the
-   * "restarted" producer commits the same order again.
+   * "restarted" producer commits the same order again. Returns whether its event was new to the
+   * outbox.
    */
-  public void produceOne(long orderId) {
+  public boolean produceOne(long orderId) {
     while (true) {
       try {
-        once.inTransaction(
-            tx -> {
-              tx.update(
-                  "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
-                  orderId,
-                  DemoTables.amountCents(orderId),
-                  poison.test(orderId));
-              return tx.publish(
-                  Event.of(
-                      EventId.of("order-paid", orderId),
-                      DemoTables.ORDERS,
-                      Long.toString(orderId),
-                      "OrderPaid",
-                      "{\"orderId\":" + orderId + "}"));
-            });
-        return;
+        boolean written =
+            once.inTransaction(
+                tx -> {
+                  tx.update(
+                      "INSERT INTO demo_orders (order_id, amount_cents, poison) VALUES (?, ?, ?)",
+                      orderId,
+                      WarehouseTables.amountCents(orderId),
+                      poison.test(orderId));
+                  return tx.publish(
+                      Event.of(
+                          EventId.of("order-paid", orderId),
+                          WarehouseTables.ORDERS,
+                          Long.toString(orderId),
+                          "OrderPaid",
+                          "{\"orderId\":" + orderId + "}"));
+                });
+        if (!written) {
+          alreadyInOutbox.incrementAndGet();
+        }
+        return written;
       } catch (SimulatedCrash crash) {
         // nothing of this order was committed; try it again
       }

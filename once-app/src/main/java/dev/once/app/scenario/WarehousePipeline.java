@@ -1,5 +1,6 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
+import dev.once.Event;
 import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceBuilder;
@@ -15,9 +16,10 @@ import javax.sql.DataSource;
  * once produce} and {@code once verify}: consumer {@code warehouse} turns OrderPaid into a dispatch
  * job and a DispatchQueued event; consumer {@code notifier} turns DispatchQueued into a
  * notification; relays publish the outbox. The demo adds {@link Extras}: poison orders, and a
- * charge and an e-mail recorded as operations.
+ * charge and an e-mail recorded as operations. {@code once bench} runs the same warehouse handler
+ * into tables and destinations of its own ({@link Dispatch}).
  */
-public final class DemoPipeline {
+public final class WarehousePipeline {
 
   /**
    * Kills count as delivery attempts (a death is indistinguishable from a poison message that kills
@@ -39,38 +41,68 @@ public final class DemoPipeline {
    * @param warehouseRetry the warehouse's retry policy
    * @param notifierRetry the notifier's
    */
-  record Extras(
+  public record Extras(
       LongPredicate poison,
-      DemoOperations operations,
+      RemoteActions operations,
       RetryPolicy warehouseRetry,
       RetryPolicy notifierRetry) {
-    static final Extras NONE = new Extras(orderId -> false, null, WORKER_RETRY, WORKER_RETRY);
+    public static final Extras NONE =
+        new Extras(orderId -> false, null, WORKER_RETRY, WORKER_RETRY);
   }
 
-  private DemoPipeline() {}
+  /**
+   * Where the warehouse writes its dispatch job (a table with {@code order_id, event_id}) and sends
+   * its DispatchQueued event.
+   */
+  public record Dispatch(String jobsTable, String destination) {
+    /**
+     * The scenario's own: {@code demo_dispatch_jobs}, read by the notifier from {@code dispatch}.
+     */
+    public static final Dispatch SCENARIO =
+        new Dispatch("demo_dispatch_jobs", WarehouseTables.DISPATCH);
+
+    /** The statement the warehouse writes its dispatch job with: (order_id, event_id). */
+    public String insertJob() {
+      return "INSERT INTO " + jobsTable + " (order_id, event_id) VALUES (?, ?)";
+    }
+  }
+
+  private WarehousePipeline() {}
 
   /** Creates a dispatch job and emits DispatchQueued, both through the consumer's transaction. */
   static Handler warehouse(Extras extras) {
+    return warehouse(Dispatch.SCENARIO, extras);
+  }
+
+  /** As above, into {@code dispatch}'s table and destination. */
+  public static Handler warehouse(Dispatch dispatch, Extras extras) {
+    String insertJob = dispatch.insertJob();
     return (tx, event) -> {
       long orderId = Long.parseLong(event.key());
       if (extras.poison().test(orderId)) {
         throw new IllegalStateException("warehouse cannot ship order " + orderId);
       }
-      tx.update(
-          "INSERT INTO demo_dispatch_jobs (order_id, event_id) VALUES (?, ?)",
-          orderId,
-          event.id().value());
-      tx.publish(
-          event
-              .follow("dispatch-queued")
-              .destination(DemoTables.DISPATCH)
-              .type("DispatchQueued")
-              .payload("{\"orderId\":" + orderId + "}")
-              .build());
+      tx.update(insertJob, orderId, event.id().value());
+      tx.publish(dispatchQueued(event.follow(DISPATCH_QUEUED), dispatch, orderId));
       if (extras.operations() != null) {
         extras.operations().recordCharge(tx, orderId);
       }
     };
+  }
+
+  /** The name the warehouse derives its outgoing event ids with. */
+  public static final String DISPATCH_QUEUED = "dispatch-queued";
+
+  /**
+   * The DispatchQueued event of an order, on {@code follow} (the incoming event's derived id and
+   * key): what the warehouse writes, and what a hand-written ceiling must write to compare.
+   */
+  public static Event dispatchQueued(Event.Builder follow, Dispatch dispatch, long orderId) {
+    return follow
+        .destination(dispatch.destination())
+        .type("DispatchQueued")
+        .payload("{\"orderId\":" + orderId + "}")
+        .build();
   }
 
   /** Records a notification (and the e-mail, in the demo) through the consumer's transaction. */
@@ -93,7 +125,7 @@ public final class DemoPipeline {
         Once.builder()
             .dataSource(dataSource)
             .transport(transport)
-            .destinations(DemoTables.ORDERS, DemoTables.DISPATCH);
+            .destinations(WarehouseTables.ORDERS, WarehouseTables.DISPATCH);
     for (OnceListener l : listeners) {
       builder.listener(l);
     }
@@ -108,12 +140,12 @@ public final class DemoPipeline {
     start(once, workers, relays, Extras.NONE);
   }
 
-  static void start(Once once, int workers, int relays, Extras extras) {
-    consumer(once, DemoTables.WAREHOUSE, DemoTables.ORDERS, warehouse(extras), workers)
+  public static void start(Once once, int workers, int relays, Extras extras) {
+    consumer(once, WarehouseTables.WAREHOUSE, WarehouseTables.ORDERS, warehouse(extras), workers)
         .retry(extras.warehouseRetry())
         .build()
         .start();
-    consumer(once, DemoTables.NOTIFIER, DemoTables.DISPATCH, notifier(extras), workers)
+    consumer(once, WarehouseTables.NOTIFIER, WarehouseTables.DISPATCH, notifier(extras), workers)
         .retry(extras.notifierRetry())
         .build()
         .start();

@@ -1,4 +1,4 @@
-package dev.once.app.demo;
+package dev.once.app.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * e-mail is reported but allowed (the relay cannot deduplicate), a missing e-mail or an operation
  * left uncertain fails the run.
  */
-class DemoVerdictTest {
+class WarehouseVerdictTest {
   private static final ObjectMapper json = new ObjectMapper();
   private static final long ORDERS = 3;
 
@@ -75,11 +75,11 @@ class DemoVerdictTest {
         .anySatisfy(p -> assertThat(p).contains("1 operations whose outcome is not known"));
   }
 
-  private static DemoVerdict verdict(Ledger ledger, long unknownLeft) {
-    DemoVerdict.Counts counts =
-        new DemoVerdict.Counts(
+  private static WarehouseVerdict verdict(Ledger ledger, long unknownLeft) {
+    WarehouseVerdict.Counts counts =
+        new WarehouseVerdict.Counts(
             ORDERS, 0, 0, 0, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0, 0, 0, 0, unknownLeft);
-    return new DemoVerdict(
+    return new WarehouseVerdict(
         ORDERS, counts, ProviderCounts.from(ledger, Map.of(), ORDERS, id -> false), List.of(), 0);
   }
 

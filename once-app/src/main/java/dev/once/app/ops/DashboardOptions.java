@@ -1,0 +1,73 @@
+package dev.once.app.ops;
+
+import dev.once.app.UserError;
+import dev.once.dashboard.Dashboard;
+import dev.once.dashboard.DashboardListener;
+import dev.once.internal.DeadLetterStore;
+import dev.once.internal.PostgresDialect;
+import dev.once.spi.Transport;
+import java.io.PrintStream;
+import java.time.Clock;
+import javax.sql.DataSource;
+import picocli.CommandLine.Option;
+
+/** {@code --dashboard} for the commands that run a pipeline ({@code demo}, {@code worker}). */
+public final class DashboardOptions {
+  @Option(
+      names = "--dashboard",
+      description = "Serve the dashboard while running (see --dashboard-port, --dashboard-bind).")
+  boolean enabled;
+
+  @Option(
+      names = "--dashboard-port",
+      defaultValue = "8080",
+      description = "Port of the dashboard (default ${DEFAULT-VALUE}; 0 picks a free one).")
+  int port;
+
+  @Option(
+      names = "--dashboard-bind",
+      defaultValue = "127.0.0.1",
+      description = "Address the dashboard listens on (default ${DEFAULT-VALUE}: this machine).")
+  String bind;
+
+  private final DashboardListener listener = new DashboardListener();
+
+  public boolean enabled() {
+    return enabled;
+  }
+
+  /** Give to the pipeline's Once: the dashboard's rates are then exact, duplicates included. */
+  public DashboardListener listener() {
+    return listener;
+  }
+
+  /** Checks the options before anything starts. */
+  public void check() {
+    if (enabled && (port < 0 || port > 65535)) {
+      throw new UserError("--dashboard-port must be between 0 and 65535, was " + port);
+    }
+  }
+
+  /** Starts the dashboard if asked (else returns null) and prints where to open it. */
+  public Dashboard start(DataSource dataSource, Transport transport, PrintStream out) {
+    if (!enabled) {
+      return null;
+    }
+    return DashboardCommand.start(
+        Dashboard.builder(
+                dataSource,
+                new DeadLetterStore(
+                    dataSource, transport, new PostgresDialect(), Clock.systemUTC()))
+            .listener(listener)
+            .bind(bind)
+            .port(port)
+            .actor(DeadLettersCommand.defaultActor() + " (dashboard)"),
+        out);
+  }
+
+  static void checkPort(int port) {
+    if (port < 0 || port > 65535) {
+      throw new UserError("--port must be between 0 and 65535, was " + port);
+    }
+  }
+}

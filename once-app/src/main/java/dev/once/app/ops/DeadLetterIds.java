@@ -1,0 +1,62 @@
+package dev.once.app.ops;
+
+import dev.once.app.UserError;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The dead-letter ids given as positional arguments, as {@code once dead-letters list} prints them:
+ * {@code 12}, a range {@code 3-7}, or several ({@code 3 5 9-11}, or {@code 3,5}).
+ */
+final class DeadLetterIds {
+  /** More than this many ids at once is a typo (a range like {@code 1-1000000}). */
+  static final int MAX = 100_000;
+
+  private DeadLetterIds() {}
+
+  /** The ids named by {@code args}, or null when none were given. */
+  static Set<Long> parse(List<String> args) {
+    if (args == null || args.isEmpty()) {
+      return null;
+    }
+    TreeSet<Long> ids = new TreeSet<>();
+    for (String arg : args) {
+      for (String part : arg.split(",")) {
+        add(ids, arg, part.strip());
+      }
+    }
+    return ids;
+  }
+
+  private static void add(TreeSet<Long> ids, String arg, String part) {
+    int dash = part.indexOf('-', 1);
+    long first = number(arg, dash < 0 ? part : part.substring(0, dash));
+    long last = dash < 0 ? first : number(arg, part.substring(dash + 1));
+    if (last < first) {
+      throw new UserError("ID '" + arg + "' is a range whose end is before its start");
+    }
+    if (last - first >= MAX || ids.size() + (last - first) >= MAX) {
+      throw new UserError("ID '" + arg + "' names more than " + MAX + " dead letters");
+    }
+    for (long id = first; id <= last; id++) {
+      ids.add(id);
+    }
+  }
+
+  private static long number(String arg, String text) {
+    try {
+      long id = Long.parseLong(text.strip());
+      if (id > 0) {
+        return id;
+      }
+    } catch (NumberFormatException notANumber) {
+      // the message below says what is expected
+    }
+    throw new UserError(
+        "ID must be a dead-letter id as 'once dead-letters list' prints it (12), a range (3-7)"
+            + " or several (3 5 9-11), was '"
+            + arg
+            + "'");
+  }
+}

@@ -1,0 +1,37 @@
+package dev.once.app;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+/** Runs {@code once} with arguments as a user types them and keeps what it printed. */
+final class Cli {
+  record Run(int exit, String out, String err) {
+    /** stderr's lines, without blank ones. */
+    java.util.List<String> errLines() {
+      return err.lines().filter(l -> !l.isBlank()).toList();
+    }
+  }
+
+  private Cli() {}
+
+  static synchronized Run run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try {
+      PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+      PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+      System.setOut(o);
+      System.setErr(e);
+      int exit = Main.run(new PrintWriter(o, true), new PrintWriter(e, true), args);
+      return new Run(
+          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package dev.once.app.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.app.Main;
+import dev.once.test.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code once dead-letters} as an operator types it: the ids {@code list} prints are what {@code
+ * show}, {@code replay} and {@code discard} take, and a dead letter whose final attempt crashed
+ * says so beside its real error.
+ */
+class DeadLettersCommandTest {
+  private static int schemas;
+  private String schema;
+  private String url;
+
+  record Run(int exit, String out, String err) {}
+
+  @BeforeEach
+  void freshSchema() throws SQLException {
+    schema = "cli_dl_" + ProcessHandle.current().pid() + "_" + (++schemas);
+    exec(TestDatabase.embeddedUrl(), "CREATE SCHEMA " + schema);
+    url = TestDatabase.embeddedUrl() + "&currentSchema=" + schema;
+    assertThat(run("schema", "apply", "--db", url).exit()).isZero();
+    exec(
+        url,
+        "INSERT INTO once_queue_binding (destination, consumer_group) VALUES ('orders', 'warehouse')");
+    deadLetter("order-paid:1", "java.lang.IllegalStateException", "f1", "cannot ship 1", false);
+    deadLetter("order-paid:2", "java.lang.IllegalStateException", "f1", "cannot ship 2", true);
+    deadLetter("order-paid:3", "java.lang.NumberFormatException", "f2", "bad amount", false);
+    deadLetter("order-paid:4", "dev.once.AttemptsExhausted", "exhausted", "delivered 3", true);
+  }
+
+  @AfterEach
+  void dropSchema() throws SQLException {
+    exec(TestDatabase.embeddedUrl(), "DROP SCHEMA " + schema + " CASCADE");
+  }
+
+  @Test
+  void theIdsListPrintsAreWhatShowTakesOneOrSeveralOrARange() {
+    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url).out());
+    assertThat(ids).hasSize(4);
+
+    Run one = run("dead-letters", "show", "--db", url, Long.toString(ids.get(2)));
+    assertThat(one.exit()).as(one.err()).isZero();
+    assertThat(one.out()).contains("dead letter " + ids.get(2) + " (dead)", "order-paid:3");
+    assertThat(one.out()).doesNotContain("order-paid:1");
+
+    Run range =
+        run("dead-letters", "show", "--db", url, ids.get(0) + "-" + ids.get(1), "" + ids.get(3));
+    assertThat(range.exit()).as(range.err()).isZero();
+    assertThat(range.out()).contains("order-paid:1", "order-paid:2", "order-paid:4");
+    assertThat(range.out()).doesNotContain("order-paid:3");
+
+    Run missing = run("dead-letters", "show", "--db", url, ids.get(0) + "", "999999");
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.out()).contains("order-paid:1");
+    assertThat(missing.err()).contains("no dead letter 999999");
+  }
+
+  @Test
+  void aDeadLetterWhoseFinalAttemptCrashedShowsItsLastRealErrorAndSaysItCrashed() {
+    Run list = run("dead-letters", "list", "--db", url, "--fingerprint", "f1");
+    assertThat(list.out())
+        .containsPattern("order-paid:1 .* IllegalStateException\\R")
+        .containsPattern("order-paid:2 .* IllegalStateException \\(final attempt crashed\\)");
+
+    long crashed = idsOf(list.out()).get(1);
+    Run show = run("dead-letters", "show", "--db", url, "" + crashed);
+    assertThat(show.out())
+        .contains("java.lang.IllegalStateException (fingerprint f1)", "cannot ship 2")
+        .containsPattern("final attempt +crashed: .*the error above is the last one recorded");
+
+    Run allCrashed = run("dead-letters", "show", "--db", url, "--event", "order-paid:4");
+    assertThat(allCrashed.out()).containsPattern("final attempt +crashed: .*no attempt recorded");
+  }
+
+  @Test
+  void replayAndDiscardActOnTheIdsGivenAndSayWhichWereNotOpen() {
+    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url).out());
+
+    Run discard =
+        run("dead-letters", "discard", "--db", url, "" + ids.get(0), "--reason", "cancelled");
+    assertThat(discard.exit()).as(discard.err()).isZero();
+    assertThat(discard.out()).contains("order-paid:1", "1 dead letters");
+
+    Run replay = run("dead-letters", "replay", "--db", url, ids.get(0) + "-" + ids.get(1));
+    assertThat(replay.out())
+        .contains("order-paid:2", "1 dead letters")
+        .doesNotContain("order-paid:1 ");
+    assertThat(replay.err())
+        .contains("once: dead letter " + ids.get(0) + " is discarded, not open: left as it is");
+    assertThat(replay.exit()).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM once_queue WHERE event_id = 'order-paid:2'"))
+        .as("replayed to the consumer group")
+        .isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'")).isEqualTo(2);
+  }
+
+  @Test
+  void replayWithNeitherIdsNorFiltersNamesWhatToGiveAndDoesNothing() {
+    Run r = run("dead-letters", "replay", "--db", url);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().strip()).startsWith("once: no dead letter named: give ids");
+    assertThat(count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'")).isEqualTo(4);
+  }
+
+  private static final Pattern ID = Pattern.compile("(?m)^(\\d+) +warehouse ");
+
+  private static List<Long> idsOf(String listing) {
+    Matcher m = ID.matcher(listing);
+    List<Long> ids = new java.util.ArrayList<>();
+    while (m.find()) {
+      ids.add(Long.parseLong(m.group(1)));
+    }
+    return ids;
+  }
+
+  private void deadLetter(
+      String eventId, String errorClass, String fingerprint, String message, boolean crashed)
+      throws SQLException {
+    exec(
+        url,
+        "INSERT INTO once_dead_letter (consumer_id, event_id, destination, event_key, event_type,"
+            + " payload, attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,"
+            + " error_message, final_attempt_crashed) VALUES ('warehouse', '"
+            + eventId
+            + "', 'orders', 'k', 'OrderPaid', '\\x7b7d', 3, now(), now(), '"
+            + errorClass
+            + "', '"
+            + fingerprint
+            + "', '"
+            + message
+            + "', "
+            + crashed
+            + ")");
+  }
+
+  private long count(String sql) {
+    try (Connection c = DriverManager.getConnection(url);
+        var rs = c.createStatement().executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  private static void exec(String jdbcUrl, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  static synchronized Run run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try {
+      PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+      PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+      System.setOut(o);
+      System.setErr(e);
+      int exit = Main.run(new PrintWriter(o, true), new PrintWriter(e, true), args);
+      return new Run(
+          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package dev.once.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.once.Consumer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+
+/** The page in a real headless Chromium, against a real pipeline on PostgreSQL. */
+class DashboardBrowserTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private Rig rig;
+  private Thread producer;
+  private final AtomicBoolean producing = new AtomicBoolean(true);
+
+  @AfterEach
+  void close() throws InterruptedException {
+    producing.set(false);
+    if (producer != null) {
+      producer.join(10_000);
+    }
+    if (rig != null) {
+      rig.close();
+    }
+  }
+
+  /** Publishes orders 1, 2, … about every 20 ms, at most {@code max}, until the test ends. */
+  private void produce(long max) {
+    AtomicLong next = new AtomicLong(1);
+    producer =
+        new Thread(
+            () -> {
+              while (producing.get() && next.get() <= max) {
+                long id = next.getAndIncrement();
+                rig.publish(id, "{\"orderId\":\"o-" + id + "\",\"card\":\"4111111111111111\"}");
+                try {
+                  Thread.sleep(20); // pacing of the producer, not a wait for a result
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "test-producer");
+    producer.start();
+  }
+
+  private WebDriver open() {
+    WebDriver browser = Browser.get();
+    browser.get(rig.dashboard.urlWithToken());
+    return browser;
+  }
+
+  private static String text(WebDriver b, String css) {
+    List<WebElement> found = b.findElements(By.cssSelector(css));
+    return found.isEmpty() ? "" : found.get(0).getText();
+  }
+
+  @Test
+  void thePageLoadsWhileAPipelineRunsAndItsNumbersMove() throws Exception {
+    rig = new Rig(b -> b);
+    rig.db.execute("CREATE TABLE effects (event_id text)");
+    try (Consumer c =
+        rig.consumer(
+            "warehouse",
+            3,
+            (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))) {
+      rig.startRelay();
+      c.start();
+      produce(3000);
+      WebDriver b = open();
+      String completion = "#consumers tr[data-consumer='warehouse'] td.completion";
+      await().atMost(WAIT).until(() -> rate(b, completion) > 0);
+      String numbers = text(b, "#consumers tbody");
+      await().atMost(WAIT).until(() -> !text(b, "#consumers tbody").equals(numbers));
+      assertThat(text(b, "#consumers tbody")).as("the numbers moved").isNotEqualTo(numbers);
+      assertThat(rate(b, completion)).as("completion rate while the pipeline runs").isPositive();
+      assertThat(b.findElements(By.cssSelector("#chart-rates canvas"))).isNotEmpty();
+      assertThat(b.findElements(By.cssSelector("#chart-age canvas"))).isNotEmpty();
+      assertThat(text(b, "#mode")).isEqualTo("actions on");
+      assertThat(b.getCurrentUrl()).as("the token left the address bar").doesNotContain("token");
+    }
+  }
+
+  private static double rate(WebDriver b, String css) {
+    String t = text(b, css);
+    return t.isEmpty() || t.equals("–") ? 0 : Double.parseDouble(t);
+  }
+
+  @Test
+  void aPoisonEventsDeadLetterIsReplayedThroughThePageAfterTheFixWithExactlyOneEffect()
+      throws Exception {
+    rig = new Rig(b -> b);
+    rig.db.execute("CREATE TABLE effects (event_id text)");
+    AtomicBoolean broken = new AtomicBoolean(true);
+    try (Consumer c =
+        rig.consumer(
+            "warehouse",
+            3,
+            (tx, e) -> {
+              if (broken.get() && e.event().key().equals("13")) {
+                throw new IllegalStateException("no stock for order " + e.event().key());
+              }
+              tx.update("INSERT INTO effects VALUES (?)", e.id().value());
+            })) {
+      rig.startRelay();
+      c.start();
+      produce(40);
+      WebDriver b = open();
+      String row = "#dl-list tr[data-event-id='order-paid:13']";
+      await().atMost(WAIT).until(() -> !b.findElements(By.cssSelector(row)).isEmpty());
+      assertThat(text(b, "#dl-groups tbody tr td.count")).isEqualTo("1");
+      await().atMost(WAIT).until(() -> rig.db.count("SELECT count(*) FROM effects") == 39);
+
+      broken.set(false); // the handler is fixed; now replay through the page
+      b.findElement(By.cssSelector(row + " input[type=checkbox]")).click();
+      b.findElement(By.id("dl-replay-selected")).click();
+      await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
+      assertThat(text(b, "#confirm-text")).startsWith("Replay 1 dead letter (selected)?");
+      b.findElement(By.id("confirm-reason")).sendKeys("stock fixed");
+      b.findElement(By.id("confirm-ok")).click();
+
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  rig.db.count("SELECT count(*) FROM effects WHERE event_id = 'order-paid:13'")
+                      == 1);
+      await().atMost(WAIT).until(() -> b.findElements(By.cssSelector(row)).isEmpty());
+      assertThat(rig.db.count("SELECT count(*) FROM effects")).isEqualTo(40);
+      assertThat(
+              rig.db.count(
+                  "SELECT count(*) FROM once_dead_letter_action WHERE action = 'replay'"
+                      + " AND reason = 'stock fixed'"))
+          .isEqualTo(1);
+      assertThat(rig.db.count("SELECT count(*) FROM once_dead_letter WHERE status = 'replayed'"))
+          .isEqualTo(1);
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> rig.db.count("SELECT count(*) FROM once_queue") == 0); // drained: no 2nd copy
+      assertThat(rig.db.count("SELECT count(*) FROM effects WHERE event_id = 'order-paid:13'"))
+          .as("exactly one effect for the replayed event")
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void withAHundredThousandDeadLettersThePageLoadsFastAndTheConfirmationStatesTheCount()
+      throws Exception {
+    rig = new Rig(b -> b);
+    rig.seedDeadLetters(100_000);
+    rig.db.execute(
+        """
+        INSERT INTO once_operation (operation_id, provider, idempotency_key, fingerprint, request,
+                                    state, created_at, updated_at, next_attempt_at, resolution,
+                                    last_error)
+        VALUES ('charge:order-77', 'payments', 'idem-77', 'f', 'r', 'UNKNOWN',
+                now() - interval '4 minutes', now(), now() + interval '30 seconds',
+                'lookup: provider has no record yet', 'read timed out'),
+               ('charge:order-78', 'payments', 'idem-78', 'f', 'r', 'ABANDONED',
+                now() - interval '2 hours', now(), null,
+                'abandoned after 10 lookups: ask the provider', 'read timed out')
+        """);
+    rig.dashboard.sampleNow();
+    WebDriver b = Browser.get();
+    long start = System.nanoTime();
+    b.get(rig.dashboard.urlWithToken());
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () ->
+                b.findElements(By.cssSelector("#dl-list tbody tr")).size() == 50
+                    && !b.findElements(By.cssSelector("#dl-groups tbody tr")).isEmpty());
+    long loadMillis = (System.nanoTime() - start) / 1_000_000;
+    System.out.println("dashboard page load with 100000 dead letters: " + loadMillis + " ms");
+    assertThat(loadMillis).isLessThan(10_000);
+
+    long older = System.nanoTime();
+    for (int i = 0; i < 5; i++) {
+      String before = text(b, "#dl-list tbody tr:last-child td.num");
+      b.findElement(By.id("dl-older")).click();
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  !text(b, "#dl-list tbody tr:first-child td.num").isEmpty()
+                      && Long.parseLong(text(b, "#dl-list tbody tr:first-child td.num"))
+                          < Long.parseLong(before) + 1);
+    }
+    System.out.println(
+        "five keyset pages: " + (System.nanoTime() - older) / 1_000_000 + " ms in the browser");
+    assertThat(text(b, "#dl-list tbody tr:first-child td.num")).isEqualTo(String.valueOf(99_750));
+
+    WebElement group =
+        b.findElement(By.cssSelector("#dl-groups tr[data-fingerprint='fp-b'] .replay-group"));
+    group.click();
+    await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
+    assertThat(text(b, "#confirm-text"))
+        .startsWith("Replay 10000 dead letters of warehouse / OrderPaid / fp-b?");
+    b.findElement(By.id("confirm-cancel")).click();
+    assertThat(rig.db.count("SELECT count(*) FROM once_dead_letter_action")).isZero();
+
+    b.findElement(By.id("dl-newest")).click();
+    await()
+        .atMost(WAIT)
+        .until(() -> text(b, "#dl-list tbody tr:first-child td.num").equals("100000"));
+    for (String id : List.of("100000", "99999", "99998")) {
+      b.findElement(By.cssSelector("#dl-list tr[data-id='" + id + "'] input[type=checkbox]"))
+          .click();
+    }
+    b.findElement(By.id("dl-discard-selected")).click();
+    await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
+    assertThat(text(b, "#confirm-text")).startsWith("Discard 3 dead letters (selected)?");
+    b.findElement(By.id("confirm-ok")).click();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                rig.db.count("SELECT count(*) FROM once_dead_letter WHERE status = 'discarded'")
+                    == 3);
+    assertThat(
+            rig.db.count(
+                "SELECT count(*) FROM once_dead_letter WHERE status = 'discarded'"
+                    + " AND id IN (100000, 99999, 99998)"))
+        .isEqualTo(3);
+
+    b.findElement(By.cssSelector("#dl-list tr[data-id='99997']")).click();
+    await().atMost(WAIT).until(() -> text(b, "#d-payload").contains("sha256"));
+    assertThat(text(b, "#d-payload"))
+        .doesNotContain("secret-99997")
+        .contains("\"orderId\": \"string\"");
+    b.findElement(By.id("d-reveal")).click();
+    await().atMost(WAIT).until(() -> text(b, "#d-payload").contains("secret-99997"));
+    assertThat(text(b, "#uncertain")).contains("charge:order-77", "ABANDONED", "ask the provider");
+    assertThat(
+            b.findElement(By.cssSelector("#op-states .chip[data-state='UNKNOWN']"))
+                .getAttribute("class"))
+        .contains("uncertain")
+        .doesNotContain("zero");
+  }
+
+  @Test
+  void readOnlyHidesEveryAction() {
+    rig = new Rig(b -> b.readOnly(true));
+    rig.seedDeadLetters(5);
+    WebDriver b = open();
+    await()
+        .atMost(WAIT)
+        .until(() -> b.findElements(By.cssSelector("#dl-list tbody tr")).size() == 5);
+    assertThat(text(b, "#mode")).isEqualTo("read-only");
+    assertThat(b.findElement(By.id("dl-replay-selected")).isDisplayed()).isFalse();
+    assertThat(b.findElement(By.cssSelector("#dl-groups .replay-group")).isDisplayed()).isFalse();
+    assertThat(b.findElement(By.cssSelector("#dl-list tbody input[type=checkbox]")).isDisplayed())
+        .isFalse();
+  }
+
+  @Test
+  void aScreenshotOfALiveRunIsWritten() throws Exception {
+    rig = new Rig(b -> b);
+    rig.db.execute("CREATE TABLE effects (event_id text)");
+    rig.db.execute(
+        """
+        INSERT INTO once_operation (operation_id, provider, idempotency_key, fingerprint, request,
+                                    state, created_at, updated_at, next_attempt_at, resolution,
+                                    last_error)
+        VALUES ('charge:order-77', 'payments', 'idem-77', 'f', 'r', 'UNKNOWN',
+                now() - interval '4 minutes', now(), now() + interval '30 seconds',
+                'lookup: provider has no record yet', 'read timed out')
+        """);
+    try (Consumer warehouse =
+            rig.consumer(
+                "warehouse",
+                3,
+                (tx, e) -> {
+                  if (e.event().key().endsWith("7")) {
+                    throw new IllegalStateException("no stock for order " + e.event().key());
+                  }
+                  Thread.sleep(
+                      100); // a slow warehouse: it falls behind, as the picture should show
+                  tx.update("INSERT INTO effects VALUES (?)", e.id().value());
+                });
+        Consumer notifier =
+            rig.consumer(
+                "notifier", 3, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", "n"))) {
+      rig.startRelay();
+      warehouse.start();
+      notifier.start();
+      produce(5000);
+      WebDriver b = open();
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  ((Number)
+                                  ((JavascriptExecutor) b)
+                                      .executeScript(
+                                          "return document.querySelectorAll('#dl-groups tbody tr').length"))
+                              .intValue()
+                          > 0
+                      && rig.dashboard.sampleCount() > 30);
+      b.manage().window().setSize(new Dimension(1400, 1750));
+      byte[] png = ((TakesScreenshot) b).getScreenshotAs(OutputType.BYTES);
+      b.manage().window().setSize(new Dimension(1400, 2200));
+      assertThat(png).hasSizeGreaterThan(10_000);
+      write(Path.of("target", "dashboard.png"), png);
+      String docs = System.getProperty("dashboard.screenshot");
+      if (docs != null) {
+        write(Path.of(docs), png);
+      }
+    }
+  }
+
+  private static void write(Path path, byte[] png) throws IOException {
+    Files.createDirectories(path.toAbsolutePath().getParent());
+    Files.write(path, png);
+  }
+}
