@@ -2,6 +2,7 @@ package dev.once.example.warehouse;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.ReceivedEvent;
+import dev.once.Tx;
 import dev.once.spring.OnceHandler;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -140,6 +141,27 @@ class TestHandlers {
     public void close() {
       second.close();
     }
+  }
+
+  /**
+   * Takes the connection's {@link Tx} for {@code applyIfNewer} and only the {@code PriceChanged}
+   * events of its destination; records what it applied.
+   */
+  static class Prices {
+    final List<String> applied = new CopyOnWriteArrayList<>();
+
+    @OnceHandler(consumer = "prices", destination = "prices", types = "PriceChanged")
+    public void on(Tx tx, ReceivedEvent event, String text) {
+      long version = Long.parseLong(text);
+      if (tx.applyIfNewer("price", event.event().key(), version)) {
+        applied.add(event.event().key() + "@" + version);
+      }
+    }
+  }
+
+  @Bean
+  Prices prices() {
+    return new Prices();
   }
 
   @Bean
