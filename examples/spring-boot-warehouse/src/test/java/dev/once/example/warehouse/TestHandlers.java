@@ -159,6 +159,34 @@ class TestHandlers {
     }
   }
 
+  /**
+   * Signals when it has started an event, then keeps working for half a second whatever happens to
+   * its thread (an interrupt included) before it writes the job.
+   */
+  static class Slow {
+    final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    private final DispatchJobRepository jobs;
+
+    Slow(DispatchJobRepository jobs) {
+      this.jobs = jobs;
+    }
+
+    @OnceHandler(consumer = "slow", destination = "slow-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) {
+      entered.countDown();
+      long until = System.nanoTime() + 500_000_000L;
+      while (System.nanoTime() < until) {
+        java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+      }
+      jobs.save(new DispatchJob(paid.orderId(), event.id().value()));
+    }
+  }
+
+  @Bean
+  Slow slow(DispatchJobRepository jobs) {
+    return new Slow(jobs);
+  }
+
   @Bean
   Prices prices() {
     return new Prices();
