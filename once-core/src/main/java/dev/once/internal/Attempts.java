@@ -3,11 +3,11 @@ package dev.once.internal;
 import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,15 +43,18 @@ final class Attempts {
     if (ids.length == 0) {
       return known;
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectAttempts())) {
-      Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Failure last = new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
-          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant(), last));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      dialect
+          .admin()
+          .loadAttempts(c, consumerId, List.of(ids))
+          .forEach(
+              (id, a) ->
+                  known.put(
+                      id,
+                      new Known(
+                          a.attempts(),
+                          a.firstFailedAt(),
+                          new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
@@ -63,24 +66,14 @@ final class Attempts {
     if (failures.isEmpty()) {
       return;
     }
+    List<FailedAttempt> rows = new ArrayList<>();
+    for (Map.Entry<String, Failure> f : failures.entrySet()) {
+      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), now, now));
+    }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.upsertAttempt())) {
-        for (Map.Entry<String, Failure> f : failures.entrySet()) {
-          Failure failure = f.getValue();
-          Jdbc.bind(
-              ps,
-              consumerId,
-              f.getKey(),
-              attemptOf.get(f.getKey()),
-              now,
-              now,
-              failure.errorClass(),
-              failure.fingerprint(),
-              failure.message());
-          ps.addBatch();
-        }
-        ps.executeBatch();
+      try {
+        dialect.admin().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -93,6 +86,6 @@ final class Attempts {
 
   /** Forgets the failures of an event that is now processed or dead-lettered, in {@code c}'s tx. */
   void clear(Connection c, String eventId) throws SQLException {
-    Jdbc.update(c, dialect.deleteAttempt(), consumerId, eventId);
+    dialect.admin().deleteAttempts(c, consumerId, eventId);
   }
 }
