@@ -48,7 +48,10 @@ final class Attempts {
       Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          Failure last = new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
+          Failure last =
+              STARTED.equals(rs.getString(4))
+                  ? null
+                  : new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
           known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant(), last));
         }
       }
@@ -58,8 +61,47 @@ final class Attempts {
     return known;
   }
 
-  /** Records one failed attempt per entry, in one short transaction. */
-  void record(Map<String, Failure> failures, Map<String, Integer> attemptOf, Instant now) {
+  /** The error class of an attempt counted before its handler ran, with no failure before it. */
+  static final String STARTED = "dev.once.AttemptStarted";
+
+  /**
+   * Counts attempt {@code attempt} of an event that runs alone, before its handler, in a committed
+   * transaction of its own: if the handler kills the process the count stays. Keeps the last real
+   * failure, if any. Returns what is now known.
+   */
+  Known start(String eventId, int attempt, Known before, Instant now) {
+    Instant first = before == null ? now : before.firstFailedAt();
+    Failure last = before == null ? null : before.last();
+    Failure kept = last != null ? last : new Failure(STARTED, "started", null, false);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      // upsertAttempt sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
+      Jdbc.update(
+          c,
+          dialect.upsertAttempt(),
+          consumerId,
+          eventId,
+          attempt,
+          first,
+          now,
+          kept.errorClass(),
+          kept.fingerprint(),
+          kept.message());
+    } catch (SQLException e) {
+      throw new StoreException("count the attempt of consumer " + consumerId, e);
+    }
+    return new Known(attempt, first, last);
+  }
+
+  /**
+   * Records one failed attempt per entry, in one short transaction. An attempt in {@code started}
+   * was counted already (see {@link #start}): its row is replaced, keeping the count.
+   */
+  void record(
+      Map<String, Failure> failures,
+      Map<String, Integer> attemptOf,
+      Map<String, Known> started,
+      Instant now) {
     if (failures.isEmpty()) {
       return;
     }
@@ -68,12 +110,16 @@ final class Attempts {
       try (PreparedStatement ps = c.prepareStatement(dialect.upsertAttempt())) {
         for (Map.Entry<String, Failure> f : failures.entrySet()) {
           Failure failure = f.getValue();
+          Known counted = started == null ? null : started.get(f.getKey());
+          if (counted != null) {
+            clear(c, f.getKey());
+          }
           Jdbc.bind(
               ps,
               consumerId,
               f.getKey(),
               attemptOf.get(f.getKey()),
-              now,
+              counted == null ? now : counted.firstFailedAt(),
               now,
               failure.errorClass(),
               failure.fingerprint(),
