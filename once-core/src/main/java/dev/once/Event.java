@@ -64,6 +64,19 @@ public record Event(
     return new Event(id, destination, key, type, utf8(payload), Map.of());
   }
 
+  /**
+   * This event's outbox partition among {@code partitions} ({@link OnceBuilder#partitions}): events
+   * with the same key share one, so that a relay publishes them in order; an event without a key is
+   * placed by its id. {@link Tx#publish} writes it; this is the rule for anything else that writes
+   * outbox rows (a bulk load, a benchmark's ceiling).
+   */
+  public int partition(int partitions) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+    }
+    return Math.floorMod((key != null ? key : id.value()).hashCode(), partitions);
+  }
+
   /** The payload decoded as UTF-8. */
   public String payloadText() {
     return new String(payload, StandardCharsets.UTF_8);

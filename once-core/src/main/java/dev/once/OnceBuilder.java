@@ -1,8 +1,10 @@
 package dev.once;
 
+import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.OnceImpl;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
+import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.time.Clock;
@@ -28,6 +30,7 @@ public final class OnceBuilder {
   private RetentionPolicy retention = RetentionPolicy.DEFAULT;
   private PayloadCodec codec;
   private Clock clock = Clock.systemUTC();
+  private TransactionRunner transactions;
 
   /** 10 publish attempts, 5 s doubling to 5 min, half jitter. */
   public static final RetryPolicy DEFAULT_RELAY_RETRY =
@@ -118,6 +121,16 @@ public final class OnceBuilder {
     return this;
   }
 
+  /**
+   * Who runs Once's transactions (producers' and consumers' batches). Default: a connection of the
+   * data source, committed by Once. A framework integration passes its own, e.g. Spring's
+   * transaction manager, so that the application's writes share the transaction.
+   */
+  public OnceBuilder transactions(TransactionRunner transactions) {
+    this.transactions = transactions;
+    return this;
+  }
+
   public OnceBuilder clock(Clock clock) {
     this.clock = clock;
     return this;
@@ -143,7 +156,10 @@ public final class OnceBuilder {
             retention,
             codec,
             clock);
+    transport.checkRetention(config.retention());
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
-    return new OnceImpl(dataSource, transport, chosen, config, listeners);
+    TransactionRunner runner =
+        transactions != null ? transactions : new DataSourceTransactions(dataSource);
+    return new OnceImpl(dataSource, transport, chosen, runner, config, listeners);
   }
 }

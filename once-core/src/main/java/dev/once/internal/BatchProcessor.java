@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,22 +81,22 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Map<String, Attempts.Known> known = new java.util.HashMap<>(attempts.load(deliveries));
+    Map<String, Attempts.Known> known = new HashMap<>(attempts.load(deliveries));
     Map<String, Integer> attemptOf = isolated ? startAlone(events.get(0), known) : Map.of();
-    List<HandledDelivery> handled;
-    try {
-      handled =
-          commitBatch(deliveries, events, known, attemptOf, firstUndo(deliveries.size()), Map.of());
-    } catch (DeliveryRunner.RerunWithSavepoints e) {
-      savepointBatchesLeft.set(SAVEPOINT_BATCHES_AFTER_FAILURE);
-      handled =
-          commitBatch(
-              deliveries,
-              events,
-              known,
-              attemptOf,
-              Undo.TO_SAVEPOINT,
-              Map.of(e.eventId, e.failure));
+    List<HandledDelivery> handled = null;
+    Map<String, Exception> failedBefore = new HashMap<>();
+    Undo undo = firstUndo(deliveries.size());
+    for (boolean done = false; !done; ) {
+      try {
+        handled = commitBatch(deliveries, events, known, attemptOf, undo, failedBefore);
+        done = true;
+      } catch (DeliveryRunner.RerunWithSavepoints e) {
+        failedBefore.put(e.eventId, e.failure);
+        if (once.transactions().undoesOnConnection()) {
+          savepointBatchesLeft.set(SAVEPOINT_BATCHES_AFTER_FAILURE);
+          undo = Undo.TO_SAVEPOINT;
+        } // else each failing handler costs one more run, without it, until none fails
+      }
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
       receiver.nack(deliveries, config.retry().backoff().initial());
@@ -132,6 +133,9 @@ final class BatchProcessor {
    * messages does not make every batch run twice.
    */
   private Undo firstUndo(int size) {
+    if (!once.transactions().undoesOnConnection()) {
+      return Undo.RERUN_BATCH;
+    }
     if (size == 1) {
       return Undo.WHOLE_TRANSACTION;
     }
@@ -150,47 +154,61 @@ final class BatchProcessor {
       Map<String, Integer> attemptOf,
       Undo undo,
       Map<String, Exception> failedBefore) {
-    Connection c = null;
+    List<HandledDelivery> handled = new ArrayList<>(events.size());
+    Runnable wakeRelays =
+        () -> {
+          if (handled.stream().anyMatch(h -> h.published() > 0)) {
+            once.outboxCommitted();
+          }
+        };
     try {
-      c = once.dataSource().getConnection();
-      c.setAutoCommit(false);
-      List<HandledDelivery> handled = new ArrayList<>(events.size());
-      boolean wroteOutbox = false;
-      Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
-      for (int i = 0; i < events.size(); i++) {
-        ReceivedEvent e = events.get(i);
-        String id = e.id().value();
-        // the same event twice in one batch: only its first delivery acts
-        boolean acts = inserted.remove(id);
-        HandledDelivery h =
-            runner.run(
-                c,
-                deliveries.get(i),
-                e,
-                known.get(id),
-                attemptOf.get(id),
-                acts,
-                undo,
-                failedBefore.get(id));
-        handled.add(h);
-        wroteOutbox |= h.published() > 0;
-      }
-      c.commit();
-      if (wroteOutbox) {
-        once.outboxCommitted();
-      }
+      once.transactions()
+          .inTransaction(
+              c -> {
+                handled.clear();
+                runBatch(c, deliveries, events, known, attemptOf, undo, failedBefore, handled);
+                return null;
+              },
+              wakeRelays);
       return handled;
     } catch (SQLException e) {
-      Jdbc.rollbackQuietly(c);
       if (once.dialect().isTransient(e)) {
         return null;
       }
       throw new StoreException("consumer " + config.consumerId() + " batch transaction", e);
-    } catch (RuntimeException | Error e) {
-      Jdbc.rollbackQuietly(c);
+    } catch (RuntimeException e) {
       throw e;
-    } finally {
-      OnceImpl.closeQuietly(c);
+    } catch (Exception e) { // the work throws nothing else checked
+      throw new IllegalStateException("consumer " + config.consumerId() + " batch: " + e, e);
+    }
+  }
+
+  private void runBatch(
+      Connection c,
+      List<Delivery> deliveries,
+      List<ReceivedEvent> events,
+      Map<String, Attempts.Known> known,
+      Map<String, Integer> attemptOf,
+      Undo undo,
+      Map<String, Exception> failedBefore,
+      List<HandledDelivery> handled)
+      throws SQLException {
+    Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
+    for (int i = 0; i < events.size(); i++) {
+      ReceivedEvent e = events.get(i);
+      String id = e.id().value();
+      // the same event twice in one batch: only its first delivery acts
+      boolean acts = inserted.remove(id);
+      handled.add(
+          runner.run(
+              c,
+              deliveries.get(i),
+              e,
+              known.get(id),
+              attemptOf.get(id),
+              acts,
+              undo,
+              failedBefore.get(id)));
     }
   }
 

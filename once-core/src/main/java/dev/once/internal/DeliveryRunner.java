@@ -135,8 +135,7 @@ final class DeliveryRunner {
     try {
       config.handler().handle(tx, event);
     } catch (Exception e) {
-      if (undo == Undo.RERUN_BATCH) {
-        c.rollback();
+      if (undo == Undo.RERUN_BATCH) { // the transaction runner rolls everything back
         throw new RerunWithSavepoints(event.id().value(), e);
       }
       undo(c, sp, event);

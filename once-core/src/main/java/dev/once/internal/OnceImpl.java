@@ -17,6 +17,7 @@ import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Dialect;
+import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,6 +33,7 @@ public final class OnceImpl implements Once {
   private final DataSource dataSource;
   private final Transport transport;
   private final Dialect dialect;
+  private final TransactionRunner transactions;
   private final OnceConfig config;
   private final Listeners listener;
   private final Wakeup outboxWakeup = new Wakeup();
@@ -49,7 +51,18 @@ public final class OnceImpl implements Once {
       Dialect dialect,
       OnceConfig config,
       List<OnceListener> listeners) {
+    this(dataSource, transport, dialect, new DataSourceTransactions(dataSource), config, listeners);
+  }
+
+  public OnceImpl(
+      DataSource dataSource,
+      Transport transport,
+      Dialect dialect,
+      TransactionRunner transactions,
+      OnceConfig config,
+      List<OnceListener> listeners) {
     this.dataSource = dataSource;
+    this.transactions = transactions;
     this.transport = transport;
     this.dialect = dialect;
     this.config = config;
@@ -82,30 +95,29 @@ public final class OnceImpl implements Once {
 
   @Override
   public <T> T inTransaction(TxWork<T> work) {
-    Connection c = null;
+    TxImpl[] tx = new TxImpl[1];
+    Runnable afterCommit =
+        () -> {
+          if (!tx[0].published().isEmpty()) {
+            outboxCommitted();
+          }
+          listener.producerCommitted(tx[0].published());
+        };
     try {
-      c = dataSource.getConnection();
-      c.setAutoCommit(false);
-      TxImpl tx = newTx(c);
-      T result = work.run(tx);
-      listener.beforeProducerCommit(tx.published());
-      c.commit();
-      if (!tx.published().isEmpty()) {
-        outboxCommitted();
-      }
-      listener.producerCommitted(tx.published());
-      return result;
+      return transactions.inTransaction(
+          c -> {
+            tx[0] = newTx(c);
+            T result = work.run(tx[0]);
+            listener.beforeProducerCommit(tx[0].published());
+            return result;
+          },
+          afterCommit);
     } catch (SQLException e) {
-      Jdbc.rollbackQuietly(c);
       throw new StoreException("producer transaction", e);
-    } catch (RuntimeException | Error e) {
-      Jdbc.rollbackQuietly(c);
+    } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
-      Jdbc.rollbackQuietly(c);
       throw new OnceException("producer transaction failed: " + e, e);
-    } finally {
-      closeQuietly(c);
     }
   }
 
@@ -200,6 +212,10 @@ public final class OnceImpl implements Once {
 
   DataSource dataSource() {
     return dataSource;
+  }
+
+  TransactionRunner transactions() {
+    return transactions;
   }
 
   Transport transport() {

@@ -77,7 +77,7 @@ public final class TxImpl implements Tx {
           event.type(),
           event.payload(),
           Jdbc.headers(connection, event.headers()),
-          partitionOf(event, partitions));
+          event.partition(partitions));
       boolean written = ps.executeUpdate() == 1;
       if (written) {
         published.add(event);
@@ -110,12 +110,6 @@ public final class TxImpl implements Tx {
   /** Whether every {@link #applyIfNewer} call found the version not newer (and there was one). */
   public boolean isStale() {
     return stale > 0 && newer == 0;
-  }
-
-  /** Events with the same key share a partition, so the relay keeps their order. */
-  public static int partitionOf(Event event, int partitions) {
-    String key = event.key() != null ? event.key() : event.id().value();
-    return Math.floorMod(key.hashCode(), partitions);
   }
 
   /** The events this transaction wrote to the outbox. */

@@ -1,14 +1,15 @@
 package dev.once.spi;
 
 import dev.once.Event;
+import dev.once.RetentionPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * A broker as Once needs it. Implementations: the table queue in once-core, RabbitMQ and Kafka in
- * their own modules. A transport is complete when its subclass of the testkit's transport contract
- * test passes.
+ * A broker as Once needs it. Implementations: the table queue in once-core, and each broker in a
+ * module of its own (once-rabbitmq). A transport is complete when its subclass of the testkit's
+ * transport contract test passes.
  *
  * <p>Rules every implementation keeps:
  *
@@ -70,6 +71,14 @@ public interface Transport extends AutoCloseable {
   default void purge(String destination, String consumerGroup) {
     throw new UnsupportedOperationException(name() + " cannot purge queues");
   }
+
+  /**
+   * Refuses (with a {@code ConfigurationException} naming the setting) a retention policy whose
+   * markers could be deleted while this broker can still hand out their events again, e.g. a
+   * redelivery horizon shorter than a Kafka topic's retention. Called by {@code
+   * OnceBuilder.build()}; the default accepts every policy.
+   */
+  default void checkRetention(RetentionPolicy retention) {}
 
   @Override
   void close();

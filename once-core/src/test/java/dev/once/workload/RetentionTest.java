@@ -2,6 +2,7 @@ package dev.once.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.ConfigurationException;
 import dev.once.Consumer;
@@ -80,9 +81,14 @@ class RetentionTest {
               });
       Retention janitor = rig.once.newRetention();
       Retention rival = rig.once.newRetention();
-      Thread.sleep(300);
+      await("traffic flows before the round")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> rig.db.count("SELECT count(*) FROM effects") >= 50);
       Retention.Round round = janitor.runOnce();
-      Thread.sleep(200);
+      long before = rig.db.count("SELECT count(*) FROM effects");
+      await("traffic flows after the round")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> rig.db.count("SELECT count(*) FROM effects") >= before + 50);
       traffic.set(false);
       producer.get();
       worker.get();

@@ -1,5 +1,7 @@
 package dev.once.workload;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.once.Consumer;
 import dev.once.DeadLetters;
 import dev.once.Event;
@@ -7,8 +9,10 @@ import dev.once.EventId;
 import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceBuilder;
+import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.MovableClock;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -16,8 +20,11 @@ import java.util.function.UnaryOperator;
 /** A database, a table queue and a Once on it, for the workload tests. */
 final class Rig implements AutoCloseable {
   final TestDatabase db;
+  final MovableClock clock = new MovableClock();
   final TableQueueTransport transport;
   final Once once;
+
+  static final Duration VISIBILITY_TIMEOUT = Duration.ofMillis(500);
 
   Rig(TestDatabase db) {
     this(db, b -> b);
@@ -27,7 +34,8 @@ final class Rig implements AutoCloseable {
     this.db = db;
     this.transport =
         TableQueueTransport.builder(db.dataSource())
-            .visibilityTimeout(Duration.ofMillis(500))
+            .visibilityTimeout(VISIBILITY_TIMEOUT)
+            .clock(clock)
             .build();
     this.once =
         settings
@@ -35,7 +43,8 @@ final class Rig implements AutoCloseable {
                 Once.builder()
                     .dataSource(db.dataSource())
                     .transport(transport)
-                    .destinations("orders", "nowhere"))
+                    .destinations("orders", "nowhere")
+                    .clock(clock))
             .build();
   }
 
@@ -72,23 +81,28 @@ final class Rig implements AutoCloseable {
   }
 
   /** Runs relay and consumer until the queue is empty and the outbox drained, or 20 s pass. */
-  void drain(Consumer... consumers) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (System.nanoTime() < deadline) {
-      once.newRelay().runOnce();
-      for (Consumer c : consumers) {
-        c.runOnce();
-      }
-      if (db.count("SELECT count(*) FROM once_queue") == 0
-          && db.count(
-                  "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"
-                      + " AND next_attempt_at IS DISTINCT FROM 'infinity'")
-              == 0) {
-        return;
-      }
-      Thread.sleep(5);
-    }
-    throw new AssertionError("not drained in 20 s");
+  void drain(Consumer... consumers) {
+    Relay relay = once.newRelay();
+    await("queue empty and outbox drained")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              relay.runOnce();
+              for (Consumer c : consumers) {
+                c.runOnce();
+              }
+              return drained();
+            });
+  }
+
+  /** Whether the queue is empty and no outbox row waits (parked ones aside). */
+  boolean drained() {
+    return db.count("SELECT count(*) FROM once_queue") == 0
+        && db.count(
+                "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"
+                    + " AND next_attempt_at IS DISTINCT FROM 'infinity'")
+            == 0;
   }
 
   @Override

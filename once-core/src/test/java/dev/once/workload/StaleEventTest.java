@@ -1,6 +1,7 @@
 package dev.once.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Event;
@@ -115,10 +116,9 @@ class StaleEventTest {
     rig.once.newRelay().runOnce();
     if (parallel) {
       consumer.start();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (rig.db.count("SELECT count(*) FROM once_queue") > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> rig.db.count("SELECT count(*) FROM once_queue") == 0);
       consumer.close();
     } else {
       rig.drain(consumer);

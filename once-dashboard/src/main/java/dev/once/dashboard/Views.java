@@ -106,6 +106,7 @@ final class Views {
     m.put("first_failed_at", Json.time(d.firstFailedAt()));
     m.put("last_failed_at", Json.time(d.lastFailedAt()));
     m.put("error_message", d.errorMessage());
+    m.put("final_attempt_crashed", d.finalAttemptCrashed());
     m.put("resolved_at", Json.time(d.resolvedAt()));
     m.put("payload", PayloadView.redacted(d.event().payload()));
     m.put(

@@ -286,4 +286,50 @@ class DashboardApiTest {
           .isEqualTo(1);
     }
   }
+
+  @Test
+  void withoutTheListenerRatesAreReadFromTheRowsConsumersLeaveAndDuplicatesAreUnknown()
+      throws Exception {
+    rig = new Rig(b -> b.listener(new DashboardListener())); // not the one Once reports to
+    client = new Client(rig.url());
+    rig.db.execute("CREATE TABLE effects (event_id text)");
+    try (Consumer c =
+        rig.consumer(
+            "warehouse",
+            2,
+            (tx, e) -> {
+              if (e.event().key().equals("3")) {
+                throw new IllegalStateException("poison");
+              }
+              tx.update("INSERT INTO effects VALUES (?)", e.id().value());
+            })) {
+      rig.startRelay();
+      c.start();
+      for (long id = 1; id <= 40; id++) {
+        rig.publish(id, "{}");
+      }
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> rig.db.count("SELECT count(*) FROM effects") == 39);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                JsonNode rates =
+                    client
+                        .get("api/overview")
+                        .json()
+                        .get("consumers")
+                        .get(0)
+                        .get("rates_per_second");
+                return rates.get("completion").asDouble() * 30 >= 38
+                    && rates.get("dead").asDouble() > 0;
+              });
+      JsonNode overview = client.get("api/overview").json();
+      assertThat(overview.get("rate_source").asText()).isEqualTo("database");
+      JsonNode rates = overview.get("consumers").get(0).get("rates_per_second");
+      assertThat(rates.get("duplicate").isNull()).as("a duplicate leaves no row").isTrue();
+      assertThat(rates.get("arrival").asDouble()).isPositive();
+    }
+  }
 }

@@ -192,6 +192,19 @@ class DashboardBrowserTest {
     System.out.println("dashboard page load with 100000 dead letters: " + loadMillis + " ms");
     assertThat(loadMillis).isLessThan(10_000);
 
+    Client api = new Client(rig.url());
+    for (String path :
+        List.of(
+            "api/dead-letters?limit=50",
+            "api/dead-letters?limit=50&before=51",
+            "api/dead-letters?limit=50&fingerprint=fp-b&before=100",
+            "api/dead-letters/groups",
+            "api/dead-letters/count?fingerprint=fp-b")) {
+      long t = System.nanoTime();
+      assertThat(api.get(path).status()).isEqualTo(200);
+      System.out.println(path + ": " + (System.nanoTime() - t) / 1_000_000 + " ms");
+    }
+
     long older = System.nanoTime();
     for (int i = 0; i < 5; i++) {
       String before = text(b, "#dl-list tbody tr:last-child td.num");

@@ -4,6 +4,7 @@ import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.Handler;
 import dev.once.spi.Dialect;
+import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class HandlerKit {
   Duration redeliveryWait = Duration.ofSeconds(5);
   UnaryOperator<Transport> transportWrapper = t -> t;
   Dialect dialect;
+  TransactionRunner transactions;
 
   private HandlerKit(DataSource dataSource, String consumerId, Handler handler) {
     this.dataSource = dataSource;
@@ -99,6 +101,16 @@ public final class HandlerKit {
   /** The store's dialect, for testing a dialect of your own. Default PostgreSQL. */
   public HandlerKit dialect(Dialect dialect) {
     this.dialect = dialect;
+    return this;
+  }
+
+  /**
+   * Who runs the consumer's transactions, e.g. a Spring application's transaction manager (see
+   * once-spring-boot-autoconfigure's {@code SpringTransactions}). Default: Once's own, on the data
+   * source.
+   */
+  public HandlerKit transactions(TransactionRunner runner) {
+    this.transactions = runner;
     return this;
   }
 

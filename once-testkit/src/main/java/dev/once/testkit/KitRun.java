@@ -98,6 +98,9 @@ final class KitRun {
     if (kit.dialect != null) {
       b.dialect(kit.dialect);
     }
+    if (kit.transactions != null) {
+      b.transactions(kit.transactions);
+    }
     return b.build();
   }
 

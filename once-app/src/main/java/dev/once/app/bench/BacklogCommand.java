@@ -12,8 +12,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code once bench backlog}: the heap while a large backlog drains. The outbox is filled with
- * {@code generate_series} (no producer in this process), then the pipeline starts and the heap is
+ * {@code once bench backlog}: the heap while a large backlog drains. The outbox is filled by the
+ * bench's producers through {@code tx.publish} (so every row is written as Once writes it, its key
+ * partition included) before any relay or consumer runs; then the pipeline starts and the heap is
  * sampled after a GC every second. Nothing may load a backlog into memory, so the peak must not
  * grow with the backlog.
  */
@@ -47,16 +48,16 @@ public final class BacklogCommand implements Callable<Integer> {
     try (BenchEnv env = new BenchEnv(options, s);
         Transport transport = env.openTransport()) {
       env.reset(transport);
-      long t = System.nanoTime();
-      BenchTables.run(env.dataSource(), PRELOAD.formatted(events));
-      progress.printf(
-          "  %d outbox rows written in %.0f s%n", events, (System.nanoTime() - t) / 1e9);
-      HeapSampler heap = new HeapSampler();
-      heap.sample();
-      long baseline = heap.maxUsed();
-      long start = System.nanoTime();
       long processed;
+      long baseline;
+      long start;
+      HeapSampler heap = new HeapSampler();
       try (Pipeline p = new Pipeline(env.dataSource(), transport, s)) {
+        double took = Producers.fullSpeed(p, s, 1, events);
+        progress.printf("  %d outbox rows written in %.0f s%n", events, took);
+        heap.sample();
+        baseline = heap.maxUsed();
+        start = System.nanoTime();
         p.startConsumer();
         p.startRelays();
         long deadline = start + seconds * 1_000_000_000L;
@@ -92,14 +93,4 @@ public final class BacklogCommand implements Callable<Integer> {
   private static double mb(long bytes) {
     return BenchReport.round(bytes / 1048576.0);
   }
-
-  private static final String PRELOAD =
-      """
-      INSERT INTO once_outbox
-             (event_id, destination, event_key, event_type, payload, headers, key_partition)
-      SELECT 'bench-paid:' || g, 'bench-in', g::text, 'BenchPaid',
-             convert_to('{"orderId":' || g || ',"pad":"' || repeat('x', 64) || '"}', 'UTF8'),
-             '{}', g %% 16
-        FROM generate_series(1, %d) g
-      """;
 }

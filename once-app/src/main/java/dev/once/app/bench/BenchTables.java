@@ -1,8 +1,12 @@
 package dev.once.app.bench;
 
+import dev.once.app.scenario.Drain;
+import dev.once.app.scenario.WarehousePipeline;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -17,11 +21,16 @@ final class BenchTables {
   static final String CEILING_CONSUMER = "bench-ceiling";
   static final String CEILING_OUT = "bench-ceiling-out";
 
-  /** The producer's business row, the consumer's effect row. */
+  /** The producer's business row. */
   static final String INSERT_ORDER = "INSERT INTO bench_orders (order_id) VALUES (?)";
 
-  static final String INSERT_EFFECT =
-      "INSERT INTO bench_effects (order_id, event_id) VALUES (?, ?)";
+  /**
+   * Where the scenario's warehouse handler, run by the bench, writes its dispatch job (the effect
+   * row) and its DispatchQueued event: a queue nobody reads, so the relays publish it as part of
+   * the pipeline's work.
+   */
+  static final WarehousePipeline.Dispatch DISPATCH =
+      new WarehousePipeline.Dispatch("bench_effects", OUT);
 
   private static final String CREATE =
       """
@@ -74,12 +83,10 @@ final class BenchTables {
   static boolean awaitPublished(
       DataSource dataSource, long timeoutNanos, long pollMillis, String... destinations)
       throws InterruptedException {
-    String sql =
-        "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND destination IN ('"
-            + String.join("', '", destinations)
-            + "')";
+    List<Drain.Route> routes =
+        Arrays.stream(destinations).map(d -> new Drain.Route(d, null)).toList();
     long deadline = System.nanoTime() + timeoutNanos;
-    while (count(dataSource, sql) > 0) {
+    while (Drain.read(dataSource, routes).outboxPending() > 0) {
       if (System.nanoTime() > deadline) {
         return false;
       }

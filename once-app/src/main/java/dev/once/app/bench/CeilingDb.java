@@ -1,8 +1,10 @@
 package dev.once.app.bench;
 
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.app.scenario.WarehousePipeline;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,6 +25,12 @@ import javax.sql.DataSource;
  */
 final class CeilingDb {
   private static final Dialect SQL = Dialects.postgresql();
+
+  /** Once's default number of outbox partitions (the bench leaves it so). */
+  private static final int PARTITIONS = 16;
+
+  private static final WarehousePipeline.Dispatch CEILING_DISPATCH =
+      new WarehousePipeline.Dispatch(BenchTables.DISPATCH.jobsTable(), BenchTables.CEILING_OUT);
 
   private CeilingDb() {}
 
@@ -50,7 +58,7 @@ final class CeilingDb {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement markers = c.prepareStatement(SQL.insertMarkers());
-          PreparedStatement effect = c.prepareStatement(BenchTables.INSERT_EFFECT);
+          PreparedStatement effect = c.prepareStatement(BenchTables.DISPATCH.insertJob());
           PreparedStatement outbox = c.prepareStatement(SQL.insertOutbox())) {
         Array noHeaders = c.createArrayOf("text", new String[0]);
         Set<String> inserted = insertMarkers(c, markers, from, to);
@@ -60,19 +68,31 @@ final class CeilingDb {
             effect.setLong(1, id);
             effect.setString(2, eventId);
             effect.executeUpdate();
-            outbox.setString(1, "bench-done:" + BenchTables.CEILING_CONSUMER + "/" + eventId);
-            outbox.setString(2, BenchTables.CEILING_OUT);
-            outbox.setString(3, Long.toString(id));
-            outbox.setString(4, "BenchDone");
-            outbox.setBytes(5, Pipeline.payload(id).getBytes(StandardCharsets.UTF_8));
+            Event out = dispatchQueued(eventId, id);
+            outbox.setString(1, out.id().value());
+            outbox.setString(2, out.destination());
+            outbox.setString(3, out.key());
+            outbox.setString(4, out.type());
+            outbox.setBytes(5, out.payload());
             outbox.setArray(6, noHeaders);
-            outbox.setInt(7, (int) (id % 16));
+            outbox.setInt(7, out.partition(PARTITIONS));
             outbox.executeUpdate();
           }
         }
       }
       c.commit();
     }
+  }
+
+  /** The DispatchQueued event the warehouse handler writes for an order, built as it builds it. */
+  private static Event dispatchQueued(String incomingId, long orderId) {
+    EventId id =
+        EventId.derive(
+            BenchTables.CEILING_CONSUMER,
+            new EventId(incomingId),
+            WarehousePipeline.DISPATCH_QUEUED);
+    return WarehousePipeline.dispatchQueued(
+        Event.builder().id(id).key(Long.toString(orderId)), CEILING_DISPATCH, orderId);
   }
 
   /** The batch's markers in one statement, as Once inserts them. */

@@ -5,6 +5,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Relay;
+import dev.once.app.scenario.WarehousePipeline;
 import dev.once.spi.Transport;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,9 +13,10 @@ import javax.sql.DataSource;
 
 /**
  * Once as the bench runs it: producers commit a business row and an event per order; relays
- * publish; consumer {@code bench} writes its marker, an effect row and an outgoing event (the
- * demo's warehouse work) in one transaction per batch. The outgoing events go to a queue nobody
- * reads, so the relays publish them as part of the pipeline's work.
+ * publish; consumer {@code bench} runs the scenario's warehouse handler ({@link
+ * WarehousePipeline#warehouse}: a dispatch job and a DispatchQueued event) in one transaction per
+ * batch. The outgoing events go to a queue nobody reads, so the relays publish them as part of the
+ * pipeline's work.
  */
 final class Pipeline implements AutoCloseable {
   static final String PAYLOAD_PAD = "x".repeat(64);
@@ -46,17 +48,7 @@ final class Pipeline implements AutoCloseable {
         once.consumer(BenchTables.CONSUMER)
             .subscribe(
                 BenchTables.IN,
-                (tx, event) -> {
-                  long orderId = Long.parseLong(event.key());
-                  tx.update(BenchTables.INSERT_EFFECT, orderId, event.id().value());
-                  tx.publish(
-                      event
-                          .follow("bench-done")
-                          .destination(BenchTables.OUT)
-                          .type("BenchDone")
-                          .payload(payload(orderId))
-                          .build());
-                })
+                WarehousePipeline.warehouse(BenchTables.DISPATCH, WarehousePipeline.Extras.NONE))
             .workers(settings.workers())
             .batchSize(settings.batch())
             .build();

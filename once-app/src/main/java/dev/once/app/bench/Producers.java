@@ -1,7 +1,7 @@
 package dev.once.app.bench;
 
+import dev.once.app.scenario.Pacing;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /** Runs producer threads: at full speed in batches, or paced at a rate with one event each. */
 final class Producers {
@@ -32,16 +32,11 @@ final class Producers {
       throws Exception {
     AtomicLong next = new AtomicLong(0);
     long start = System.nanoTime();
-    double nanosPerEvent = 1e9 / rate;
     run(
         s.latencyProducers(),
         () -> {
           for (long i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
-            long due = start + (long) (i * nanosPerEvent);
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-              LockSupport.parkNanos(wait);
-            }
+            Pacing.awaitTurn(start, i, rate);
             p.produce(first + i, first + i + 1);
           }
         });

@@ -7,6 +7,9 @@ import dev.once.ReceivedEvent;
 import dev.once.ReconcilePolicy;
 import dev.once.Reconciler;
 import dev.once.Tx;
+import dev.once.app.scenario.ProviderCounts;
+import dev.once.app.scenario.RemoteActions;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.app.simulator.FaultPlan;
 import dev.once.app.simulator.ProviderClient;
 import dev.once.app.simulator.ProviderSimulator;
@@ -22,9 +25,9 @@ import java.util.function.LongPredicate;
  * providers' operations, and their reconcilers. The warehouse records a charge per order and the
  * notifier an e-mail per dispatch, in their transactions; the reconcilers perform them.
  */
-final class DemoOperations implements AutoCloseable {
+final class DemoOperations implements RemoteActions, AutoCloseable {
   /** A dispatch notice twice is judged better than none; stated in the report. */
-  static final ReconcilePolicy MAIL_POLICY = ReconcilePolicy.PREFER_DUPLICATE;
+  static final ReconcilePolicy MAIL_POLICY = ProviderCounts.MAIL_POLICY;
 
   private final FaultPlan faults;
   private final ProviderSimulator simulator;
@@ -41,7 +44,7 @@ final class DemoOperations implements AutoCloseable {
     simulator = ProviderSimulator.start(SimulatorConfig.defaults().withFaults(faults));
     client = new ProviderClient(simulator.baseUri(), Duration.ofSeconds(2));
     payments =
-        once.operations(DemoTables.PAYMENTS)
+        once.operations(WarehouseTables.PAYMENTS)
             .idempotencyWindow(Duration.ofHours(24))
             .call(client::charge)
             .lookup(client::findCharge)
@@ -51,7 +54,7 @@ final class DemoOperations implements AutoCloseable {
             .reconcileInterval(Duration.ofMillis(20))
             .build();
     mail =
-        once.operations(DemoTables.MAIL)
+        once.operations(WarehouseTables.MAIL)
             .withoutIdempotency()
             .call(client::sendEmail)
             .lookup(client::findEmail)
@@ -93,15 +96,17 @@ final class DemoOperations implements AutoCloseable {
    * Warehouse handler: records the order's charge in the handler's transaction. The id comes from
    * the order, so every redelivery of its OrderPaid names the same operation (and key).
    */
-  void recordCharge(Tx tx, long orderId) {
+  @Override
+  public void recordCharge(Tx tx, long orderId) {
     payments.request(
-        tx, "charge:" + orderId, chargeRequest(orderId, DemoTables.amountCents(orderId)));
+        tx, "charge:" + orderId, chargeRequest(orderId, WarehouseTables.amountCents(orderId)));
   }
 
   /**
    * Notifier handler: records the dispatch e-mail, its id derived from the DispatchQueued event.
    */
-  void recordEmail(Tx tx, ReceivedEvent event, long orderId) {
+  @Override
+  public void recordEmail(Tx tx, ReceivedEvent event, long orderId) {
     String operationId = "email:" + event.id().value();
     mail.request(tx, operationId, emailRequest(operationId, orderId));
   }

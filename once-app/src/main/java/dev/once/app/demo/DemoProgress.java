@@ -1,5 +1,6 @@
 package dev.once.app.demo;
 
+import dev.once.app.scenario.Drain;
 import dev.once.spi.Transport;
 import dev.once.testkit.FaultInjector;
 import java.io.PrintStream;
@@ -20,13 +21,9 @@ final class DemoProgress {
       SELECT (SELECT count(*) FROM demo_orders),
              (SELECT count(DISTINCT order_id) FROM demo_dispatch_jobs),
              (SELECT count(DISTINCT order_id) FROM demo_notifications),
-             (SELECT count(*) FROM once_outbox
-               WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')),
              (SELECT count(*) FROM once_operation
                WHERE provider IN ('payments', 'mail')
-                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN')),
-             (SELECT count(*) FROM once_dead_letter
-               WHERE consumer_id IN ('warehouse', 'notifier') AND status = 'dead')
+                 AND state IN ('PENDING', 'IN_FLIGHT', 'UNKNOWN'))
       """;
   private static final Duration PRINT_EVERY = Duration.ofSeconds(2);
 
@@ -54,10 +51,13 @@ final class DemoProgress {
     long lastPrint = 0;
     while (true) {
       long[] s = snapshot();
-      long depth = DemoCheck.queueDepth(transport);
+      Drain backlog = Drain.read(dataSource, transport, Drain.WAREHOUSE);
       long elapsed = System.nanoTime() - startNanos;
       boolean drained =
-          s[0] == events && s[2] + s[5] == events && s[3] == 0 && depth <= 0 && s[4] == 0;
+          s[0] == events
+              && s[2] + backlog.deadLetters() == events
+              && backlog.isDrained()
+              && s[3] == 0;
       if (drained || elapsed - lastPrint >= PRINT_EVERY.toNanos()) {
         out.printf(
             "  %5.1fs  orders %d/%d  dispatched %d  notified %d  dead letters %d  outbox pending %d"
@@ -67,10 +67,10 @@ final class DemoProgress {
             events,
             s[1],
             s[2],
-            s[5],
+            backlog.deadLetters(),
+            backlog.outboxPending(),
+            backlog.queued() < 0 ? "?" : Long.toString(backlog.queued()),
             s[3],
-            depth < 0 ? "?" : Long.toString(depth),
-            s[4],
             faults.totalCrashes());
         lastPrint = elapsed;
       }
@@ -90,9 +90,7 @@ final class DemoProgress {
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(SNAPSHOT)) {
       rs.next();
-      return new long[] {
-        rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)
-      };
+      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)};
     } catch (SQLException e) {
       throw new IllegalStateException("could not read progress: " + e.getMessage(), e);
     }

@@ -1,5 +1,7 @@
 package dev.once.app.demo;
 
+import dev.once.app.scenario.OrderDetail;
+import dev.once.app.scenario.WarehouseVerdict;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -9,7 +11,7 @@ import java.util.Map;
 /** The outcome of a demo run, for a person or as one JSON object. */
 public record DemoReport(
     DemoSettings settings,
-    DemoVerdict verdict,
+    WarehouseVerdict verdict,
     Map<CrashPoint, Long> crashes,
     long duplicatesSuppressed,
     long retries,
@@ -30,7 +32,7 @@ public record DemoReport(
   }
 
   public Map<String, Object> toJson(String database, String transport) {
-    DemoVerdict.Counts c = verdict.counts();
+    WarehouseVerdict.Counts c = verdict.counts();
     Map<String, Object> crashJson = new LinkedHashMap<>();
     crashes.forEach(
         (point, n) -> {
@@ -65,7 +67,7 @@ public record DemoReport(
   }
 
   public void print(PrintStream out, String database, String transport) {
-    DemoVerdict.Counts c = verdict.counts();
+    WarehouseVerdict.Counts c = verdict.counts();
     long crashTotal = crashes.values().stream().mapToLong(Long::longValue).sum();
     out.printf("%nOnce demo: warehouse scenario on %s, transport %s%n", database, transport);
     out.printf("  %-24s %d%n", "events (orders)", c.orders());

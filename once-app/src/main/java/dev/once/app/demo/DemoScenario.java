@@ -4,6 +4,13 @@ import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.RetryPolicy;
+import dev.once.app.scenario.OrderProducer;
+import dev.once.app.scenario.ProductionGate;
+import dev.once.app.scenario.ProviderCounts;
+import dev.once.app.scenario.WarehouseCheck;
+import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.scenario.WarehouseVerdict;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
@@ -72,7 +79,7 @@ public final class DemoScenario {
   }
 
   public DemoReport run() throws InterruptedException {
-    DemoTables.reset(dataSource, transport);
+    WarehouseTables.reset(dataSource, transport);
     long start = System.nanoTime();
     boolean drained;
     ProviderCounts provider;
@@ -80,18 +87,18 @@ public final class DemoScenario {
         DemoOperations operations =
             new DemoOperations(once, settings.crashRate(), settings.seed())) {
       operations.start(settings.workers());
-      DemoPipeline.start(
+      WarehousePipeline.start(
           once,
           settings.workers(),
           RELAYS,
-          new DemoPipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
+          new WarehousePipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
       long known =
-          new DemoProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
+          new OrderProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
               .produce(
                   LongStream.rangeClosed(1, settings.events()).boxed().toList(),
                   settings.timeout());
       if (known > 0) { // the reset clears the demo's outbox rows: only another writer could
-        progress.println("once: " + DemoProducer.alreadyInOutboxNote(known));
+        progress.println("once: " + OrderProducer.alreadyInOutboxNote(known));
       }
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
@@ -100,7 +107,8 @@ public final class DemoScenario {
       provider = operations.counts(settings.events(), settings::isPoison);
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    DemoVerdict verdict = DemoCheck.run(dataSource, transport, settings.events(), provider);
+    WarehouseVerdict verdict =
+        WarehouseCheck.run(dataSource, transport, settings.events(), provider);
     return new DemoReport(
         settings,
         verdict,
@@ -115,6 +123,6 @@ public final class DemoScenario {
   private Once buildOnce() {
     List<OnceListener> listeners = new ArrayList<>(List.of(faults, outcomes));
     listeners.addAll(extraListeners);
-    return DemoPipeline.once(dataSource, transport, listeners.toArray(OnceListener[]::new));
+    return WarehousePipeline.once(dataSource, transport, listeners.toArray(OnceListener[]::new));
   }
 }

@@ -2,8 +2,8 @@ package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Database;
-import dev.once.app.demo.DemoCheck;
-import dev.once.app.demo.DemoVerdict;
+import dev.once.app.scenario.WarehouseCheck;
+import dev.once.app.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,7 +51,7 @@ public final class CheckCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     try (Database database = Database.open(db, 2)) {
-      DemoVerdict verdict = await(database, expected, waitSeconds);
+      WarehouseVerdict verdict = await(database, expected, waitSeconds);
       if (json) {
         out.println(new ObjectMapper().writeValueAsString(CheckReport.toJson(verdict)));
       } else {
@@ -64,11 +64,11 @@ public final class CheckCommand implements Callable<Integer> {
   }
 
   /** Reads the verdict until it is OK or {@code seconds} passed. */
-  static DemoVerdict await(Database database, long expected, long seconds)
+  static WarehouseVerdict await(Database database, long expected, long seconds)
       throws InterruptedException {
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
     while (true) {
-      DemoVerdict verdict = DemoCheck.run(database.dataSource(), expected);
+      WarehouseVerdict verdict = WarehouseCheck.run(database.dataSource(), expected);
       if (verdict.ok() || System.nanoTime() >= deadline) {
         return verdict;
       }

@@ -1,17 +1,17 @@
 package dev.once.app.proof;
 
-import dev.once.app.demo.DemoVerdict;
-import dev.once.app.demo.OrderDetail;
+import dev.once.app.scenario.OrderDetail;
+import dev.once.app.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A {@link DemoVerdict} as {@code once check} (and {@code once verify}) print it. */
+/** A {@link WarehouseVerdict} as {@code once check} (and {@code once verify}) print it. */
 final class CheckReport {
   private CheckReport() {}
 
-  static Map<String, Object> toJson(DemoVerdict verdict) {
-    DemoVerdict.Counts c = verdict.counts();
+  static Map<String, Object> toJson(WarehouseVerdict verdict) {
+    WarehouseVerdict.Counts c = verdict.counts();
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("ok", verdict.ok());
     json.put("orders", c.orders());
@@ -23,8 +23,8 @@ final class CheckReport {
     return json;
   }
 
-  static void print(DemoVerdict verdict, PrintWriter out) {
-    DemoVerdict.Counts c = verdict.counts();
+  static void print(WarehouseVerdict verdict, PrintWriter out) {
+    WarehouseVerdict.Counts c = verdict.counts();
     out.printf("  %-22s %d%n", "orders", c.orders());
     out.printf(
         "  %-22s %d dispatch jobs, %d notifications%n",

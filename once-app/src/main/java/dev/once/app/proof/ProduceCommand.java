@@ -5,10 +5,10 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.UserError;
-import dev.once.app.demo.DemoPipeline;
-import dev.once.app.demo.DemoProducer;
-import dev.once.app.demo.DemoTables;
-import dev.once.app.demo.ProductionGate;
+import dev.once.app.scenario.OrderProducer;
+import dev.once.app.scenario.ProductionGate;
+import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.tablequeue.TableQueueTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -81,16 +81,17 @@ public final class ProduceCommand implements Callable<Integer> {
     try (Database database = Database.open(db, threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
-      DemoTables.create(ds);
+      WarehouseTables.create(ds);
       long first = from != null ? from : highestOrderId(ds) + 1;
       List<Long> missing = missing(ds, first, first + events - 1);
       long start = System.nanoTime();
       long known = 0;
       ProductionGate gate = halt.controlStdin ? ProductionGate.closed() : ProductionGate.open();
       try (Once once =
-          DemoPipeline.once(ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
+          WarehousePipeline.once(
+              ds, TableQueueTransport.create(ds), halt.listener(System.out, gate))) {
         halt.ready(System.out);
-        known = new DemoProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
+        known = new OrderProducer(once, threads, rate, gate).produce(missing, Duration.ofDays(1));
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       System.out.printf(
@@ -102,7 +103,7 @@ public final class ProduceCommand implements Callable<Integer> {
           seconds,
           missing.size() / Math.max(seconds, 0.001));
       if (known > 0) {
-        System.out.println(DemoProducer.alreadyInOutboxNote(known));
+        System.out.println(OrderProducer.alreadyInOutboxNote(known));
       }
       return 0;
     }

@@ -3,7 +3,7 @@ package dev.once.app.proof;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
-import dev.once.app.demo.DemoTables;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import picocli.CommandLine.Command;
@@ -35,7 +35,7 @@ public final class ResetCommand implements Runnable {
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
-        DemoTables.reset(database.dataSource(), transport);
+        WarehouseTables.reset(database.dataSource(), transport);
         spec.commandLine()
             .getOut()
             .println(

@@ -5,7 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
-import dev.once.app.demo.DemoTables;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -89,7 +89,7 @@ public final class VerifyCommand implements Callable<Integer> {
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(5))) {
-        DemoTables.reset(database.dataSource(), transport);
+        WarehouseTables.reset(database.dataSource(), transport);
       }
       VerifySettings settings = settings(database);
       progress.printf(

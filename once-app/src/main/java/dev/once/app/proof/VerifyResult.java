@@ -1,6 +1,6 @@
 package dev.once.app.proof;
 
-import dev.once.app.demo.DemoVerdict;
+import dev.once.app.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +12,7 @@ import java.util.Map;
  * @param totals received, redelivered, processed, duplicate over every worker that ran
  */
 record VerifyResult(
-    DemoVerdict verdict,
+    WarehouseVerdict verdict,
     Map<String, WindowResult> windows,
     long[] totals,
     double seconds,
@@ -31,7 +31,7 @@ record VerifyResult(
   }
 
   Map<String, Object> toJson(VerifySettings settings, String database, String transport) {
-    DemoVerdict.Counts c = verdict.counts();
+    WarehouseVerdict.Counts c = verdict.counts();
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("ok", ok());
     json.put("events", c.orders());

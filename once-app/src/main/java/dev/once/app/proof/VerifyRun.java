@@ -1,7 +1,7 @@
 package dev.once.app.proof;
 
-import dev.once.app.demo.DemoCheck;
-import dev.once.app.demo.DemoVerdict;
+import dev.once.app.scenario.WarehouseCheck;
+import dev.once.app.scenario.WarehouseVerdict;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -96,7 +96,7 @@ final class VerifyRun {
       }
       orders.all();
       release();
-      DemoVerdict verdict = awaitCheck(start);
+      WarehouseVerdict verdict = awaitCheck(start);
       double seconds = (System.nanoTime() - start) / 1e9;
       stopAll(); // each worker prints its final counts as it stops
       return new VerifyResult(verdict, results, totals(), seconds, unexpectedExits);
@@ -275,12 +275,12 @@ final class VerifyRun {
     }
   }
 
-  private DemoVerdict awaitCheck(long start) throws InterruptedException {
+  private WarehouseVerdict awaitCheck(long start) throws InterruptedException {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     long lastPrint = 0;
     while (true) {
       tick("", new int[1]);
-      DemoVerdict v = DemoCheck.run(dataSource, settings.events());
+      WarehouseVerdict v = WarehouseCheck.run(dataSource, settings.events());
       long now = System.nanoTime();
       if (v.ok() || now > deadline) {
         return v;

@@ -6,10 +6,10 @@ import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
-import dev.once.app.demo.DemoPipeline;
-import dev.once.app.demo.DemoTables;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
+import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import dev.once.testkit.EarlyAckingTransport;
@@ -116,7 +116,7 @@ public final class WorkerCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Database database = Database.open(db, threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
-    DemoTables.create(database.dataSource());
+    WarehouseTables.create(database.dataSource());
     Transport opened =
         transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
     Transport transport = earlyAck ? new EarlyAckingTransport(opened) : opened;
@@ -124,7 +124,7 @@ public final class WorkerCommand implements Callable<Integer> {
         metricsPort == null
             ? null
             : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
-    Once once = DemoPipeline.once(database.dataSource(), transport, listeners(metrics));
+    Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard = dashboardOptions.start(database.dataSource(), opened, System.err);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -142,7 +142,7 @@ public final class WorkerCommand implements Callable<Integer> {
                   stopped(stats);
                   stopped.countDown();
                 }));
-    DemoPipeline.start(once, threads, relays);
+    WarehousePipeline.start(once, threads, relays);
     if (statsEveryMillis > 0) {
       stats.printEvery(Duration.ofMillis(statsEveryMillis), System.out);
     }

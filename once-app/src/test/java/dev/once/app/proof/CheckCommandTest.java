@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.app.demo.DemoTables;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,7 +19,7 @@ class CheckCommandTest {
   void open() {
     db = TestDatabase.embedded();
     url = TestDatabase.embeddedUrl() + "&currentSchema=" + db.schema();
-    DemoTables.create(db.dataSource());
+    WarehouseTables.create(db.dataSource());
     for (int order = 1; order <= 3; order++) {
       processed(order);
     }

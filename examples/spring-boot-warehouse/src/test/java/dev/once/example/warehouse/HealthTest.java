@@ -1,0 +1,103 @@
+package dev.once.example.warehouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.once.DeadLetterFilter;
+import dev.once.DeadLetters;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.WorkloadStatus;
+import dev.once.spi.Dialects;
+import dev.once.spi.Transport;
+import dev.once.spring.OnceHealthIndicator;
+import dev.once.spring.OncePublisher;
+import dev.once.spring.autoconfigure.OnceProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The actuator's view of Once: health against thresholds, and metrics in the app's registry. */
+class HealthTest extends WarehouseTest {
+  private static final AtomicLong N = new AtomicLong(System.currentTimeMillis() + 2_000_000);
+
+  @Autowired OnceHealthIndicator health;
+  @Autowired DeadLetters deadLetters;
+  @Autowired OncePublisher publisher;
+  @Autowired PlatformTransactionManager transactionManager;
+  @Autowired Transport transport;
+  @Autowired OnceProperties properties;
+  @Autowired MeterRegistry registry;
+
+  private void publish(Event e) {
+    new TransactionTemplate(transactionManager).executeWithoutResult(s -> publisher.publish(e));
+  }
+
+  private void discardDeadLetters() {
+    deadLetters.discard(DeadLetterFilter.open(), "test", "clean slate");
+  }
+
+  @Test
+  void healthIsDownWhileADeadLetterIsOpenAndUpAgainOnceItIsDiscarded() {
+    discardDeadLetters(); // other tests' broken handlers may have left some
+    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+
+    long n = N.incrementAndGet();
+    publish(ExactlyOnceTest.orderPaid(n, "poison-orders"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> health.health(true).getStatus().equals(Status.DOWN));
+    assertThat(health.health(true).getDetails())
+        .containsEntry("deadLetters", 1L)
+        .containsKey("deadLettersByConsumer");
+
+    discardDeadLetters();
+    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+  }
+
+  @Test
+  void healthIsOutOfServiceThenDownAsTheOldestBacklogAges() {
+    discardDeadLetters();
+    transport.declare("parked", "nobody"); // a queue nobody reads: its rows wait
+    long n = N.incrementAndGet();
+    publish(Event.of(EventId.of("parked", n), "parked", null, "Parked", "{}"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> count("SELECT count(*) FROM once_queue WHERE consumer_group = 'nobody'") > 0);
+    try {
+      assertThat(healthIn(Duration.ZERO)).isEqualTo(Status.UP);
+      assertThat(healthIn(Duration.ofMinutes(2))).isEqualTo(Status.OUT_OF_SERVICE);
+      assertThat(healthIn(Duration.ofMinutes(20))).isEqualTo(Status.DOWN);
+    } finally {
+      transport.purge("parked", "nobody");
+    }
+  }
+
+  /** The health as it will be {@code later}, read with a clock moved forward. */
+  private Status healthIn(Duration later) {
+    OnceHealthIndicator moved =
+        new OnceHealthIndicator(
+            () -> WorkloadStatus.read(dataSource, Dialects.postgresql(), Instant.now().plus(later)),
+            properties.getHealth());
+    return moved.health(true).getStatus();
+  }
+
+  @Test
+  void onceMetricsAreInTheApplicationsMeterRegistry() {
+    long n = N.incrementAndGet();
+    publish(ExactlyOnceTest.orderPaid(n, "orders"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                registry.find("once.consumer.outcomes").tag("consumer", "warehouse").counter()
+                    != null);
+    assertThat(registry.find("once.outbox.written").counters()).isNotEmpty();
+  }
+}

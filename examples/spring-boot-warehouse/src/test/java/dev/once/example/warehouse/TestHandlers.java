@@ -1,0 +1,165 @@
+package dev.once.example.warehouse;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.ReceivedEvent;
+import dev.once.spring.OnceHandler;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** Handlers the tests need beside the application's own: flaky, poisoned and broken ones. */
+@TestConfiguration(proxyBeanMethods = false)
+class TestHandlers {
+
+  /** What a handler saw, at the start of an attempt, of the attempts before it (committed data). */
+  record Seen(int attempt, long jobs, long markers) {}
+
+  /**
+   * Fails its first two attempts of each event after writing the job through JPA (flushed, so the
+   * row is really in the database when it throws); the third attempt succeeds.
+   */
+  static class FlakyHandler {
+    final Map<String, List<Seen>> seen = new ConcurrentHashMap<>();
+    private final DispatchJobRepository jobs;
+    private final DataSource dataSource;
+    private final String consumer;
+
+    FlakyHandler(DispatchJobRepository jobs, DataSource dataSource, String consumer) {
+      this.jobs = jobs;
+      this.dataSource = dataSource;
+      this.consumer = consumer;
+    }
+
+    void handle(OrderPaid paid, ReceivedEvent event, Runnable write) throws SQLException {
+      List<Seen> mine = seen.computeIfAbsent(event.id().value(), k -> new CopyOnWriteArrayList<>());
+      int attempt = mine.size() + 1;
+      mine.add(new Seen(attempt, committed(JOBS, event), committed(MARKERS, event)));
+      write.run();
+      if (attempt < 3) {
+        throw new IllegalStateException("attempt " + attempt + " of " + event.id() + " fails");
+      }
+    }
+
+    private static final String JOBS = "SELECT count(*) FROM dispatch_jobs WHERE event_id = ?";
+    private static final String MARKERS =
+        "SELECT count(*) FROM once_inbox WHERE event_id = ? AND consumer_id = ?";
+
+    private long committed(String sql, ReceivedEvent event) throws SQLException {
+      try (Connection c = dataSource.getConnection(); // a pool connection of its own
+          PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setString(1, event.id().value());
+        if (sql.contains("consumer_id")) {
+          ps.setString(2, consumer);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getLong(1);
+        }
+      }
+    }
+
+    void saveJob(OrderPaid paid, ReceivedEvent event) {
+      jobs.saveAndFlush(new DispatchJob(paid.orderId(), event.id().value()));
+    }
+  }
+
+  /** The correct flaky handler: its JPA write is in the handler's transaction. */
+  static class Flaky extends FlakyHandler {
+    Flaky(DispatchJobRepository jobs, DataSource dataSource) {
+      super(jobs, dataSource, "flaky");
+    }
+
+    @OnceHandler(consumer = "flaky", destination = "flaky-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) throws SQLException {
+      handle(paid, event, () -> saveJob(paid, event));
+    }
+  }
+
+  /** Broken on purpose: its JPA write runs in a transaction of its own (REQUIRES_NEW). */
+  static class FlakyBroken extends FlakyHandler {
+    private final TransactionTemplate requiresNew;
+
+    FlakyBroken(DispatchJobRepository jobs, DataSource dataSource, PlatformTransactionManager tm) {
+      super(jobs, dataSource, "flaky-broken");
+      this.requiresNew = new TransactionTemplate(tm);
+      requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+    }
+
+    @OnceHandler(consumer = "flaky-broken", destination = "flaky-broken-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) throws SQLException {
+      handle(paid, event, () -> requiresNew.executeWithoutResult(s -> saveJob(paid, event)));
+    }
+  }
+
+  /** Always fails: its events end as dead letters (the test context sets max-attempts 1). */
+  static class Poison {
+    @OnceHandler(consumer = "poison", destination = "poison-orders")
+    public void on(ReceivedEvent event) {
+      throw new IllegalStateException("poison " + event.id());
+    }
+  }
+
+  /**
+   * Broken on purpose: writes its effect through a second DataSource (its own pool), so the write
+   * commits on its own, apart from the marker. Run only by HandlerKit (the consumer is disabled).
+   */
+  static class SecondDataSourceHandler implements AutoCloseable {
+    private final HikariDataSource second;
+    private final JdbcTemplate jdbc;
+
+    SecondDataSourceHandler(HikariDataSource first) {
+      this.second = new HikariDataSource();
+      second.setJdbcUrl(first.getJdbcUrl());
+      second.setUsername(first.getUsername());
+      second.setMaximumPoolSize(4);
+      second.setPoolName("second");
+      this.jdbc = new JdbcTemplate(second);
+    }
+
+    @OnceHandler(consumer = "kit-broken", destination = "kit-broken-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) {
+      jdbc.update(
+          "INSERT INTO dispatch_jobs (order_id, event_id) VALUES (?, ?)",
+          paid.orderId(),
+          event.id().value());
+    }
+
+    @Override
+    public void close() {
+      second.close();
+    }
+  }
+
+  @Bean
+  Flaky flaky(DispatchJobRepository jobs, DataSource dataSource) {
+    return new Flaky(jobs, dataSource);
+  }
+
+  @Bean
+  FlakyBroken flakyBroken(
+      DispatchJobRepository jobs, DataSource dataSource, PlatformTransactionManager tm) {
+    return new FlakyBroken(jobs, dataSource, tm);
+  }
+
+  @Bean
+  Poison poison() {
+    return new Poison();
+  }
+
+  @Bean
+  SecondDataSourceHandler secondDataSourceHandler(DataSource dataSource) {
+    return new SecondDataSourceHandler((HikariDataSource) dataSource);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.once.app.scenario;
+
+import dev.once.spi.Transport;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/**
+ * The demo's business tables, and what a demo run clears when it starts: these tables, the demo
+ * consumers' markers, the demo destinations' outbox rows, the demo providers' operations and the
+ * demo's queues — nothing else. The effect tables have no unique constraint on order_id on purpose:
+ * a second effect is counted, not prevented.
+ */
+public final class WarehouseTables {
+  public static final String ORDERS = "orders";
+  public static final String DISPATCH = "dispatch";
+  public static final String WAREHOUSE = "warehouse";
+  public static final String NOTIFIER = "notifier";
+  public static final String PAYMENTS = "payments";
+  public static final String MAIL = "mail";
+
+  /** An arbitrary advisory lock key held while the tables are created ("once" in ASCII). */
+  private static final long CREATE_LOCK = 0x6f6e6365L;
+
+  private static final String CREATE =
+      """
+      CREATE TABLE IF NOT EXISTS demo_orders (
+          order_id     bigint      PRIMARY KEY,
+          amount_cents int         NOT NULL,
+          created_at   timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS demo_dispatch_jobs (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,  -- no unique constraint: a double effect must show
+          event_id   text        NOT NULL,  -- the OrderPaid event that caused it
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS demo_notifications (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,
+          event_id   text        NOT NULL,  -- the DispatchQueued event that caused it
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS poison boolean NOT NULL DEFAULT false;
+      CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
+      CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
+      """;
+
+  private static final String CLEAR =
+      """
+      TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
+      DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
+      DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
+      DELETE FROM once_attempt WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
+         OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
+      """;
+
+  private WarehouseTables() {}
+
+  /** An order's amount: the producer stores it, the warehouse charges it. */
+  public static int amountCents(long orderId) {
+    return (int) (orderId % 9_000) + 100;
+  }
+
+  /**
+   * Creates the tables if needed. Several processes may start at once: an advisory lock lets one
+   * create them while the others wait (concurrent CREATE IF NOT EXISTS can still collide).
+   */
+  public static void create(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      s.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK + ")");
+      s.execute(CREATE);
+      c.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not create the demo tables: " + e.getMessage(), e);
+    }
+  }
+
+  /** Creates the tables if needed and clears everything a previous demo run left. */
+  public static void reset(DataSource dataSource, Transport transport) {
+    create(dataSource);
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(CLEAR);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not clear the demo tables: " + e.getMessage(), e);
+    }
+    transport.declare(ORDERS, WAREHOUSE);
+    transport.declare(DISPATCH, NOTIFIER);
+    transport.purge(ORDERS, WAREHOUSE);
+    transport.purge(DISPATCH, NOTIFIER);
+  }
+}

@@ -1,0 +1,240 @@
+package dev.once.kafka;
+
+import dev.once.ConfigurationException;
+import dev.once.Event;
+import dev.once.RetentionPolicy;
+import dev.once.kafka.internal.GroupConsumer;
+import dev.once.kafka.internal.Publisher;
+import dev.once.kafka.internal.Topics;
+import dev.once.spi.PublishResult;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Once's events over Kafka ({@code kafka-clients}, no Spring). A destination is a topic; a consumer
+ * group of a destination is a Kafka consumer group {@code <prefix><destination>.<group>}; the event
+ * key is the record key, so one key stays in one partition, in order.
+ *
+ * <p>Publishing uses one idempotent producer ({@code acks=all}, bounded {@code
+ * delivery.timeout.ms}); an event counts as confirmed only when its send completed. Consuming uses
+ * one Kafka consumer per (destination, group) and process, polled by its own thread, that hands
+ * records out to the consumer's workers (one {@link Receiver} each) so that one key is in one
+ * worker at a time while other keys of the same partition run in parallel. Offsets are committed
+ * only up to the highest contiguous record that was acknowledged (after the database commit) + 1.
+ * See docs/KAFKA.md.
+ */
+public final class KafkaTransport implements Transport {
+  private final KafkaSettings settings;
+  private final Topics topics;
+  private final Publisher publisher;
+  private final Map<String, GroupConsumer> consumers = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  private KafkaTransport(KafkaSettings settings) {
+    this.settings = settings;
+    this.topics = new Topics(settings);
+    this.publisher = new Publisher(settings, topics);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A transport with default settings for the cluster at {@code bootstrapServers}. */
+  public static KafkaTransport create(String bootstrapServers) {
+    return builder().bootstrapServers(bootstrapServers).build();
+  }
+
+  /** The settings this transport runs with. */
+  public KafkaSettings settings() {
+    return settings;
+  }
+
+  @Override
+  public String name() {
+    return "kafka";
+  }
+
+  @Override
+  public void declare(String destination, String consumerGroup) {
+    settings.groupId(destination, consumerGroup); // checks the names
+    topics.ensure(destination);
+  }
+
+  @Override
+  public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+    checkOpen();
+    return publisher.publish(batch, confirmTimeout);
+  }
+
+  @Override
+  public Receiver receiver(String destination, String consumerGroup) {
+    checkOpen();
+    String groupId = settings.groupId(destination, consumerGroup);
+    GroupConsumer consumer =
+        consumers.computeIfAbsent(
+            groupId,
+            id -> {
+              topics.ensure(destination);
+              return new GroupConsumer(settings, destination, settings.topic(destination), id);
+            });
+    return consumer.newReceiver();
+  }
+
+  /** This process's consumer of (destination, group), if a receiver was asked for: for tests. */
+  GroupConsumer consumerOf(String destination, String consumerGroup) {
+    return consumers.get(settings.groupId(destination, consumerGroup));
+  }
+
+  @Override
+  public OptionalLong depth(String destination, String consumerGroup) {
+    return topics.lag(destination, settings.groupId(destination, consumerGroup));
+  }
+
+  @Override
+  public void purge(String destination, String consumerGroup) {
+    String groupId = settings.groupId(destination, consumerGroup);
+    GroupConsumer running = consumers.remove(groupId);
+    if (running != null) {
+      running.close();
+    }
+    topics.skipToEnd(destination, groupId);
+  }
+
+  /**
+   * Refuses a policy whose redelivery horizon is shorter than the topics' retention: Kafka can hand
+   * a record out again for as long as it is retained (a consumer group whose committed offsets
+   * expired starts again from the oldest retained record, {@code auto.offset.reset=earliest}), and
+   * an inbox marker deleted before that lets it run the business action a second time.
+   */
+  @Override
+  public void checkRetention(RetentionPolicy retention) {
+    if (retention.redeliveryHorizon().compareTo(settings.topicRetention()) < 0) {
+      throw new ConfigurationException(
+          "retention.redeliveryHorizon",
+          "must be at least the Kafka topic retention ("
+              + settings.topicRetention()
+              + "), was "
+              + retention.redeliveryHorizon()
+              + ": Kafka can hand a record out again as long as it is retained (also after its"
+              + " group's committed offsets expired), and an inbox marker deleted before that lets"
+              + " it run the business action a second time. Set"
+              + " RetentionPolicy.builder().redeliveryHorizon("
+              + settings.topicRetention()
+              + "), or a shorter KafkaTransport.builder().topicRetention(..) if the cluster keeps"
+              + " Once's topics shorter");
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("the Kafka transport is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (GroupConsumer c : consumers.values()) {
+      c.close();
+    }
+    consumers.clear();
+    publisher.close();
+    topics.close();
+  }
+
+  /** The settings of a {@link KafkaTransport}; see docs/KAFKA.md for each. */
+  public static final class Builder {
+    private final KafkaSettings.Mutable s = new KafkaSettings.Mutable();
+
+    private Builder() {}
+
+    /** {@code host:port[,host:port…]}. Default {@code 127.0.0.1:9092}. */
+    public Builder bootstrapServers(String bootstrapServers) {
+      s.bootstrapServers = bootstrapServers;
+      return this;
+    }
+
+    /** Put before every topic and consumer-group name. Default none. */
+    public Builder namePrefix(String namePrefix) {
+      s.namePrefix = namePrefix;
+      return this;
+    }
+
+    /** Partitions of the topics the transport creates. Default 6. */
+    public Builder partitions(int partitions) {
+      s.partitions = partitions;
+      return this;
+    }
+
+    /** Replication factor of created topics; default -1, the broker's default. */
+    public Builder replicationFactor(int replicationFactor) {
+      s.replicationFactor = (short) replicationFactor;
+      return this;
+    }
+
+    /**
+     * How long the cluster keeps records of Once's topics; topics the transport creates get it as
+     * {@code retention.ms}. Default 1 day, the default {@code RetentionPolicy}'s redelivery
+     * horizon, which must not be shorter (checked when {@code Once} is built).
+     */
+    public Builder topicRetention(Duration topicRetention) {
+      s.topicRetention = topicRetention;
+      return this;
+    }
+
+    /** The producer's {@code delivery.timeout.ms}: a send that takes longer fails. Default 30 s. */
+    public Builder deliveryTimeout(Duration deliveryTimeout) {
+      s.deliveryTimeout = deliveryTimeout;
+      return this;
+    }
+
+    /**
+     * Records polled but not yet acknowledged, per (destination, group) and process; above it the
+     * partitions are paused until half of them are done. Default 1 000.
+     */
+    public Builder maxInFlight(int maxInFlight) {
+      s.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /** How long a revoked partition waits for its in-flight records before it is released. */
+    public Builder revokeTimeout(Duration revokeTimeout) {
+      s.revokeTimeout = revokeTimeout;
+      return this;
+    }
+
+    /** Longest hold of a nacked record before it is handed out again. Default 30 s. */
+    public Builder maxNackDelay(Duration maxNackDelay) {
+      s.maxNackDelay = maxNackDelay;
+      return this;
+    }
+
+    /** How often acknowledged offsets are committed (asynchronously). Default 200 ms. */
+    public Builder commitInterval(Duration commitInterval) {
+      s.commitInterval = commitInterval;
+      return this;
+    }
+
+    /** The consumers' {@code session.timeout.ms}. Default 45 s (Kafka's). */
+    public Builder sessionTimeout(Duration sessionTimeout) {
+      s.sessionTimeout = sessionTimeout;
+      return this;
+    }
+
+    /** Any other client property, for producer, consumer and admin client alike (TLS, SASL…). */
+    public Builder property(String name, String value) {
+      s.extra.put(name, value);
+      return this;
+    }
+
+    public KafkaTransport build() {
+      return new KafkaTransport(s.freeze());
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package dev.once.kafka.internal;
+
+import dev.once.Event;
+import dev.once.kafka.KafkaSettings;
+import dev.once.spi.PublishResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The relay's side: one idempotent producer ({@code acks=all}, {@code enable.idempotence}, bounded
+ * {@code delivery.timeout.ms}, no transactions) shared by every relay of the transport. A batch is
+ * sent in list order and each event is confirmed only when its send completed. After an event of a
+ * key failed, no later event of that key in the batch is sent, and one that was already sent is
+ * reported failed as well, so the relay publishes it again after the failed one and the later row
+ * never counts as sent before the earlier one.
+ */
+public final class Publisher implements AutoCloseable {
+  private final KafkaSettings settings;
+  private final Topics topics;
+  private volatile KafkaProducer<byte[], byte[]> producer;
+
+  public Publisher(KafkaSettings settings, Topics topics) {
+    this.settings = settings;
+    this.topics = topics;
+  }
+
+  /** The producer properties, also for tests that check them. */
+  public static Properties properties(KafkaSettings settings) {
+    Properties p = Clients.common(settings, "once-relay");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+    long delivery = settings.deliveryTimeout().toMillis();
+    long linger = 5;
+    long request = Math.min(30_000, Math.max(1_000, delivery / 2));
+    p.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(linger));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(request));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(delivery));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Math.min(delivery, 10_000)));
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    p.putAll(settings.extra()); // the user's word is the last
+    return p;
+  }
+
+  private KafkaProducer<byte[], byte[]> producer() {
+    KafkaProducer<byte[], byte[]> p = producer;
+    if (p == null) {
+      synchronized (this) {
+        if (producer == null) {
+          producer = new KafkaProducer<>(properties(settings));
+        }
+        p = producer;
+      }
+    }
+    return p;
+  }
+
+  public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+    int n = batch.size();
+    BitSet confirmed = new BitSet(n);
+    Map<Integer, String> failures = new HashMap<>();
+    List<Future<RecordMetadata>> sent = new ArrayList<>(n);
+    Map<String, Integer> failedKey = new HashMap<>(); // key → first failed index
+    String unreachable = null; // a send blocked on metadata: do not block again for every event
+    for (int i = 0; i < n; i++) {
+      Event e = batch.get(i);
+      String topic = settings.topic(e.destination());
+      Integer earlier = e.key() == null ? null : failedKey.get(orderKey(e));
+      if (earlier != null) {
+        failures.put(i, afterFailure(e, earlier));
+        sent.add(null);
+        continue;
+      }
+      String refused = unreachable;
+      try {
+        if (refused == null && !topics.exists(topic)) {
+          refused =
+              "unroutable: topic "
+                  + topic
+                  + " does not exist (no consumer group of destination "
+                  + e.destination()
+                  + " was declared)";
+        }
+      } catch (RuntimeException ex) {
+        refused = "cluster unreachable: " + ex.getMessage();
+      }
+      Future<RecordMetadata> f = null;
+      if (refused == null) {
+        try {
+          f = producer().send(RecordCodec.encode(topic, e));
+          if (f.isDone()) { // failed at once: too large, closed producer…
+            f.get();
+          }
+        } catch (ExecutionException ex) {
+          refused = reason(ex.getCause());
+          f = null;
+        } catch (RuntimeException ex) {
+          refused = reason(ex);
+          f = null;
+          if (ex instanceof org.apache.kafka.common.errors.TimeoutException) {
+            unreachable = "not sent: " + refused;
+          }
+        } catch (InterruptedException ex) {
+          Thread.currentThread().interrupt();
+          refused = "interrupted";
+          f = null;
+        }
+      }
+      if (refused != null) {
+        failures.put(i, refused);
+        if (e.key() != null) {
+          failedKey.putIfAbsent(orderKey(e), i);
+        }
+      }
+      sent.add(f);
+    }
+    long deadline = System.nanoTime() + confirmTimeout.toNanos();
+    for (int i = 0; i < n; i++) {
+      Future<RecordMetadata> f = sent.get(i);
+      if (f == null) {
+        continue;
+      }
+      try {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        confirmed.set(i);
+      } catch (ExecutionException ex) {
+        failures.put(i, reason(ex.getCause()));
+      } catch (TimeoutException ex) {
+        failures.put(i, "no acknowledgement within " + confirmTimeout);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        failures.put(i, "interrupted while waiting for the acknowledgement");
+      }
+    }
+    // No overtaking: a later event of a key counts as sent only if every earlier one did.
+    Map<String, Integer> firstFailure = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      if (batch.get(i).key() == null) {
+        continue;
+      }
+      String key = orderKey(batch.get(i));
+      Integer earlier = firstFailure.get(key);
+      if (earlier != null && confirmed.get(i)) {
+        confirmed.clear(i);
+        failures.put(i, afterFailure(batch.get(i), earlier));
+      } else if (earlier == null && !confirmed.get(i)) {
+        firstFailure.put(key, i);
+      }
+    }
+    return new PublishResult(confirmed, failures);
+  }
+
+  /** Order is kept per key within a destination (one topic). */
+  private static String orderKey(Event e) {
+    return e.destination() + "\u0000" + e.key();
+  }
+
+  private static String afterFailure(Event e, int earlier) {
+    return "held back: an earlier event of key "
+        + e.key()
+        + " (batch index "
+        + earlier
+        + ") failed";
+  }
+
+  private static String reason(Throwable t) {
+    String m = t.getMessage();
+    return t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+      producer = null;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Not API: the Kafka transport's parts. May change in any release. */
+package dev.once.kafka.internal;

@@ -1,0 +1,198 @@
+package dev.once.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.kafka.internal.GroupConsumer;
+import dev.once.spi.Delivery;
+import dev.once.spi.Receiver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the Kafka consumer hands records to workers and commits offsets, seen through receivers on a
+ * one-partition topic: per-key order with other keys in parallel, offsets only up to the highest
+ * contiguous acknowledged record, retries that hold up only their own key, back-pressure, and a
+ * poll loop that goes on while workers are slow.
+ */
+class ConsumerDispatchTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static Admin admin;
+
+  @BeforeAll
+  static void admin() {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Broker.bootstrap());
+    admin = Admin.create(p);
+  }
+
+  @AfterAll
+  static void closeAdmin() {
+    admin.close();
+  }
+
+  private static Event event(String dest, String key, int n) {
+    return Event.of(EventId.of("dispatch", dest, key, n), dest, key, "Dispatch", "{}");
+  }
+
+  private static List<Delivery> publishAndDeclare(
+      KafkaTransport t, String dest, List<Event> events) {
+    t.declare(dest, "g");
+    assertThat(t.publish(events, Duration.ofSeconds(10)).confirmed().cardinality())
+        .isEqualTo(events.size());
+    return List.of();
+  }
+
+  private static List<String> ids(List<Delivery> ds) {
+    return ds.stream().map(d -> d.event().id().value()).toList();
+  }
+
+  private static List<Delivery> receive(Receiver r, int n) throws InterruptedException {
+    List<Delivery> got = new ArrayList<>();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (got.size() < n && System.nanoTime() < deadline) {
+      got.addAll(r.poll(n - got.size(), Duration.ofMillis(200)));
+    }
+    assertThat(got).hasSize(n);
+    return got;
+  }
+
+  private static long committed(KafkaTransport t, String dest) throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> offsets =
+        admin
+            .listConsumerGroupOffsets(t.settings().groupId(dest, "g"))
+            .partitionsToOffsetAndMetadata()
+            .get(10, TimeUnit.SECONDS);
+    OffsetAndMetadata o = offsets.get(new TopicPartition(t.settings().topic(dest), 0));
+    return o == null ? -1 : o.offset();
+  }
+
+  @Test
+  void offsetsAreCommittedOnlyUpToTheHighestContiguousAcknowledgedRecord() throws Exception {
+    String dest = PipelineNames.unique("offsets");
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      publishAndDeclare(
+          t, dest, List.of(event(dest, "a", 0), event(dest, "b", 0), event(dest, "c", 0)));
+      try (Receiver r = t.receiver(dest, "g")) {
+        List<Delivery> got = receive(r, 3);
+        r.ack(got.subList(1, 3)); // offsets 1 and 2 done, offset 0 still in a worker
+        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> committed(t, dest) == 0);
+        r.ack(got.subList(0, 1));
+        await().atMost(WAIT).until(() -> committed(t, dest) == 3);
+      }
+    }
+  }
+
+  @Test
+  void oneKeyIsInOneWorkerAtATimeWhileOtherKeysOfThePartitionGoToOtherWorkers() throws Exception {
+    String dest = PipelineNames.unique("keys");
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      publishAndDeclare(
+          t,
+          dest,
+          List.of(
+              event(dest, "A", 1), event(dest, "B", 1), event(dest, "A", 2), event(dest, "B", 2)));
+      try (Receiver r1 = t.receiver(dest, "g");
+          Receiver r2 = t.receiver(dest, "g")) {
+        List<Delivery> first = receive(r1, 1);
+        assertThat(ids(first)).containsExactly(event(dest, "A", 1).id().value());
+        List<Delivery> other = receive(r2, 2); // A is in r1: r2 gets B's records, in order
+        assertThat(ids(other))
+            .containsExactly(event(dest, "B", 1).id().value(), event(dest, "B", 2).id().value());
+        assertThat(r2.poll(10, Duration.ofMillis(300))).as("A-2 waits for A-1").isEmpty();
+        r1.ack(first);
+        assertThat(ids(receive(r2, 1))).containsExactly(event(dest, "A", 2).id().value());
+      }
+    }
+  }
+
+  @Test
+  void aNackedRecordWaitsItsBackoffWhileOtherKeysGoOnAndItsKeyWaitsBehindIt() throws Exception {
+    String dest = PipelineNames.unique("nack");
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      publishAndDeclare(
+          t, dest, List.of(event(dest, "A", 1), event(dest, "A", 2), event(dest, "B", 1)));
+      try (Receiver r = t.receiver(dest, "g")) {
+        List<Delivery> a1 = r.poll(1, WAIT);
+        assertThat(ids(a1)).containsExactly(event(dest, "A", 1).id().value());
+        long nacked = System.nanoTime();
+        r.nack(a1, Duration.ofSeconds(2));
+        List<Delivery> next = receive(r, 1);
+        assertThat(ids(next)).containsExactly(event(dest, "B", 1).id().value());
+        assertThat(Duration.ofNanos(System.nanoTime() - nacked))
+            .as("B is not held up by A's backoff")
+            .isLessThan(Duration.ofSeconds(2));
+        r.ack(next);
+        List<Delivery> again = receive(r, 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - nacked))
+            .as("A-1 came back after its backoff")
+            .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+        assertThat(ids(again)).containsExactly(event(dest, "A", 1).id().value());
+        assertThat(again.get(0).deliveryCount()).isEqualTo(2);
+        assertThat(again.get(0).redelivered()).isTrue();
+        r.ack(again);
+        assertThat(ids(receive(r, 1))).containsExactly(event(dest, "A", 2).id().value());
+      }
+    }
+  }
+
+  @Test
+  void theConsumerPausesAboveMaxInFlightAndResumesWhenWorkersCatchUp() throws Exception {
+    String dest = PipelineNames.unique("pause");
+    int n = 300;
+    try (KafkaTransport t = Broker.transport().partitions(1).maxInFlight(20).build()) {
+      List<Event> events = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        events.add(event(dest, "k" + i, 0));
+      }
+      publishAndDeclare(t, dest, events);
+      try (Receiver r = t.receiver(dest, "g")) {
+        GroupConsumer gc = t.consumerOf(dest, "g");
+        await().atMost(WAIT).until(gc::paused);
+        assertThat(gc.openRecords()).as("records held in memory").isBetween(20, 40);
+        int received = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (received < n && System.nanoTime() < deadline) {
+          List<Delivery> got = r.poll(50, Duration.ofMillis(200));
+          assertThat(gc.openRecords()).isLessThanOrEqualTo(40);
+          r.ack(got);
+          received += got.size();
+        }
+        assertThat(received).as("all records, after resuming").isEqualTo(n);
+      }
+    }
+  }
+
+  @Test
+  void pollingGoesOnWhileAWorkerHoldsARecordLongerThanMaxPollInterval() throws Exception {
+    String dest = PipelineNames.unique("slow");
+    try (KafkaTransport t =
+        Broker.transport().partitions(1).property("max.poll.interval.ms", "2000").build()) {
+      publishAndDeclare(t, dest, List.of(event(dest, "a", 0)));
+      try (Receiver r = t.receiver(dest, "g")) {
+        List<Delivery> got = receive(r, 1);
+        GroupConsumer gc = t.consumerOf(dest, "g");
+        // the worker is slow: 2.5 × max.poll.interval.ms; the member must keep its partition
+        await()
+            .during(Duration.ofSeconds(5))
+            .atMost(Duration.ofSeconds(7))
+            .until(() -> gc.assignedPartitions() == 1);
+        r.ack(got);
+        await().atMost(WAIT).until(() -> committed(t, dest) == 1);
+      }
+    }
+  }
+}

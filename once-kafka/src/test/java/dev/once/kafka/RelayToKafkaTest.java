@@ -1,0 +1,140 @@
+package dev.once.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.kafka.internal.Publisher;
+import dev.once.spi.PublishResult;
+import dev.once.test.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+
+/** The relay's side of the Kafka transport: producer settings, the record format, failures. */
+class RelayToKafkaTest {
+
+  @Test
+  void theProducerIsIdempotentWaitsForAllInSyncReplicasAndGivesUpWithinTheDeliveryTimeout() {
+    KafkaSettings s =
+        KafkaTransport.builder().deliveryTimeout(Duration.ofSeconds(20)).build().settings();
+    Properties p = Publisher.properties(s);
+    assertThat(p.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)).isEqualTo("true");
+    assertThat(p.get(ProducerConfig.ACKS_CONFIG)).isEqualTo("all");
+    assertThat(p.get(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)).isEqualTo("20000");
+    assertThat(Long.parseLong((String) p.get(ProducerConfig.MAX_BLOCK_MS_CONFIG)))
+        .isLessThanOrEqualTo(20_000);
+    assertThat(p).doesNotContainKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+  }
+
+  @Test
+  void aRecordCarriesTheEventKeyAsItsKeyAndTheIdTypeAndHeadersAsHeaders() {
+    String dest = PipelineNames.unique("format");
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      t.declare(dest, "g");
+      Event e =
+          new Event(
+              EventId.of("order-paid", dest),
+              dest,
+              "order-7",
+              "OrderPaid",
+              "{\"total\":12}".getBytes(StandardCharsets.UTF_8),
+              Map.of("content-type", "application/json", "trace", "abc"));
+      assertThat(t.publish(List.of(e), Duration.ofSeconds(10)).isConfirmed(0)).isTrue();
+      ConsumerRecord<byte[], byte[]> r = readOne(t.settings().topic(dest));
+      assertThat(text(r.key())).isEqualTo("order-7");
+      assertThat(text(r.value())).isEqualTo("{\"total\":12}");
+      assertThat(text(r.headers().lastHeader("once-event-id").value())).isEqualTo(e.id().value());
+      assertThat(text(r.headers().lastHeader("once-type").value())).isEqualTo("OrderPaid");
+      assertThat(text(r.headers().lastHeader("trace").value())).isEqualTo("abc");
+      assertThat(text(r.headers().lastHeader("content-type").value()))
+          .isEqualTo("application/json");
+    }
+  }
+
+  @Test
+  void afterAFailedSendNoLaterEventOfThatKeyCountsAsSentWhileOtherKeysDo() {
+    String dest = PipelineNames.unique("overtake");
+    try (KafkaTransport t = Broker.transport().build()) {
+      t.declare(dest, "g");
+      // a payload at Once's limit plus headers exceeds the producer's max.request.size (1 MiB)
+      Event tooLarge =
+          new Event(
+              EventId.of("big", dest),
+              dest,
+              "k1",
+              "Big",
+              new byte[Event.MAX_PAYLOAD_BYTES],
+              Map.of());
+      Event sameKeyAfter = Event.of(EventId.of("after", dest), dest, "k1", "Small", "{}");
+      Event otherKey = Event.of(EventId.of("other", dest), dest, "k2", "Small", "{}");
+      PublishResult r =
+          t.publish(List.of(tooLarge, sameKeyAfter, otherKey), Duration.ofSeconds(10));
+      assertThat(r.isConfirmed(0)).isFalse();
+      assertThat(r.failures().get(0)).contains("RecordTooLarge");
+      assertThat(r.isConfirmed(1)).as("k1's later event must not overtake: " + r).isFalse();
+      assertThat(r.failures().get(1)).contains("earlier event of key k1");
+      assertThat(r.isConfirmed(2)).as("another key goes on: " + r).isTrue();
+    }
+  }
+
+  @Test
+  void aRowStaysPendingWithItsReasonWhenTheSendDoesNotComplete() {
+    String dest = PipelineNames.unique("nobroker");
+    try (TestDatabase db = TestDatabase.embedded();
+        KafkaTransport nowhere =
+            KafkaTransport.builder()
+                .bootstrapServers("127.0.0.1:1")
+                .deliveryTimeout(Duration.ofSeconds(2))
+                .build();
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(nowhere)
+                .destinations(dest)
+                .confirmTimeout(Duration.ofSeconds(2))
+                .build()) {
+      once.useTransaction(tx -> tx.publish(Event.of(EventId.of("x", dest), dest, "k", "X", "{}")));
+      assertThat(once.newRelay().runOnce()).isZero();
+      assertThat(
+              db.count(
+                  "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND last_error IS NOT"
+                      + " NULL"))
+          .isEqualTo(1);
+    }
+  }
+
+  private static ConsumerRecord<byte[], byte[]> readOne(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Broker.bootstrap());
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      while (got.isEmpty() && System.nanoTime() < deadline) {
+        c.poll(Duration.ofMillis(200)).forEach(got::add);
+      }
+      assertThat(got).hasSize(1);
+      return got.get(0);
+    }
+  }
+
+  private static String text(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}

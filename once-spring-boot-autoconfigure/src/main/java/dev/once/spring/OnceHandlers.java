@@ -1,0 +1,102 @@
+package dev.once.spring;
+
+import dev.once.Handler;
+import dev.once.PayloadCodec;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The {@link OnceHandler} methods of the application's beans, grouped by consumer and destination,
+ * found from the bean definitions without creating the beans (so that Once's destinations can be
+ * declared before any handler bean exists). Each group is one {@link Handler} for the core.
+ */
+public final class OnceHandlers {
+  private final Map<Subscription, List<HandlerMethod>> methods = new LinkedHashMap<>();
+
+  /** A consumer's subscription to one destination. */
+  public record Subscription(String consumer, String destination) {}
+
+  public OnceHandlers(ListableBeanFactory beans, Supplier<PayloadCodec> codec) {
+    for (String name : beans.getBeanDefinitionNames()) {
+      Class<?> type = beans.getType(name, false);
+      if (type == null || type.getName().startsWith("org.springframework.")) {
+        continue;
+      }
+      Class<?> user = ClassUtils.getUserClass(type);
+      Map<Method, OnceHandler> found =
+          MethodIntrospector.selectMethods(
+              user,
+              (MethodIntrospector.MetadataLookup<OnceHandler>)
+                  m -> AnnotatedElementUtils.findMergedAnnotation(m, OnceHandler.class));
+      for (Map.Entry<Method, OnceHandler> e : found.entrySet()) {
+        Method m = e.getKey();
+        if (!Modifier.isPublic(m.getModifiers()) || Modifier.isStatic(m.getModifiers())) {
+          throw new IllegalStateException(
+              "@OnceHandler method "
+                  + user.getName()
+                  + "."
+                  + m.getName()
+                  + " must be public and not static");
+        }
+        Method invocable = AopUtils.selectInvocableMethod(m, type);
+        OnceHandler a = e.getValue();
+        methods
+            .computeIfAbsent(
+                new Subscription(a.consumer(), a.destination()), k -> new ArrayList<>())
+            .add(new HandlerMethod(name, () -> beans.getBean(name), invocable, a, codec));
+      }
+    }
+  }
+
+  /** Every consumer/destination pair that has at least one handler method. */
+  public Set<Subscription> subscriptions() {
+    return methods.keySet();
+  }
+
+  /** The destinations the handlers subscribe to. */
+  public Set<String> destinations() {
+    Set<String> out = new LinkedHashSet<>();
+    methods.keySet().forEach(s -> out.add(s.destination()));
+    return out;
+  }
+
+  /**
+   * The handler of one subscription, for the core (or for {@code HandlerKit}): calls each of its
+   * methods that accepts the event, in the transaction the consumer runs, and flushes what they
+   * left pending (JPA) so that a failing write fails that delivery.
+   *
+   * @throws IllegalArgumentException if no method handles that subscription
+   */
+  public Handler handler(String consumer, String destination) {
+    List<HandlerMethod> list = methods.get(new Subscription(consumer, destination));
+    if (list == null) {
+      throw new IllegalArgumentException(
+          "no @OnceHandler(consumer = \""
+              + consumer
+              + "\", destination = \""
+              + destination
+              + "\"); there are "
+              + methods.keySet());
+    }
+    return (tx, event) -> {
+      for (HandlerMethod m : list) {
+        if (m.accepts(event)) {
+          m.invoke(tx, event);
+        }
+      }
+      SpringTransactions.flush();
+    };
+  }
+}

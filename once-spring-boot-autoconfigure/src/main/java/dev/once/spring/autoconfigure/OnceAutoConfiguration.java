@@ -1,0 +1,179 @@
+package dev.once.spring.autoconfigure;
+
+import dev.once.DeadLetters;
+import dev.once.Once;
+import dev.once.OnceBuilder;
+import dev.once.OnceListener;
+import dev.once.Operations;
+import dev.once.PayloadCodec;
+import dev.once.RetryPolicy;
+import dev.once.spi.TransactionRunner;
+import dev.once.spi.Transport;
+import dev.once.spring.JsonMapperCodec;
+import dev.once.spring.OnceHandlers;
+import dev.once.spring.OnceHealthIndicator;
+import dev.once.spring.OnceLifecycle;
+import dev.once.spring.OncePublisher;
+import dev.once.spring.SpringTransactions;
+import dev.once.tablequeue.TableQueueTransport;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Once in a Spring Boot application with a {@link DataSource} and a transaction manager: the
+ * schema, the transport, {@link Once} running its transactions on the application's transaction
+ * manager, {@link OncePublisher}, the {@code @OnceHandler} consumers and the engines' lifecycle,
+ * dead letters, and (with the actuator) a health indicator. Every bean backs off when the
+ * application declares its own. {@code once.enabled=false} turns it all off.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+      "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+      "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+      "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+    })
+@ConditionalOnClass(PlatformTransactionManager.class)
+@ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
+@ConditionalOnProperty(
+    prefix = "once",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(OnceProperties.class)
+public class OnceAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  public OnceHandlers onceHandlers(ListableBeanFactory beans, ObjectProvider<PayloadCodec> codec) {
+    return new OnceHandlers(beans, codecOf(codec));
+  }
+
+  /** The codec bean, or the one on the classpath (once-jackson); looked up at first use. */
+  static Supplier<PayloadCodec> codecOf(ObjectProvider<PayloadCodec> codec) {
+    return () -> codec.getIfAvailable(PayloadCodec::discover);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(TransactionRunner.class)
+  public SpringTransactions onceTransactions(
+      PlatformTransactionManager transactionManager, DataSource dataSource) {
+    return new SpringTransactions(transactionManager, dataSource);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public OnceSchemaInitializer onceSchemaInitializer(
+      DataSource dataSource, OnceProperties properties) {
+    return new OnceSchemaInitializer(dataSource, properties.getSchema());
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(Transport.class)
+  @ConditionalOnProperty(
+      prefix = "once",
+      name = "transport",
+      havingValue = "table",
+      matchIfMissing = true)
+  public TableQueueTransport onceTableQueue(
+      DataSource dataSource, OnceProperties properties, OnceSchemaInitializer schema) {
+    return TableQueueTransport.builder(dataSource)
+        .visibilityTimeout(properties.getTable().getVisibilityTimeout())
+        .build();
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Once once(
+      DataSource dataSource,
+      Transport transport,
+      TransactionRunner transactions,
+      OnceProperties properties,
+      OnceHandlers handlers,
+      ObjectProvider<OnceListener> listeners,
+      ObjectProvider<PayloadCodec> codec,
+      OnceSchemaInitializer schema) {
+    Set<String> destinations = new LinkedHashSet<>(properties.getDestinations());
+    destinations.addAll(handlers.destinations());
+    OnceBuilder b =
+        Once.builder()
+            .dataSource(dataSource)
+            .transport(transport)
+            .transactions(transactions)
+            .destinations(destinations.toArray(String[]::new))
+            .partitions(properties.getPartitions())
+            .relayBatchSize(properties.getRelay().getBatchSize())
+            .relayIdleWait(properties.getRelay().getIdleWait())
+            .confirmTimeout(properties.getRelay().getConfirmTimeout())
+            .relayRetry(
+                RetryPolicy.builder()
+                    .maxAttempts(properties.getRelay().getMaxAttempts())
+                    .backoff(
+                        properties.getRelay().getRetryDelay(),
+                        properties.getRelay().getMaxRetryDelay())
+                    .build());
+    codec.ifAvailable(b::codec);
+    listeners.orderedStream().forEach(b::listener);
+    return b.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public OncePublisher oncePublisher(Once once, ObjectProvider<PayloadCodec> codec) {
+    return new OncePublisher(once, codecOf(codec));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public DeadLetters onceDeadLetters(Once once) {
+    return once.deadLetters();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public OnceLifecycle onceLifecycle(
+      Once once,
+      OnceHandlers handlers,
+      OnceProperties properties,
+      ObjectProvider<Operations> operations) {
+    return new OnceLifecycle(once, handlers, properties, operations.orderedStream().toList());
+  }
+
+  /** Typed payloads as JSON, with the application's Jackson mapper. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(JsonMapper.class)
+  static class JsonPayloads {
+    @Bean
+    @ConditionalOnMissingBean
+    PayloadCodec oncePayloadCodec(ObjectProvider<JsonMapper> mapper) {
+      return new JsonMapperCodec(mapper.getIfAvailable(() -> JsonMapper.builder().build()));
+    }
+  }
+
+  /** Once's health in the actuator's health endpoint. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+  static class HealthConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "onceHealthIndicator")
+    OnceHealthIndicator onceHealthIndicator(Once once, OnceProperties properties) {
+      return new OnceHealthIndicator(once::status, properties.getHealth());
+    }
+  }
+}

@@ -1,0 +1,413 @@
+package dev.once.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** Settings of Once in a Spring Boot application, under {@code once.*}. */
+@ConfigurationProperties("once")
+public class OnceProperties {
+
+  /** Whether Once is configured at all. */
+  private boolean enabled = true;
+
+  /**
+   * Destinations events may be published to, beside those inferred from the {@code @OnceHandler}
+   * methods.
+   */
+  private List<String> destinations = new ArrayList<>();
+
+  /** The broker: the table queue in the application's database, or RabbitMQ. */
+  private TransportKind transport = TransportKind.TABLE;
+
+  /** Partitions of the outbox (events with the same key keep their order). */
+  private int partitions = 16;
+
+  private final Table table = new Table();
+  private final Rabbitmq rabbitmq = new Rabbitmq();
+  private final Schema schema = new Schema();
+  private final Relay relay = new Relay();
+  private final Retention retention = new Retention();
+  private final Health health = new Health();
+  private final Metrics metrics = new Metrics();
+
+  /** Settings per consumer id. */
+  private Map<String, Consumer> consumers = new LinkedHashMap<>();
+
+  public enum TransportKind {
+    /** The table queue in the application's PostgreSQL database. */
+    TABLE,
+    /** RabbitMQ, connected with the {@code spring.rabbitmq.*} settings. */
+    RABBITMQ
+  }
+
+  public static class Table {
+    /** How long a delivery stays invisible before it comes back unacknowledged. */
+    private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+    public Duration getVisibilityTimeout() {
+      return visibilityTimeout;
+    }
+
+    public void setVisibilityTimeout(Duration visibilityTimeout) {
+      this.visibilityTimeout = visibilityTimeout;
+    }
+  }
+
+  public static class Rabbitmq {
+    /** Prefix of Once's exchanges and queues. */
+    private String namePrefix = "";
+
+    /** Unacknowledged deliveries per receiver. */
+    private int prefetch = 64;
+
+    /** Deliveries of one message before the broker dead-letters it. */
+    private int deliveryLimit = 20;
+
+    public String getNamePrefix() {
+      return namePrefix;
+    }
+
+    public void setNamePrefix(String namePrefix) {
+      this.namePrefix = namePrefix;
+    }
+
+    public int getPrefetch() {
+      return prefetch;
+    }
+
+    public void setPrefetch(int prefetch) {
+      this.prefetch = prefetch;
+    }
+
+    public int getDeliveryLimit() {
+      return deliveryLimit;
+    }
+
+    public void setDeliveryLimit(int deliveryLimit) {
+      this.deliveryLimit = deliveryLimit;
+    }
+  }
+
+  public static class Schema {
+    /**
+     * Apply Once's schema at start with Flyway (history table {@code once_schema_history}, apart
+     * from the application's own), when Flyway is on the classpath.
+     */
+    private boolean flyway = true;
+
+    /** Apply Once's schema at start without Flyway (idempotent SQL). */
+    private boolean apply = false;
+
+    public boolean isFlyway() {
+      return flyway;
+    }
+
+    public void setFlyway(boolean flyway) {
+      this.flyway = flyway;
+    }
+
+    public boolean isApply() {
+      return apply;
+    }
+
+    public void setApply(boolean apply) {
+      this.apply = apply;
+    }
+  }
+
+  public static class Relay {
+    /** Whether this application runs a relay (publishes the outbox). */
+    private boolean enabled = true;
+
+    /** Outbox rows claimed per round. */
+    private int batchSize = 200;
+
+    /** How long an idle relay waits for a wake-up before it looks again. */
+    private Duration idleWait = Duration.ofSeconds(1);
+
+    /** How long the relay waits for the broker's confirmations. */
+    private Duration confirmTimeout = Duration.ofSeconds(30);
+
+    /** Publish attempts of one outbox row before it is parked as a dead letter. */
+    private int maxAttempts = 10;
+
+    /** Backoff after a refused publish; it doubles up to {@code max-retry-delay}. */
+    private Duration retryDelay = Duration.ofSeconds(5);
+
+    /** The longest backoff between publish attempts. */
+    private Duration maxRetryDelay = Duration.ofMinutes(5);
+
+    public Duration getRetryDelay() {
+      return retryDelay;
+    }
+
+    public void setRetryDelay(Duration retryDelay) {
+      this.retryDelay = retryDelay;
+    }
+
+    public Duration getMaxRetryDelay() {
+      return maxRetryDelay;
+    }
+
+    public void setMaxRetryDelay(Duration maxRetryDelay) {
+      this.maxRetryDelay = maxRetryDelay;
+    }
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    public Duration getIdleWait() {
+      return idleWait;
+    }
+
+    public void setIdleWait(Duration idleWait) {
+      this.idleWait = idleWait;
+    }
+
+    public Duration getConfirmTimeout() {
+      return confirmTimeout;
+    }
+
+    public void setConfirmTimeout(Duration confirmTimeout) {
+      this.confirmTimeout = confirmTimeout;
+    }
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+  }
+
+  public static class Retention {
+    /** Whether this application runs the retention janitor (deletes old markers and rows). */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  public static class Consumer {
+    /** Whether this consumer runs in this application. */
+    private boolean enabled = true;
+
+    /** Worker threads, each polling and committing its own batches. */
+    private int workers = 2;
+
+    /** Deliveries per batch transaction (1 to 64). */
+    private int batchSize = 32;
+
+    /** How long a poll waits for deliveries. */
+    private Duration pollTimeout = Duration.ofSeconds(1);
+
+    /** Attempts of one event before it is dead-lettered. */
+    private int maxAttempts = 10;
+
+    /** Backoff before the second attempt; it doubles up to {@code max-retry-delay}. */
+    private Duration retryDelay = Duration.ofSeconds(1);
+
+    /** The longest backoff between attempts. */
+    private Duration maxRetryDelay = Duration.ofMinutes(5);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getWorkers() {
+      return workers;
+    }
+
+    public void setWorkers(int workers) {
+      this.workers = workers;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    public Duration getPollTimeout() {
+      return pollTimeout;
+    }
+
+    public void setPollTimeout(Duration pollTimeout) {
+      this.pollTimeout = pollTimeout;
+    }
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getRetryDelay() {
+      return retryDelay;
+    }
+
+    public void setRetryDelay(Duration retryDelay) {
+      this.retryDelay = retryDelay;
+    }
+
+    public Duration getMaxRetryDelay() {
+      return maxRetryDelay;
+    }
+
+    public void setMaxRetryDelay(Duration maxRetryDelay) {
+      this.maxRetryDelay = maxRetryDelay;
+    }
+  }
+
+  public static class Health {
+    /** Oldest waiting row (outbox, queue, retries) older than this: OUT_OF_SERVICE. */
+    private Duration backlogAgeOutOfService = Duration.ofMinutes(1);
+
+    /** Oldest waiting row older than this: DOWN. */
+    private Duration backlogAgeDown = Duration.ofMinutes(15);
+
+    /** Open dead letters at or above this count: DOWN (0 never). */
+    private long deadLettersDown = 1;
+
+    public Duration getBacklogAgeOutOfService() {
+      return backlogAgeOutOfService;
+    }
+
+    public void setBacklogAgeOutOfService(Duration backlogAgeOutOfService) {
+      this.backlogAgeOutOfService = backlogAgeOutOfService;
+    }
+
+    public Duration getBacklogAgeDown() {
+      return backlogAgeDown;
+    }
+
+    public void setBacklogAgeDown(Duration backlogAgeDown) {
+      this.backlogAgeDown = backlogAgeDown;
+    }
+
+    public long getDeadLettersDown() {
+      return deadLettersDown;
+    }
+
+    public void setDeadLettersDown(long deadLettersDown) {
+      this.deadLettersDown = deadLettersDown;
+    }
+  }
+
+  public static class Metrics {
+    /** How often the workload gauges (backlogs, ages, dead letters) are read from the database. */
+    private Duration refreshInterval = Duration.ofSeconds(10);
+
+    public Duration getRefreshInterval() {
+      return refreshInterval;
+    }
+
+    public void setRefreshInterval(Duration refreshInterval) {
+      this.refreshInterval = refreshInterval;
+    }
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public List<String> getDestinations() {
+    return destinations;
+  }
+
+  public void setDestinations(List<String> destinations) {
+    this.destinations = destinations;
+  }
+
+  public TransportKind getTransport() {
+    return transport;
+  }
+
+  public void setTransport(TransportKind transport) {
+    this.transport = transport;
+  }
+
+  public int getPartitions() {
+    return partitions;
+  }
+
+  public void setPartitions(int partitions) {
+    this.partitions = partitions;
+  }
+
+  public Table getTable() {
+    return table;
+  }
+
+  public Rabbitmq getRabbitmq() {
+    return rabbitmq;
+  }
+
+  public Schema getSchema() {
+    return schema;
+  }
+
+  public Relay getRelay() {
+    return relay;
+  }
+
+  public Retention getRetention() {
+    return retention;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  public Map<String, Consumer> getConsumers() {
+    return consumers;
+  }
+
+  public void setConsumers(Map<String, Consumer> consumers) {
+    this.consumers = consumers;
+  }
+
+  /** The settings of {@code consumerId}: its own, or the defaults. */
+  public Consumer consumer(String consumerId) {
+    return consumers.getOrDefault(consumerId, new Consumer());
+  }
+}

@@ -1,0 +1,161 @@
+package dev.once.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.ReceivedEvent;
+import dev.once.UnknownDestinationException;
+import dev.once.spi.PublishResult;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
+import dev.once.spring.OnceHandler;
+import dev.once.spring.OnceHandlers;
+import dev.once.spring.OnceLifecycle;
+import dev.once.spring.OncePublisher;
+import dev.once.spring.SpringTransactions;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.mock.env.MockEnvironment;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** What the auto-configuration creates, from which properties, and when it backs off. */
+class OnceAutoConfigurationTest {
+  private static final AtomicInteger SCHEMAS = new AtomicInteger();
+
+  /** A context on a fresh schema of the embedded PostgreSQL, Once's schema applied at start. */
+  private static ApplicationContextRunner runner() {
+    String schema = "auto_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
+    String base = TestDatabase.embeddedUrl();
+    try (Connection c = DriverManager.getConnection(base);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                DataSourceAutoConfiguration.class,
+                DataSourceTransactionManagerAutoConfiguration.class,
+                OnceAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.datasource.url=" + base + "&currentSchema=" + schema,
+            "spring.datasource.hikari.maximum-pool-size=6",
+            "once.schema.apply=true",
+            "once.destinations=orders");
+  }
+
+  static class Handlers {
+    @OnceHandler(consumer = "warehouse", destination = "inferred")
+    public void on(ReceivedEvent event) {}
+  }
+
+  @Test
+  void aDataSourceAndATransactionManagerGiveOnceItsPublisherHandlersAndLifecycle() {
+    runner()
+        .withBean(Handlers.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(Once.class);
+              assertThat(ctx).hasSingleBean(OncePublisher.class);
+              assertThat(ctx).hasSingleBean(SpringTransactions.class);
+              assertThat(ctx).hasSingleBean(TableQueueTransport.class);
+              assertThat(ctx).hasSingleBean(OnceLifecycle.class);
+              assertThat(ctx.getBean(Once.class).config().destinations())
+                  .as("declared by property and inferred from @OnceHandler")
+                  .contains("orders", "inferred");
+              assertThat(ctx.getBean(OnceHandlers.class).subscriptions())
+                  .containsExactly(new OnceHandlers.Subscription("warehouse", "inferred"));
+            });
+  }
+
+  @Test
+  void onceEnabledFalseConfiguresNothing() {
+    runner()
+        .withPropertyValues("once.enabled=false")
+        .run(
+            ctx -> {
+              assertThat(ctx).doesNotHaveBean(Once.class);
+              assertThat(ctx).doesNotHaveBean(OncePublisher.class);
+            });
+  }
+
+  @Test
+  void everyBeanBacksOffWhenTheApplicationDeclaresItsOwn() {
+    runner()
+        .withBean("myTransport", Transport.class, () -> new NamedTransport())
+        .run(
+            ctx -> {
+              assertThat(ctx).doesNotHaveBean(TableQueueTransport.class);
+              assertThat(ctx.getBean(Transport.class)).isInstanceOf(NamedTransport.class);
+            });
+  }
+
+  @Test
+  void publishingToAnUndeclaredDestinationFailsAsInTheCore() {
+    runner()
+        .run(
+            ctx -> {
+              OncePublisher publisher = ctx.getBean(OncePublisher.class);
+              Event e = Event.of(EventId.of("x", 1), "nowhere", null, "X", "{}");
+              TransactionTemplate tx =
+                  new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+              assertThat(catchThrowable(() -> tx.executeWithoutResult(s -> publisher.publish(e))))
+                  .isInstanceOf(UnknownDestinationException.class)
+                  .hasMessageContaining("nowhere");
+            });
+  }
+
+  @Test
+  void theRabbitUriComesFromSpringRabbitmqPropertiesWithItsPartsEncoded() {
+    MockEnvironment env =
+        new MockEnvironment()
+            .withProperty("spring.rabbitmq.host", "rabbit.internal")
+            .withProperty("spring.rabbitmq.port", "5673")
+            .withProperty("spring.rabbitmq.username", "svc")
+            .withProperty("spring.rabbitmq.password", "p@ss/word");
+    assertThat(OnceRabbitAutoConfiguration.uri(env))
+        .isEqualTo("amqp://svc:p%40ss%2Fword@rabbit.internal:5673/%2F");
+    assertThat(OnceRabbitAutoConfiguration.uri(new MockEnvironment()))
+        .isEqualTo("amqp://guest:guest@localhost:5672/%2F");
+  }
+
+  /** A stand-in transport the application declares itself; never used beyond its type. */
+  static final class NamedTransport implements Transport {
+    @Override
+    public String name() {
+      return "mine";
+    }
+
+    @Override
+    public void declare(String destination, String consumerGroup) {}
+
+    @Override
+    public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Receiver receiver(String destination, String consumerGroup) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void close() {}
+  }
+}
