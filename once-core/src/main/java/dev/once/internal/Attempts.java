@@ -3,11 +3,11 @@ package dev.once.internal;
 import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,18 +43,20 @@ final class Attempts {
     if (ids.length == 0) {
       return known;
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectAttempts())) {
-      Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Failure last =
-              STARTED.equals(rs.getString(4))
-                  ? null
-                  : new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
-          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant(), last));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      dialect
+          .admin()
+          .loadAttempts(c, consumerId, List.of(ids))
+          .forEach(
+              (id, a) ->
+                  known.put(
+                      id,
+                      new Known(
+                          a.attempts(),
+                          a.firstFailedAt(),
+                          STARTED.equals(a.errorClass())
+                              ? null
+                              : new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
@@ -75,18 +77,10 @@ final class Attempts {
     Failure kept = last != null ? last : new Failure(STARTED, "started", null, false);
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
-      // upsertAttempt sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
-      Jdbc.update(
-          c,
-          dialect.upsertAttempt(),
-          consumerId,
-          eventId,
-          attempt,
-          first,
-          now,
-          kept.errorClass(),
-          kept.fingerprint(),
-          kept.message());
+      // recordAttempts sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
+      dialect
+          .admin()
+          .recordAttempts(c, List.of(kept.attempt(consumerId, eventId, attempt, first, now)));
     } catch (SQLException e) {
       throw new StoreException("count the attempt of consumer " + consumerId, e);
     }
@@ -105,28 +99,23 @@ final class Attempts {
     if (failures.isEmpty()) {
       return;
     }
+    List<FailedAttempt> rows = new ArrayList<>();
+    List<String> replaced = new ArrayList<>();
+    for (Map.Entry<String, Failure> f : failures.entrySet()) {
+      Known counted = started == null ? null : started.get(f.getKey());
+      Instant first = counted == null ? now : counted.firstFailedAt();
+      if (counted != null) {
+        replaced.add(f.getKey());
+      }
+      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), first, now));
+    }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.upsertAttempt())) {
-        for (Map.Entry<String, Failure> f : failures.entrySet()) {
-          Failure failure = f.getValue();
-          Known counted = started == null ? null : started.get(f.getKey());
-          if (counted != null) {
-            clear(c, f.getKey());
-          }
-          Jdbc.bind(
-              ps,
-              consumerId,
-              f.getKey(),
-              attemptOf.get(f.getKey()),
-              counted == null ? now : counted.firstFailedAt(),
-              now,
-              failure.errorClass(),
-              failure.fingerprint(),
-              failure.message());
-          ps.addBatch();
+      try {
+        for (String id : replaced) {
+          clear(c, id);
         }
-        ps.executeBatch();
+        dialect.admin().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -139,6 +128,6 @@ final class Attempts {
 
   /** Forgets the failures of an event that is now processed or dead-lettered, in {@code c}'s tx. */
   void clear(Connection c, String eventId) throws SQLException {
-    Jdbc.update(c, dialect.deleteAttempt(), consumerId, eventId);
+    dialect.admin().deleteAttempts(c, consumerId, eventId);
   }
 }
