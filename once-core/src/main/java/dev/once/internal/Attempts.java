@@ -54,25 +54,67 @@ final class Attempts {
                       new Known(
                           a.attempts(),
                           a.firstFailedAt(),
-                          new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
+                          STARTED.equals(a.errorClass())
+                              ? null
+                              : new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
     return known;
   }
 
-  /** Records one failed attempt per entry, in one short transaction. */
-  void record(Map<String, Failure> failures, Map<String, Integer> attemptOf, Instant now) {
+  /** The error class of an attempt counted before its handler ran, with no failure before it. */
+  static final String STARTED = "dev.once.AttemptStarted";
+
+  /**
+   * Counts attempt {@code attempt} of an event that runs alone, before its handler, in a committed
+   * transaction of its own: if the handler kills the process the count stays. Keeps the last real
+   * failure, if any. Returns what is now known.
+   */
+  Known start(String eventId, int attempt, Known before, Instant now) {
+    Instant first = before == null ? now : before.firstFailedAt();
+    Failure last = before == null ? null : before.last();
+    Failure kept = last != null ? last : new Failure(STARTED, "started", null, false);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      // recordAttempts sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
+      dialect
+          .admin()
+          .recordAttempts(c, List.of(kept.attempt(consumerId, eventId, attempt, first, now)));
+    } catch (SQLException e) {
+      throw new StoreException("count the attempt of consumer " + consumerId, e);
+    }
+    return new Known(attempt, first, last);
+  }
+
+  /**
+   * Records one failed attempt per entry, in one short transaction. An attempt in {@code started}
+   * was counted already (see {@link #start}): its row is replaced, keeping the count.
+   */
+  void record(
+      Map<String, Failure> failures,
+      Map<String, Integer> attemptOf,
+      Map<String, Known> started,
+      Instant now) {
     if (failures.isEmpty()) {
       return;
     }
     List<FailedAttempt> rows = new ArrayList<>();
+    List<String> replaced = new ArrayList<>();
     for (Map.Entry<String, Failure> f : failures.entrySet()) {
-      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), now, now));
+      Known counted = started == null ? null : started.get(f.getKey());
+      Instant first = counted == null ? now : counted.firstFailedAt();
+      if (counted != null) {
+        replaced.add(f.getKey());
+      }
+      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), first, now));
     }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
+        for (String id : replaced) {
+          clear(c, id);
+        }
         dialect.admin().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {

@@ -84,11 +84,16 @@ final class DeliveryRunner {
       Delivery d,
       ReceivedEvent event,
       Attempts.Known known,
+      Integer counted,
       boolean markerInserted,
       Undo undo,
       Exception failedBefore)
       throws SQLException {
-    int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
+    // counted: the attempt of a delivery run alone, recorded before (see BatchProcessor)
+    int attempt =
+        counted != null
+            ? counted
+            : Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
     if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
       Failure failure = Failure.malformed(d.malformed());
       deadLetter(c, event, 1, known, failure);
