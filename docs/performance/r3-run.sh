@@ -36,6 +36,17 @@ vacuum() {
 }
 
 echo "r3: start $(date -u +%T), end at $(date -u -d @"$END_AT" +%T)"
+
+# Where the time goes: every 0.25 s, what each active backend of the database waits for, with the
+# start of its statement (Once's statements name once_*, the hand-written pipeline's bench_c_*).
+SAMPLES="$OUT/r3-wait-samples.txt"
+{
+  echo "SELECT now()::time(2) AS t, coalesce(wait_event_type, 'CPU') AS type,"
+  echo "       coalesce(wait_event, '-') AS event, left(regexp_replace(query, '\s+', ' ', 'g'), 60) AS q"
+  echo "  FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'"
+  echo "   AND pid <> pg_backend_pid() \\watch 0.25"
+} | timeout "$(left)" $PSQL -F '|' >"$SAMPLES" 2>/dev/null &
+SAMPLER=$!
 for i in $(seq "$RUNS"); do
   for t in $TRANSPORTS; do
     if (($(left) < RUN_SECONDS)); then
@@ -101,4 +112,5 @@ for spec in ${PROCESSES:-table:1 rabbitmq:1 table:2 table:3}; do
   fi
   processes "${spec%%:*}" "${spec##*:}"
 done
+kill "$SAMPLER" 2>/dev/null
 echo "r3: end $(date -u +%T)"
