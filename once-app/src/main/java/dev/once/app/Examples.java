@@ -37,7 +37,7 @@ final class Examples {
           Map.entry("once bench", "once bench --db " + DB + " --json > bench.json"),
           Map.entry("once bench markers", "once bench markers --markers 1000000"),
           Map.entry("once bench backlog", "once bench backlog --events 1000000 --seconds 300"),
-          Map.entry("once help", "once help dead-letters replay"),
+          Map.entry("once help", "once help dead-letters"),
           Map.entry("once completion", "source <(once completion)"));
 
   private Examples() {}
