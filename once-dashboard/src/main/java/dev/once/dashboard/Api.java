@@ -5,7 +5,9 @@ import com.sun.net.httpserver.HttpHandler;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
+import dev.once.OnceException;
 import dev.once.OperationStatus;
+import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import java.io.IOException;
 import java.time.Clock;
@@ -69,6 +71,14 @@ final class Api implements HttpHandler {
       route(ex, path.substring(base.length()));
     } catch (BadRequest e) {
       Http.error(ex, e.status, e.getMessage());
+    } catch (OnceException e) {
+      // e.g. the broker refused a replay: Once's messages name ids, never a payload value
+      log.warn(
+          "dashboard request {} {} failed: {}", ex.getRequestMethod(), safePath(ex), e.toString());
+      Http.error(
+          ex,
+          e instanceof StoreException ? 503 : 502,
+          e.getMessage() + " (dead letters resolved before this one stay resolved: look again)");
     } catch (RuntimeException e) {
       log.warn("dashboard request {} {} failed", ex.getRequestMethod(), safePath(ex), e);
       Http.error(ex, 500, "the dashboard failed: " + e.getClass().getSimpleName());
