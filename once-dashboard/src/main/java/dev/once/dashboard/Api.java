@@ -153,15 +153,18 @@ final class Api implements HttpHandler {
     return m;
   }
 
-  /** Rates averaged over the samples, weighted by the seconds each covers. */
+  /**
+   * Rates averaged over the samples, weighted by the seconds each covers; the duplicate rate over
+   * the samples that know it (null when none does).
+   */
   static Views.Rates rates(List<Sampler.Sample> samples, String name) {
     double secs = 0;
+    double dupSecs = 0;
     double arrival = 0;
     double completion = 0;
     double retry = 0;
     double dup = 0;
     double dead = 0;
-    boolean dupKnown = true;
     for (Sampler.Sample s : samples) {
       Sampler.Point p = s.consumers().get(name);
       if (p == null) {
@@ -172,17 +175,16 @@ final class Api implements HttpHandler {
       completion += p.completion() * s.seconds();
       retry += p.retry() * s.seconds();
       dead += p.dead() * s.seconds();
-      if (p.duplicate() == null) {
-        dupKnown = false;
-      } else {
+      if (p.duplicate() != null) {
+        dupSecs += s.seconds();
         dup += p.duplicate() * s.seconds();
       }
     }
+    Double duplicate = dupSecs == 0 ? null : dup / dupSecs;
     if (secs == 0) {
-      return new Views.Rates(0, 0, 0, dupKnown ? 0.0 : null, 0);
+      return new Views.Rates(0, 0, 0, duplicate, 0);
     }
-    return new Views.Rates(
-        arrival / secs, completion / secs, retry / secs, dupKnown ? dup / secs : null, dead / secs);
+    return new Views.Rates(arrival / secs, completion / secs, retry / secs, duplicate, dead / secs);
   }
 
   private Map<String, Object> series(HttpExchange ex) {
