@@ -1,5 +1,6 @@
 package dev.once.app;
 
+import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
@@ -14,7 +15,9 @@ public final class TransportOptions {
   @Option(
       names = "--transport",
       defaultValue = "table",
-      description = "table (a queue in the same PostgreSQL; default) or rabbitmq.")
+      description =
+          "table (a queue in the same PostgreSQL; default), rabbitmq or kafka (without"
+              + " --bootstrap: an embedded broker, data in .once/kafka).")
   String transport;
 
   @Option(
@@ -23,13 +26,28 @@ public final class TransportOptions {
       description = "RabbitMQ URI for --transport rabbitmq (default ${DEFAULT-VALUE}).")
   String amqp;
 
+  @Option(
+      names = "--bootstrap",
+      description =
+          "Kafka bootstrap servers (host:port[,host:port]) for --transport kafka. Default: an"
+              + " embedded single-node broker in this process, data in .once/kafka.")
+  String bootstrap;
+
   public String name() {
     return transport;
   }
 
   /** These options as command-line arguments, for a child process. */
   public List<String> args() {
+    if (transport.equals("kafka")) { // children use this process's broker, embedded or not
+      return List.of("--transport", transport, "--amqp", amqp, "--bootstrap", bootstrap());
+    }
     return List.of("--transport", transport, "--amqp", amqp);
+  }
+
+  /** The Kafka cluster: {@code --bootstrap}, or the embedded broker (started on first use). */
+  public String bootstrap() {
+    return bootstrap != null ? bootstrap : KafkaBroker.embedded();
   }
 
   /** The RabbitMQ URI given with {@code --amqp} (or its default). */
@@ -46,8 +64,10 @@ public final class TransportOptions {
       case "table" ->
           TableQueueTransport.builder(dataSource).visibilityTimeout(visibilityTimeout).build();
       case "rabbitmq" -> rabbitmq();
+      case "kafka" -> kafka();
       default ->
-          throw new UserError("--transport must be 'table' or 'rabbitmq', was '" + transport + "'");
+          throw new UserError(
+              "--transport must be 'table', 'rabbitmq' or 'kafka', was '" + transport + "'");
     };
   }
 
@@ -56,6 +76,14 @@ public final class TransportOptions {
    * deliveries and counts against the quorum queue's delivery limit. A generous limit and a
    * prefetch of one batch keep crash injection from dead-lettering (and so losing) an event.
    */
+  private Transport kafka() {
+    return KafkaTransport.builder()
+        .bootstrapServers(bootstrap())
+        .sessionTimeout(Duration.ofSeconds(10)) // a killed worker's partitions move on sooner
+        .revokeTimeout(Duration.ofSeconds(5))
+        .build();
+  }
+
   private Transport rabbitmq() {
     return RabbitTransport.builder().uri(amqp).prefetch(32).deliveryLimit(10_000).build();
   }

@@ -104,6 +104,16 @@ class CommandLineTest {
         "dead-letters show 3-x                       | ID | 3-x",
         "dead-letters replay 7-3                     | ID | 7-3",
         "bench --workers 0                           | --workers | 0",
+        "bench markers --markers -1                  | --markers | -1",
+        "bench backlog --seconds 0                   | --seconds | 0",
+        "worker --db jdbc:postgresql://x/y --threads 0 | --threads | 0",
+        "worker --db jdbc:postgresql://x/y --relays -1 | --relays | -1",
+        "worker --db jdbc:postgresql://x/y --visibility-timeout -5 | --visibility-timeout | -5",
+        "worker --db jdbc:postgresql://x/y --metrics-port 99999 | --metrics-port | 99999",
+        "demo --metrics-port 70000                   | --metrics-port | 70000",
+        "check --wait -1                             | --wait | -1",
+        "check --events -2                           | --events | -2",
+        "produce --db jdbc:postgresql://x/y --events 3 --from 0 | --from | 0",
       })
   void aBadValueIsOneLineNamingTheFlagAndTheValueWithExitTwo(
       String args, String flag, String value) {

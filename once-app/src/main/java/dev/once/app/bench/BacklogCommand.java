@@ -1,6 +1,7 @@
 package dev.once.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
@@ -42,6 +43,7 @@ public final class BacklogCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.atLeast("--seconds", seconds, 1);
     BenchSettings s = options.settings(events, 0);
     Logging.quietEngine(true);
     PrintStream progress = System.err;

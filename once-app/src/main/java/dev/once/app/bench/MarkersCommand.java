@@ -1,6 +1,7 @@
 package dev.once.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.Flags;
 import dev.once.app.Logging;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -38,6 +39,7 @@ public final class MarkersCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.atLeast("--markers", markers, 0);
     BenchSettings s = options.settings(events, 0);
     Logging.quietEngine(true);
     PrintStream progress = System.err;

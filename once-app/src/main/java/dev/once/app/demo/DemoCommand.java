@@ -2,6 +2,7 @@ package dev.once.app.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
@@ -106,6 +107,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.port("--metrics-port", metricsPort);
     DemoSettings settings =
         new DemoSettings(
             events,

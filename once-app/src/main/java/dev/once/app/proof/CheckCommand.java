@@ -2,6 +2,7 @@ package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.scenario.WarehouseCheck;
 import dev.once.app.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
@@ -36,11 +37,8 @@ public final class CheckCommand implements Callable<Integer> {
       description = "Seconds to wait for the verdict to become OK (default ${DEFAULT-VALUE}).")
   long waitSeconds;
 
-  @Option(
-      names = "--events",
-      defaultValue = "-1",
-      description = "Orders expected; any number when absent.")
-  long expected;
+  @Option(names = "--events", description = "Orders expected; any number when absent.")
+  Long expected;
 
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
@@ -49,9 +47,13 @@ public final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.atLeast("--wait", waitSeconds, 0);
+    if (expected != null) {
+      Flags.atLeast("--events", expected, 0);
+    }
     PrintWriter out = spec.commandLine().getOut();
     try (Database database = Database.open(db, 2)) {
-      WarehouseVerdict verdict = await(database, expected, waitSeconds);
+      WarehouseVerdict verdict = await(database, expected == null ? -1 : expected, waitSeconds);
       if (json) {
         out.println(new ObjectMapper().writeValueAsString(CheckReport.toJson(verdict)));
       } else {

@@ -2,6 +2,7 @@ package dev.once.app.proof;
 
 import dev.once.Once;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.UserError;
@@ -73,6 +74,9 @@ public final class ProduceCommand implements Callable<Integer> {
     }
     if (threads < 1) {
       throw new UserError("--threads must be 1 or more, was " + threads);
+    }
+    if (from != null) {
+      Flags.atLeast("--from", from, 1);
     }
     if (!(rate >= 0)) {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);

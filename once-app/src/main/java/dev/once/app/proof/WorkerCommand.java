@@ -3,6 +3,7 @@ package dev.once.app.proof;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
@@ -101,6 +102,11 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    Flags.range("--threads", threads, 1, 256);
+    Flags.range("--relays", relays, 0, 64);
+    Flags.atLeast("--visibility-timeout", visibilitySeconds, 1);
+    Flags.atLeast("--stats-every-ms", statsEveryMillis, 0);
+    Flags.port("--metrics-port", metricsPort);
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
