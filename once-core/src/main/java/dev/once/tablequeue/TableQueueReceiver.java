@@ -5,11 +5,9 @@ import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
-import dev.once.spi.MessageDecoder;
+import dev.once.spi.QueueClaim;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,16 +62,10 @@ final class TableQueueReceiver implements Receiver {
     // delivery-count increment; any later synchronous commit (the consumer's) flushes it anyway.
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
-        Jdbc.execute(c, dialect.queueTransaction());
-        Jdbc.bind(ps, group, now, max, now.plus(visibilityTimeout));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int count = rs.getInt("delivery_count");
-            // a row that does not decode is handed out as malformed, to be dead-lettered alone
-            deliveries.add(MessageDecoder.decode(Jdbc.raw(rs), count, count > 1, rs.getLong("id")));
-          }
-        }
+      try {
+        dialect.store().beginEngineTransaction(c);
+        deliveries.addAll(
+            dialect.queue().claim(c, new QueueClaim(group, now, max, now.plus(visibilityTimeout))));
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -89,16 +81,16 @@ final class TableQueueReceiver implements Receiver {
   @Override
   public void ack(List<Delivery> deliveries) {
     // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
-    // DUPLICATE: the ack commits asynchronously (see Dialect#queueTransaction).
-    settle("ack", deliveries, dialect.ackQueue(), null);
+    // DUPLICATE: the ack commits asynchronously (see StoreDialect#beginEngineTransaction).
+    settle("ack", deliveries, null);
   }
 
   @Override
   public void nack(List<Delivery> deliveries, Duration delay) {
-    settle("nack", deliveries, dialect.nackQueue(), clock.instant().plus(delay));
+    settle("nack", deliveries, clock.instant().plus(delay));
   }
 
-  private void settle(String what, List<Delivery> deliveries, String sql, Instant visibleAt) {
+  private void settle(String what, List<Delivery> deliveries, Instant visibleAt) {
     if (deliveries.isEmpty()) {
       return;
     }
@@ -106,11 +98,11 @@ final class TableQueueReceiver implements Receiver {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        Jdbc.execute(c, dialect.queueTransaction());
+        dialect.store().beginEngineTransaction(c);
         if (visibleAt == null) {
-          Jdbc.update(c, sql, Jdbc.longArray(c, ids));
+          dialect.queue().ack(c, ids);
         } else {
-          Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
+          dialect.queue().nack(c, ids, visibleAt);
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {

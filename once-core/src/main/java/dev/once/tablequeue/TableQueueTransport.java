@@ -3,18 +3,16 @@ package dev.once.tablequeue;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
-import dev.once.internal.PgListener;
 import dev.once.internal.PgNotifier;
-import dev.once.internal.PostgresDialect;
 import dev.once.internal.Wakeup;
+import dev.once.spi.Channel;
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +38,9 @@ public final class TableQueueTransport implements Transport {
   private final Duration visibilityTimeout;
   private final Clock clock;
   private final Wakeup wakeup = new Wakeup();
-  private PgListener listener;
+  private AutoCloseable listener;
+
+  /** Null where the database cannot wake other processes: their receivers poll. */
   private final PgNotifier notifier;
 
   private TableQueueTransport(
@@ -49,7 +49,10 @@ public final class TableQueueTransport implements Transport {
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
     this.clock = clock;
-    this.notifier = new PgNotifier(dataSource, dialect.notifyQueue(), "once_queue");
+    this.notifier =
+        dialect.store().notifies()
+            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.QUEUE), "queue")
+            : null;
   }
 
   /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
@@ -66,7 +69,7 @@ public final class TableQueueTransport implements Transport {
     private final DataSource dataSource;
     private Duration visibilityTimeout = Duration.ofSeconds(30);
     private Clock clock = Clock.systemUTC();
-    private Dialect dialect = new PostgresDialect();
+    private Dialect dialect;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -87,6 +90,7 @@ public final class TableQueueTransport implements Transport {
       return this;
     }
 
+    /** The database's dialect; by default chosen from the data source's metadata. */
     public Builder dialect(Dialect dialect) {
       this.dialect = dialect;
       return this;
@@ -96,7 +100,9 @@ public final class TableQueueTransport implements Transport {
       Validate.notNull("tableQueue.dataSource", dataSource);
       Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
       Validate.notNull("tableQueue.clock", clock);
-      return new TableQueueTransport(dataSource, dialect, visibilityTimeout, clock);
+      Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
+      chosen.queue(); // fails now, naming the database, if its dialect has no table queue
+      return new TableQueueTransport(dataSource, chosen, visibilityTimeout, clock);
     }
   }
 
@@ -108,7 +114,7 @@ public final class TableQueueTransport implements Transport {
   @Override
   public void declare(String destination, String consumerGroup) {
     try (Connection c = dataSource.getConnection()) {
-      Jdbc.update(c, dialect.bindQueue(), destination, consumerGroup);
+      dialect.queue().bind(c, destination, consumerGroup);
     } catch (SQLException e) {
       throw new StoreException("bind queue " + consumerGroup + " to " + destination, e);
     }
@@ -123,9 +129,11 @@ public final class TableQueueTransport implements Transport {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        int[] counts = enqueue(c, batch, now);
+        int[] counts = dialect.queue().enqueue(c, batch, now);
         c.commit();
-        notifier.signal(); // receivers in other processes
+        if (notifier != null) {
+          notifier.signal(); // receivers in other processes
+        }
         return result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
@@ -135,26 +143,6 @@ public final class TableQueueTransport implements Transport {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {
       wakeup.signal(); // receivers in this process look at once, without waiting for NOTIFY
-    }
-  }
-
-  private int[] enqueue(Connection c, List<Event> batch, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.enqueue())) {
-      for (Event e : batch) {
-        Jdbc.bind(
-            ps,
-            e.id().value(),
-            e.destination(),
-            e.key(),
-            e.type(),
-            e.payload(),
-            Jdbc.headers(c, e.headers()),
-            now,
-            now,
-            e.destination());
-        ps.addBatch();
-      }
-      return ps.executeBatch();
     }
   }
 
@@ -184,19 +172,17 @@ public final class TableQueueTransport implements Transport {
 
   private synchronized void startListening() {
     if (listener == null) {
-      listener = new PgListener(dataSource, "once_queue", wakeup).start();
+      listener =
+          dialect.store().notifies()
+              ? dialect.store().listen(dataSource, Channel.QUEUE, wakeup::signal)
+              : () -> {};
     }
   }
 
   @Override
   public OptionalLong depth(String destination, String consumerGroup) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.queueDepth())) {
-      ps.setString(1, consumerGroup);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return OptionalLong.of(rs.getLong(1));
-      }
+    try (Connection c = dataSource.getConnection()) {
+      return OptionalLong.of(dialect.queue().depth(c, consumerGroup));
     } catch (SQLException e) {
       throw new StoreException("table queue depth of " + consumerGroup, e);
     }
@@ -205,7 +191,7 @@ public final class TableQueueTransport implements Transport {
   @Override
   public void purge(String destination, String consumerGroup) {
     try (Connection c = dataSource.getConnection()) {
-      Jdbc.update(c, dialect.purgeQueue(), consumerGroup);
+      dialect.queue().purge(c, consumerGroup);
     } catch (SQLException e) {
       throw new StoreException("table queue purge of " + consumerGroup, e);
     }
@@ -213,9 +199,15 @@ public final class TableQueueTransport implements Transport {
 
   @Override
   public synchronized void close() {
-    notifier.close();
+    if (notifier != null) {
+      notifier.close();
+    }
     if (listener != null) {
-      listener.close();
+      try {
+        listener.close();
+      } catch (Exception e) {
+        // a listener that fails to stop is a daemon thread; nothing waits for it
+      }
       listener = null;
     }
   }

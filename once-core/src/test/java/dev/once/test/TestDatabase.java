@@ -3,7 +3,7 @@ package dev.once.test;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +38,7 @@ public final class TestDatabase implements AutoCloseable {
     cfg.setMaximumPoolSize(24);
     cfg.setPoolName("test-" + schema);
     this.dataSource = new HikariDataSource(cfg);
-    Schema.apply(dataSource, new PostgresDialect());
+    Schema.apply(dataSource, Dialects.postgresql());
   }
 
   /** The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on. */

@@ -32,6 +32,10 @@ final class BenchEnv implements AutoCloseable {
     }
   }
 
+  BenchSettings settings() {
+    return settings;
+  }
+
   DataSource dataSource() {
     return database.dataSource();
   }
@@ -73,6 +77,15 @@ final class BenchEnv implements AutoCloseable {
     t.purge(BenchTables.IN, BenchTables.CONSUMER);
     t.purge(BenchTables.OUT, BenchTables.SINK);
     BenchTables.reset(dataSource()); // last: it vacuums what the purges deleted
+  }
+
+  /** As {@link #reset}, for the end-to-end run's two hops. */
+  void resetE2e(Transport t) {
+    t.declare(BenchTables.IN, BenchTables.CONSUMER);
+    t.declare(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
+    t.purge(BenchTables.IN, BenchTables.CONSUMER);
+    t.purge(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
+    BenchTables.reset(dataSource());
   }
 
   @Override

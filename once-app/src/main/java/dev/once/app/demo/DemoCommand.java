@@ -92,8 +92,17 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--metrics-port",
       description =
-          "Serve Prometheus metrics at http://localhost:PORT/metrics while the demo runs.")
+          "Serve Prometheus metrics at http://BIND:PORT/metrics while the demo runs (BIND: see"
+              + " --metrics-bind).")
   Integer metricsPort;
+
+  @Option(
+      names = "--metrics-bind",
+      defaultValue = "127.0.0.1",
+      description =
+          "Address /metrics listens on. Default: ${DEFAULT-VALUE} (this machine only); 0.0.0.0"
+              + " for every interface.")
+  String metricsBind;
 
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
@@ -144,9 +153,9 @@ public final class DemoCommand implements Callable<Integer> {
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
         if (metricsPort != null) {
-          metrics = WorkerMetrics.start(metricsPort, database.dataSource());
+          metrics = WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
           scenario.listener(metrics.listener());
-          progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
+          progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }
         Dashboard dashboard = dashboardOptions.start(database.dataSource(), transport, progress);
         if (dashboard != null) {
