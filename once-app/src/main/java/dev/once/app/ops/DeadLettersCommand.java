@@ -63,7 +63,7 @@ public final class DeadLettersCommand {
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
-      try (Database database = Database.open(db, 4)) {
+      try (Database database = Database.openAny(db, 4)) {
         Migrations.apply(database.dataSource());
         try (Transport transport =
             transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
