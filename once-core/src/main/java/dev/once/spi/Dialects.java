@@ -2,6 +2,7 @@ package dev.once.spi;
 
 import dev.once.ConfigurationException;
 import dev.once.StoreException;
+import dev.once.internal.MariaDbDialect;
 import dev.once.internal.PostgresDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,6 +16,14 @@ public final class Dialects {
   /** PostgreSQL 14 and later (server or embedded). */
   public static Dialect postgresql() {
     return new PostgresDialect();
+  }
+
+  /**
+   * MariaDB 10.6 and later (tested on 10.11), and MySQL 8.0 and later: the same SQL. No
+   * cross-process wake-ups; see docs/MARIADB.md.
+   */
+  public static Dialect mariadb() {
+    return new MariaDbDialect();
   }
 
   /**
@@ -46,7 +55,11 @@ public final class Dialects {
     if (p.contains("postgresql")) {
       return postgresql();
     }
+    if (p.contains("mariadb") || p.contains("mysql")) {
+      return mariadb();
+    }
     throw new ConfigurationException(
-        "dataSource", "is a '" + product + "' database; Once has dialects for PostgreSQL only");
+        "dataSource",
+        "is a '" + product + "' database; Once has dialects for PostgreSQL, MariaDB and MySQL");
   }
 }

@@ -23,6 +23,7 @@ final class TableQueueReceiver implements Receiver {
   private final Dialect dialect;
   private final String group;
   private final Duration visibilityTimeout;
+  private final Duration pollInterval;
   private final Clock clock;
   private final Wakeup wakeup;
 
@@ -31,12 +32,14 @@ final class TableQueueReceiver implements Receiver {
       Dialect dialect,
       String group,
       Duration visibilityTimeout,
+      Duration pollInterval,
       Clock clock,
       Wakeup wakeup) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.group = group;
     this.visibilityTimeout = visibilityTimeout;
+    this.pollInterval = pollInterval;
     this.clock = clock;
     this.wakeup = wakeup;
   }
@@ -51,7 +54,7 @@ final class TableQueueReceiver implements Receiver {
       if (!got.isEmpty() || left <= 0) {
         return got;
       }
-      wakeup.await(seen, Duration.ofNanos(Math.min(left, Duration.ofMillis(500).toNanos())));
+      wakeup.await(seen, Duration.ofNanos(Math.min(left, pollInterval.toNanos())));
     }
   }
 

@@ -36,6 +36,7 @@ public final class TableQueueTransport implements Transport {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Duration visibilityTimeout;
+  private final Duration pollInterval;
   private final Clock clock;
   private final Wakeup wakeup = new Wakeup();
   private AutoCloseable listener;
@@ -44,10 +45,15 @@ public final class TableQueueTransport implements Transport {
   private final PgNotifier notifier;
 
   private TableQueueTransport(
-      DataSource dataSource, Dialect dialect, Duration visibilityTimeout, Clock clock) {
+      DataSource dataSource,
+      Dialect dialect,
+      Duration visibilityTimeout,
+      Duration pollInterval,
+      Clock clock) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
+    this.pollInterval = pollInterval;
     this.clock = clock;
     this.notifier =
         dialect.store().notifies()
@@ -68,6 +74,7 @@ public final class TableQueueTransport implements Transport {
   public static final class Builder {
     private final DataSource dataSource;
     private Duration visibilityTimeout = Duration.ofSeconds(30);
+    private Duration pollInterval = Duration.ofMillis(500);
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
 
@@ -82,6 +89,16 @@ public final class TableQueueTransport implements Transport {
      */
     public Builder visibilityTimeout(Duration timeout) {
       this.visibilityTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How often a waiting receiver looks for rows when nothing woke it. Rows published in the same
+     * process wake receivers at once; on PostgreSQL, NOTIFY wakes other processes' receivers too;
+     * on MariaDB/MySQL they find new rows within this interval. Default 500 ms.
+     */
+    public Builder pollInterval(Duration interval) {
+      this.pollInterval = interval;
       return this;
     }
 
@@ -100,9 +117,10 @@ public final class TableQueueTransport implements Transport {
       Validate.notNull("tableQueue.dataSource", dataSource);
       Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
       Validate.notNull("tableQueue.clock", clock);
+      Validate.positive("tableQueue.pollInterval", pollInterval);
       Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
-      return new TableQueueTransport(dataSource, chosen, visibilityTimeout, clock);
+      return new TableQueueTransport(dataSource, chosen, visibilityTimeout, pollInterval, clock);
     }
   }
 
@@ -167,7 +185,7 @@ public final class TableQueueTransport implements Transport {
   public Receiver receiver(String destination, String consumerGroup) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, consumerGroup, visibilityTimeout, clock, wakeup);
+        dataSource, dialect, consumerGroup, visibilityTimeout, pollInterval, clock, wakeup);
   }
 
   private synchronized void startListening() {

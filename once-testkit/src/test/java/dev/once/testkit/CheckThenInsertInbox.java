@@ -1,5 +1,7 @@
 package dev.once.testkit;
 
+import dev.once.internal.MariaDbDialect;
+import dev.once.internal.MariaDbStore;
 import dev.once.internal.PostgresDialect;
 import dev.once.internal.PostgresStore;
 import dev.once.spi.Dialect;
@@ -20,12 +22,56 @@ import java.util.Set;
  */
 public final class CheckThenInsertInbox extends PostgresStore {
 
-  /**
-   * The PostgreSQL dialect with this inbox, after creating its table (no unique key) in {@code db}.
-   */
+  /** The database's dialect with this inbox, after creating its table (no unique key) in it. */
   public static Dialect in(TestDatabase db) {
-    db.execute("CREATE TABLE broken_inbox (consumer_id text, event_id text)");
-    return new PostgresDialect(new CheckThenInsertInbox());
+    db.execute("CREATE TABLE broken_inbox (consumer_id varchar(200), event_id varchar(200))");
+    return db.isMariaDb()
+        ? new MariaDbDialect(new OnMariaDb())
+        : new PostgresDialect(new CheckThenInsertInbox());
+  }
+
+  /** The same on MariaDB: per event a read of the marker, the pause, an insert if it was absent. */
+  private static final class OnMariaDb extends MariaDbStore {
+    @Override
+    public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
+        throws SQLException {
+      Set<String> inserted = new HashSet<>();
+      for (String eventId : eventIds) {
+        try (PreparedStatement check =
+            c.prepareStatement(
+                """
+                SELECT count(*) FROM broken_inbox, (SELECT SLEEP(0.3) AS pause) p
+                 WHERE consumer_id = ? AND event_id = ?
+                """)) {
+          check.setString(1, consumerId);
+          check.setString(2, eventId);
+          try (ResultSet rs = check.executeQuery()) {
+            rs.next();
+            if (rs.getLong(1) > 0) {
+              continue;
+            }
+          }
+        }
+        try (PreparedStatement insert =
+            c.prepareStatement("INSERT INTO broken_inbox VALUES (?, ?)")) {
+          insert.setString(1, consumerId);
+          insert.setString(2, eventId);
+          insert.executeUpdate();
+          inserted.add(eventId);
+        }
+      }
+      return inserted;
+    }
+
+    @Override
+    public void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException {
+      try (PreparedStatement ps =
+          c.prepareStatement("DELETE FROM broken_inbox WHERE consumer_id = ? AND event_id = ?")) {
+        ps.setString(1, consumerId);
+        ps.setString(2, eventId);
+        ps.executeUpdate();
+      }
+    }
   }
 
   private CheckThenInsertInbox() {}

@@ -6,7 +6,7 @@ import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
 import dev.once.dashboard.Dashboard;
 import dev.once.internal.DeadLetterStore;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -67,7 +67,7 @@ public final class DashboardCommand implements Callable<Integer> {
       throw new UserError("--token must have at least 16 characters, had " + secret.length());
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.open(db, 6);
+    Database database = Database.openAny(db, 6);
     Migrations.apply(database.dataSource());
     Transport transport = transportOptions.open(database.dataSource(), Duration.ofSeconds(30));
     Dashboard dashboard =
@@ -75,7 +75,10 @@ public final class DashboardCommand implements Callable<Integer> {
             Dashboard.builder(
                     database.dataSource(),
                     new DeadLetterStore(
-                        database.dataSource(), transport, new PostgresDialect(), Clock.systemUTC()))
+                        database.dataSource(),
+                        transport,
+                        Dialects.forDataSource(database.dataSource()),
+                        Clock.systemUTC()))
                 .bind(bind)
                 .port(port)
                 .token(secret)

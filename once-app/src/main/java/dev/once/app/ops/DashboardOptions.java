@@ -4,7 +4,7 @@ import dev.once.app.UserError;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
 import dev.once.internal.DeadLetterStore;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -57,7 +57,7 @@ public final class DashboardOptions {
         Dashboard.builder(
                 dataSource,
                 new DeadLetterStore(
-                    dataSource, transport, new PostgresDialect(), Clock.systemUTC()))
+                    dataSource, transport, Dialects.forDataSource(dataSource), Clock.systemUTC()))
             .listener(listener)
             .bind(bind)
             .port(port)
