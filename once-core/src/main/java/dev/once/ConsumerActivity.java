@@ -2,13 +2,9 @@ package dev.once;
 
 import dev.once.spi.Dialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Map;
-import java.util.TreeMap;
 import javax.sql.DataSource;
 
 /**
@@ -32,26 +28,13 @@ public record ConsumerActivity(Instant from, Instant to, Map<String, Counts> cou
     }
   }
 
+  /** Reads the window {@code [from, to)}. */
   public static ConsumerActivity read(
       DataSource dataSource, Dialect dialect, Instant from, Instant to) {
-    Map<String, Counts> counts = new TreeMap<>();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.consumerActivity())) {
-      for (int i = 0; i < 3; i++) {
-        ps.setTimestamp(2 * i + 1, Timestamp.from(from));
-        ps.setTimestamp(2 * i + 2, Timestamp.from(to));
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          counts.merge(
-              rs.getString(1),
-              new Counts(0, 0, 0).plus(rs.getString(2), rs.getLong(3)),
-              (a, b) -> a.plus("completed", b.completed).plus("dead", b.dead).plus("r", b.retried));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      return dialect.admin().consumerActivity(c, from, to);
     } catch (SQLException e) {
       throw new StoreException("read consumer activity", e);
     }
-    return new ConsumerActivity(from, to, counts);
   }
 }

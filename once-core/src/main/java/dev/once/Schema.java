@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
@@ -61,13 +63,19 @@ public final class Schema {
     apply(dataSource, Dialects.forDataSource(dataSource));
   }
 
-  /** Runs every migration of {@code dialect} in one transaction, in the current schema. */
+  /**
+   * Runs every migration of {@code dialect}, statement by statement, in one transaction, in the
+   * current schema (on MariaDB/MySQL each DDL statement commits by itself: a failed apply leaves
+   * the tables created so far).
+   */
   public static void apply(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
         for (String text : migrations(dialect).values()) {
-          s.execute(text);
+          for (String statement : statements(text)) {
+            s.execute(statement);
+          }
         }
         c.commit();
       } catch (SQLException e) {
@@ -77,5 +85,19 @@ public final class Schema {
     } catch (SQLException e) {
       throw new StoreException("apply the Once schema", e);
     }
+  }
+
+  /** A script's statements: comment lines dropped, split at a ';' that ends a line. */
+  static List<String> statements(String script) {
+    StringBuilder sql = new StringBuilder();
+    for (String line : script.split("\n")) {
+      if (!line.strip().startsWith("--")) {
+        sql.append(line).append('\n');
+      }
+    }
+    return Arrays.stream(sql.toString().split(";[ \t]*\n"))
+        .map(String::strip)
+        .filter(statement -> !statement.isEmpty())
+        .toList();
   }
 }

@@ -3,13 +3,9 @@ package dev.once;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -48,45 +44,9 @@ public record WorkloadStatus(
   /** Reads the status of the data source's current schema, as of {@code now}. */
   public static WorkloadStatus read(DataSource dataSource, Dialect dialect, Instant now) {
     try (Connection c = dataSource.getConnection()) {
-      return new WorkloadStatus(
-          now,
-          rows(c, dialect.outboxStatus(), now, true),
-          rows(c, dialect.queueStatus(), now, false),
-          rows(c, dialect.retryStatus(), now, false),
-          deadLetters(c, dialect.deadLetterStatus()));
+      return dialect.admin().status(c, now);
     } catch (SQLException e) {
       throw new StoreException("read the workload status", e);
     }
-  }
-
-  private static List<Backlog> rows(Connection c, String sql, Instant now, boolean parked)
-      throws SQLException {
-    List<Backlog> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setTimestamp(1, Timestamp.from(now));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          long millis = Math.max(0, Math.round(rs.getDouble("oldest") * 1000));
-          out.add(
-              new Backlog(
-                  rs.getString(1),
-                  rs.getLong(parked ? "pending" : "waiting"),
-                  parked ? rs.getLong("parked") : 0,
-                  Duration.ofMillis(millis)));
-        }
-      }
-    }
-    return out;
-  }
-
-  private static List<Backlog> deadLetters(Connection c, String sql) throws SQLException {
-    List<Backlog> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(new Backlog(rs.getString(1), rs.getLong(2), 0, Duration.ZERO));
-      }
-    }
-    return out;
   }
 }

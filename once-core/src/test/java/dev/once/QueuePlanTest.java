@@ -3,7 +3,8 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.internal.Jdbc;
-import dev.once.internal.PostgresDialect;
+import dev.once.internal.PostgresQueue;
+import dev.once.spi.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,8 +20,6 @@ import org.junit.jupiter.api.Test;
  * whole backlog, every time; the claim must keep walking the ready index from its head instead.
  */
 class QueuePlanTest {
-  private static final PostgresDialect SQL = new PostgresDialect();
-
   @Test
   void aClaimUsesTheReadyIndexWhenTheStatisticsSayTheQueueIsEmpty() throws SQLException {
     try (TestDatabase db = TestDatabase.embedded()) {
@@ -34,8 +33,8 @@ class QueuePlanTest {
           """);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
-        Jdbc.execute(c, SQL.queueTransaction());
-        String plan = explain(c, SQL.claimQueue());
+        Dialects.postgresql().store().beginEngineTransaction(c);
+        String plan = explain(c, PostgresQueue.CLAIM);
         c.rollback();
 
         assertThat(plan).contains("Index Scan using once_queue_ready").doesNotContain("Seq Scan");

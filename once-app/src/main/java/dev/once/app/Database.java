@@ -30,19 +30,45 @@ public final class Database implements AutoCloseable {
     this.jdbcUrl = jdbcUrl;
   }
 
-  /** Opens {@code url}, or the embedded database when it is null. */
+  /**
+   * Opens the PostgreSQL at {@code url}, or the embedded database when it is null: for the commands
+   * whose own SQL (the warehouse scenario, the bench) is PostgreSQL's.
+   */
   public static Database open(String url, int poolSize) {
-    return url == null ? embedded(poolSize) : server(url, poolSize);
-  }
-
-  private static Database server(String url, int poolSize) {
-    if (!url.startsWith("jdbc:postgresql:")) {
+    if (url != null && !url.startsWith("jdbc:postgresql:")) {
       throw new UserError(
           "--db must be a PostgreSQL JDBC URL such as"
               + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres, was '"
               + redact(url)
+              + "'"
+              + (isMariaDb(url)
+                  ? " (on MariaDB/MySQL: schema apply, status, dead-letters and dashboard)"
+                  : ""));
+    }
+    return url == null ? embedded(poolSize) : server(url, poolSize);
+  }
+
+  /**
+   * Opens {@code url} on PostgreSQL or MariaDB/MySQL, or the embedded database when it is null: for
+   * the commands that only use Once's own API (schema, status, dead letters, dashboard).
+   */
+  public static Database openAny(String url, int poolSize) {
+    if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {
+      throw new UserError(
+          "--db must be a PostgreSQL or MariaDB/MySQL JDBC URL such as"
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
+              + " jdbc:mariadb://127.0.0.1:3306/test?user=root, was '"
+              + redact(url)
               + "'");
     }
+    return url == null ? embedded(poolSize) : server(url, poolSize);
+  }
+
+  private static boolean isMariaDb(String url) {
+    return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
+  }
+
+  private static Database server(String url, int poolSize) {
     return new Database(null, pool(url, poolSize), redact(url), url);
   }
 

@@ -7,7 +7,8 @@ import org.flywaydb.core.Flyway;
 
 /**
  * Applies the Once schema with Flyway, using a history table of its own so that it lives beside the
- * application's own Flyway history in the same schema.
+ * application's own Flyway history in the same schema. The location is the database's own ({@code
+ * dev/once/schema/postgresql} or {@code dev/once/schema/mariadb}).
  */
 public final class Migrations {
   public static final String HISTORY_TABLE = "once_schema_history";
@@ -17,7 +18,7 @@ public final class Migrations {
   public static void apply(DataSource dataSource) {
     Flyway.configure()
         .dataSource(dataSource)
-        .locations("classpath:" + Schema.location(Dialects.postgresql()))
+        .locations("classpath:" + Schema.location(Dialects.forDataSource(dataSource)))
         .table(HISTORY_TABLE)
         .baselineOnMigrate(true)
         .baselineVersion("0")

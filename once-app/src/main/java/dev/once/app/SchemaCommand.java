@@ -15,9 +15,23 @@ final class SchemaCommand {
 
   @Command(name = "print", description = "Print the schema (every migration, in order) as SQL.")
   static final class Print implements Runnable {
+    @Option(
+        names = "--dialect",
+        description = "postgresql (default) or mariadb (MariaDB and MySQL).",
+        defaultValue = "postgresql")
+    String dialect;
+
     @Override
     public void run() {
-      System.out.print(Schema.sql(Dialects.postgresql()));
+      System.out.print(
+          Schema.sql(
+              switch (dialect) {
+                case "postgresql" -> Dialects.postgresql();
+                case "mariadb", "mysql" -> Dialects.mariadb();
+                default ->
+                    throw new UserError(
+                        "--dialect must be postgresql or mariadb, was '" + dialect + "'");
+              }));
     }
   }
 
@@ -26,12 +40,14 @@ final class SchemaCommand {
       description =
           "Apply the schema with Flyway (history table " + Migrations.HISTORY_TABLE + ").")
   static final class Apply implements Runnable {
-    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    @Option(
+        names = "--db",
+        description = "PostgreSQL or MariaDB JDBC URL; embedded PostgreSQL when absent.")
     String db;
 
     @Override
     public void run() {
-      try (Database database = Database.open(db, 2)) {
+      try (Database database = Database.openAny(db, 2)) {
         Migrations.apply(database.dataSource());
         System.out.println("Once schema applied to " + database.description());
       }

@@ -4,13 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code once bench} works with tiny numbers: exit 0 and every figure in the JSON. No timing. */
 class BenchCommandTest {
+  private static BenchSchema schema;
+
+  @BeforeAll
+  static void schema() throws Exception {
+    schema = new BenchSchema();
+  }
+
+  @AfterAll
+  static void dropSchema() throws Exception {
+    if (schema != null) {
+      schema.close();
+    }
+  }
 
   @Test
-  void benchPrintsOnceAndBothCeilingsAndTheirRatiosAsJson() throws Exception {
+  void benchPrintsOnceAndItsThreeCeilingsAndTheirRatiosAsJson() throws Exception {
     DemoCommandTest.Run r =
         DemoCommandTest.run(
             "bench",
@@ -24,12 +39,18 @@ class BenchCommandTest {
             "100",
             "--json",
             "--db",
-            LocalServer.url());
+            schema.url());
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(r.out());
     for (String field :
         new String[] {
-          "once_eps", "ceiling_db_eps", "ceiling_broker_eps", "ratio_db", "ratio_broker"
+          "once_eps",
+          "ceiling_db_eps",
+          "ceiling_broker_eps",
+          "ceiling_c_eps",
+          "ratio_db",
+          "ratio_broker",
+          "ratio_c"
         }) {
       assertThat(json.get(field).asDouble()).as(field).isPositive();
     }
@@ -53,7 +74,7 @@ class BenchCommandTest {
             "200",
             "--json",
             "--db",
-            LocalServer.url());
+            schema.url());
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(r.out());
     assertThat(json.get("consumer_eps_0").asDouble()).isPositive();
@@ -74,7 +95,7 @@ class BenchCommandTest {
             "60",
             "--json",
             "--db",
-            LocalServer.url());
+            schema.url());
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(r.out());
     assertThat(json.get("processed").asLong()).isEqualTo(500);

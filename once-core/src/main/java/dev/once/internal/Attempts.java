@@ -3,11 +3,11 @@ package dev.once.internal;
 import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,44 +43,79 @@ final class Attempts {
     if (ids.length == 0) {
       return known;
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectAttempts())) {
-      Jdbc.bind(ps, consumerId, c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Failure last = new Failure(rs.getString(4), rs.getString(5), rs.getString(6), false);
-          known.put(rs.getString(1), new Known(rs.getInt(2), rs.getTimestamp(3).toInstant(), last));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      dialect
+          .admin()
+          .loadAttempts(c, consumerId, List.of(ids))
+          .forEach(
+              (id, a) ->
+                  known.put(
+                      id,
+                      new Known(
+                          a.attempts(),
+                          a.firstFailedAt(),
+                          STARTED.equals(a.errorClass())
+                              ? null
+                              : new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     } catch (SQLException e) {
       throw new StoreException("read attempts of consumer " + consumerId, e);
     }
     return known;
   }
 
-  /** Records one failed attempt per entry, in one short transaction. */
-  void record(Map<String, Failure> failures, Map<String, Integer> attemptOf, Instant now) {
+  /** The error class of an attempt counted before its handler ran, with no failure before it. */
+  static final String STARTED = "dev.once.AttemptStarted";
+
+  /**
+   * Counts attempt {@code attempt} of an event that runs alone, before its handler, in a committed
+   * transaction of its own: if the handler kills the process the count stays. Keeps the last real
+   * failure, if any. Returns what is now known.
+   */
+  Known start(String eventId, int attempt, Known before, Instant now) {
+    Instant first = before == null ? now : before.firstFailedAt();
+    Failure last = before == null ? null : before.last();
+    Failure kept = last != null ? last : new Failure(STARTED, "started", null, false);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      // recordAttempts sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
+      dialect
+          .admin()
+          .recordAttempts(c, List.of(kept.attempt(consumerId, eventId, attempt, first, now)));
+    } catch (SQLException e) {
+      throw new StoreException("count the attempt of consumer " + consumerId, e);
+    }
+    return new Known(attempt, first, last);
+  }
+
+  /**
+   * Records one failed attempt per entry, in one short transaction. An attempt in {@code started}
+   * was counted already (see {@link #start}): its row is replaced, keeping the count.
+   */
+  void record(
+      Map<String, Failure> failures,
+      Map<String, Integer> attemptOf,
+      Map<String, Known> started,
+      Instant now) {
     if (failures.isEmpty()) {
       return;
     }
+    List<FailedAttempt> rows = new ArrayList<>();
+    List<String> replaced = new ArrayList<>();
+    for (Map.Entry<String, Failure> f : failures.entrySet()) {
+      Known counted = started == null ? null : started.get(f.getKey());
+      Instant first = counted == null ? now : counted.firstFailedAt();
+      if (counted != null) {
+        replaced.add(f.getKey());
+      }
+      rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), first, now));
+    }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.upsertAttempt())) {
-        for (Map.Entry<String, Failure> f : failures.entrySet()) {
-          Failure failure = f.getValue();
-          Jdbc.bind(
-              ps,
-              consumerId,
-              f.getKey(),
-              attemptOf.get(f.getKey()),
-              now,
-              now,
-              failure.errorClass(),
-              failure.fingerprint(),
-              failure.message());
-          ps.addBatch();
+      try {
+        for (String id : replaced) {
+          clear(c, id);
         }
-        ps.executeBatch();
+        dialect.admin().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -93,6 +128,6 @@ final class Attempts {
 
   /** Forgets the failures of an event that is now processed or dead-lettered, in {@code c}'s tx. */
   void clear(Connection c, String eventId) throws SQLException {
-    Jdbc.update(c, dialect.deleteAttempt(), consumerId, eventId);
+    dialect.admin().deleteAttempts(c, consumerId, eventId);
   }
 }

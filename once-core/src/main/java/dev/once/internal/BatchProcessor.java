@@ -49,6 +49,31 @@ final class BatchProcessor {
     if (deliveries.isEmpty()) {
       return 0;
     }
+    List<Delivery> fresh = new ArrayList<>(deliveries.size());
+    List<Delivery> suspects = new ArrayList<>();
+    for (Delivery d : deliveries) {
+      (isSuspect(d) ? suspects : fresh).add(d);
+    }
+    for (Delivery d : suspects) {
+      handle(receiver, List.of(d), true);
+    }
+    if (!fresh.isEmpty()) {
+      handle(receiver, fresh, false);
+    }
+    return deliveries.size();
+  }
+
+  /**
+   * A delivery that came back: its batch may have crashed the process or thrown an {@link Error}
+   * (or failed, or its worker stopped). It runs alone, with its attempt recorded durably before its
+   * handler, so that a poison crashes only itself and innocents of its batch are not charged for
+   * it.
+   */
+  private static boolean isSuspect(Delivery d) {
+    return !d.isMalformed() && (d.redelivered() || d.deliveryCount() > 1);
+  }
+
+  private void handle(Receiver receiver, List<Delivery> deliveries, boolean isolated) {
     long started = System.nanoTime();
     List<ReceivedEvent> events = new ArrayList<>(deliveries.size());
     for (Delivery d : deliveries) {
@@ -56,13 +81,14 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Map<String, Attempts.Known> known = attempts.load(deliveries);
+    Map<String, Attempts.Known> known = new HashMap<>(attempts.load(deliveries));
+    Map<String, Integer> attemptOf = isolated ? startAlone(events.get(0), known) : Map.of();
     List<HandledDelivery> handled = null;
     Map<String, Exception> failedBefore = new HashMap<>();
     Undo undo = firstUndo(deliveries.size());
     for (boolean done = false; !done; ) {
       try {
-        handled = commitBatch(deliveries, events, known, undo, failedBefore);
+        handled = commitBatch(deliveries, events, known, attemptOf, undo, failedBefore);
         done = true;
       } catch (DeliveryRunner.RerunWithSavepoints e) {
         failedBefore.put(e.eventId, e.failure);
@@ -74,12 +100,29 @@ final class BatchProcessor {
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
       receiver.nack(deliveries, config.retry().backoff().initial());
-      return deliveries.size();
+      return;
     }
     listener.committed(events);
-    recordFailures(handled);
+    recordFailures(handled, isolated ? known : null);
     acknowledge(receiver, handled, started);
-    return deliveries.size();
+  }
+
+  /**
+   * Counts the attempt of a delivery that runs alone before its handler, in a committed
+   * transaction: if it kills the process, the count stays. Its attempt is one more than the
+   * failures recorded; one that comes back without any recorded failure is charged one attempt for
+   * the batch it came from (it may be the poison that crashed it). Returns that attempt number; the
+   * known count (in {@code known}) then includes it.
+   */
+  private Map<String, Integer> startAlone(ReceivedEvent event, Map<String, Attempts.Known> known) {
+    String id = event.id().value();
+    Attempts.Known k = known.get(id);
+    int max = config.retry().maxAttempts();
+    int attempt = k == null ? Math.min(2, max) : k.attempts() + 1;
+    if (attempt <= max) {
+      known.put(id, attempts.start(id, attempt, k, once.config().clock().instant()));
+    }
+    return Map.of(id, attempt);
   }
 
   /**
@@ -108,6 +151,7 @@ final class BatchProcessor {
       List<Delivery> deliveries,
       List<ReceivedEvent> events,
       Map<String, Attempts.Known> known,
+      Map<String, Integer> attemptOf,
       Undo undo,
       Map<String, Exception> failedBefore) {
     List<HandledDelivery> handled = new ArrayList<>(events.size());
@@ -122,7 +166,7 @@ final class BatchProcessor {
           .inTransaction(
               c -> {
                 handled.clear();
-                runBatch(c, deliveries, events, known, undo, failedBefore, handled);
+                runBatch(c, deliveries, events, known, attemptOf, undo, failedBefore, handled);
                 return null;
               },
               wakeRelays);
@@ -144,6 +188,7 @@ final class BatchProcessor {
       List<Delivery> deliveries,
       List<ReceivedEvent> events,
       Map<String, Attempts.Known> known,
+      Map<String, Integer> attemptOf,
       Undo undo,
       Map<String, Exception> failedBefore,
       List<HandledDelivery> handled)
@@ -155,7 +200,15 @@ final class BatchProcessor {
       // the same event twice in one batch: only its first delivery acts
       boolean acts = inserted.remove(id);
       handled.add(
-          runner.run(c, deliveries.get(i), e, known.get(id), acts, undo, failedBefore.get(id)));
+          runner.run(
+              c,
+              deliveries.get(i),
+              e,
+              known.get(id),
+              attemptOf.get(id),
+              acts,
+              undo,
+              failedBefore.get(id)));
     }
   }
 
@@ -171,7 +224,10 @@ final class BatchProcessor {
     return out;
   }
 
-  private void recordFailures(List<HandledDelivery> handled) {
+  /**
+   * {@code started}: the known attempts of an isolated delivery, whose count already includes it.
+   */
+  private void recordFailures(List<HandledDelivery> handled, Map<String, Attempts.Known> started) {
     Map<String, Failure> failures = new LinkedHashMap<>();
     Map<String, Integer> attemptOf = new LinkedHashMap<>();
     for (HandledDelivery h : handled) {
@@ -180,7 +236,7 @@ final class BatchProcessor {
         attemptOf.put(h.event().id().value(), h.attempt());
       }
     }
-    attempts.record(failures, attemptOf, once.config().clock().instant());
+    attempts.record(failures, attemptOf, started, once.config().clock().instant());
   }
 
   private void acknowledge(Receiver receiver, List<HandledDelivery> handled, long started) {

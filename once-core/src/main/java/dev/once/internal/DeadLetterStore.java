@@ -7,20 +7,16 @@ import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
+import dev.once.spi.AdminDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
-import java.sql.Array;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -31,200 +27,89 @@ public final class DeadLetterStore implements DeadLetters {
 
   private final DataSource dataSource;
   private final Transport transport;
-  private final Dialect dialect;
+  private final AdminDialect admin;
   private final Clock clock;
 
+  /**
+   * The longest a dead letter may wait for a replay; null: no limit (admin tools that know none).
+   */
+  private final Duration replayHorizon;
+
   public DeadLetterStore(DataSource dataSource, Transport transport, Dialect dialect, Clock clock) {
+    this(dataSource, transport, dialect, clock, null);
+  }
+
+  public DeadLetterStore(
+      DataSource dataSource,
+      Transport transport,
+      Dialect dialect,
+      Clock clock,
+      Duration replayHorizon) {
+    this.replayHorizon = replayHorizon;
     this.dataSource = dataSource;
     this.transport = transport;
-    this.dialect = dialect;
+    this.admin = dialect.admin();
     this.clock = clock;
   }
 
   @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetters())) {
-      Jdbc.bind(
-          ps,
-          f.consumerId(),
-          f.consumerId(),
-          f.type(),
-          f.type(),
-          f.fingerprint(),
-          f.fingerprint(),
-          ts(f.from()),
-          ts(f.from()),
-          ts(f.to()),
-          ts(f.to()),
-          f.status(),
-          f.status(),
-          f.eventId(),
-          f.eventId(),
-          ids(c, f),
-          ids(c, f),
-          f.limit());
-      List<DeadLetter> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(read(rs));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      throw new StoreException("list dead letters", e);
-    }
+    return read("list dead letters", c -> admin.selectDeadLetters(c, f));
   }
 
   /** Newest first, only ids below {@code beforeId}: a keyset page, never an OFFSET. */
   @Override
   public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.deadLetterPage())) {
-      Object[] filters = filterParams(c, f);
-      Object[] params = Arrays.copyOf(filters, filters.length + 2);
-      params[filters.length] = beforeId;
-      params[filters.length + 1] = f.limit();
-      Jdbc.bind(ps, params);
-      return readAll(ps);
-    } catch (SQLException e) {
-      throw new StoreException("page dead letters", e);
-    }
+    return read("page dead letters", c -> admin.pageDeadLetters(c, f, beforeId));
   }
 
   @Override
   public long count(DeadLetterFilter f) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.countDeadLetters())) {
-      Jdbc.bind(ps, filterParams(c, f));
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (SQLException e) {
-      throw new StoreException("count dead letters", e);
-    }
+    return read("count dead letters", c -> admin.countDeadLetters(c, f));
   }
 
   @Override
   public Optional<DeadLetter> get(long id) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterById())) {
-      Jdbc.bind(ps, id);
-      return readAll(ps).stream().findFirst();
-    } catch (SQLException e) {
-      throw new StoreException("read dead letter " + id, e);
-    }
+    DeadLetterFilter byId = new DeadLetterFilter(null, null, null, null, null, null, null, 1, null);
+    return read("read dead letter " + id, c -> admin.selectDeadLetters(c, byId.ids(List.of(id))))
+        .stream()
+        .findFirst();
   }
 
   @Override
   public List<DeadLetterAction> actions(DeadLetter d) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.selectDeadLetterActions())) {
-      Jdbc.bind(ps, d.consumerId(), d.event().id().value());
-      List<DeadLetterAction> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(
-              new DeadLetterAction(
-                  rs.getString("action"),
-                  rs.getString("actor"),
-                  rs.getString("reason"),
-                  rs.getTimestamp("acted_at").toInstant()));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      throw new StoreException("read the actions on dead letter " + d.id(), e);
-    }
+    return read(
+        "read the actions on dead letter " + d.id(),
+        c -> admin.deadLetterActions(c, d.consumerId(), d.event().id().value()));
   }
 
   @Override
   public List<DeadLetterGroup> groups(String status, int limit) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.deadLetterGroups())) {
-      Jdbc.bind(ps, status, status, limit);
-      List<DeadLetterGroup> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(
-              new DeadLetterGroup(
-                  rs.getString("consumer_id"),
-                  rs.getString("event_type"),
-                  rs.getString("error_fingerprint"),
-                  rs.getString("error_class"),
-                  rs.getLong("count"),
-                  rs.getTimestamp("first_dead_at").toInstant(),
-                  rs.getTimestamp("last_dead_at").toInstant(),
-                  rs.getString("sample_message")));
-        }
-      }
-      return out;
+    return read("group dead letters", c -> admin.deadLetterGroups(c, status, limit));
+  }
+
+  /** One read on a connection of its own. */
+  @FunctionalInterface
+  private interface Read<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T read(String action, Read<T> read) {
+    try (Connection c = dataSource.getConnection()) {
+      return read.run(c);
     } catch (SQLException e) {
-      throw new StoreException("group dead letters", e);
+      throw new StoreException(action, e);
     }
-  }
-
-  private static Object[] filterParams(Connection c, DeadLetterFilter f) throws SQLException {
-    return new Object[] {
-      f.consumerId(),
-      f.consumerId(),
-      f.type(),
-      f.type(),
-      f.fingerprint(),
-      f.fingerprint(),
-      ts(f.from()),
-      ts(f.from()),
-      ts(f.to()),
-      ts(f.to()),
-      f.status(),
-      f.status(),
-      f.eventId(),
-      f.eventId(),
-      ids(c, f),
-      ids(c, f)
-    };
-  }
-
-  private static List<DeadLetter> readAll(PreparedStatement ps) throws SQLException {
-    List<DeadLetter> out = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(read(rs));
-      }
-    }
-    return out;
-  }
-
-  private static Array ids(Connection c, DeadLetterFilter f) throws SQLException {
-    return f.ids() == null ? null : Jdbc.longArray(c, List.copyOf(f.ids()));
-  }
-
-  private static Timestamp ts(Instant i) {
-    return i == null ? null : Timestamp.from(i);
-  }
-
-  private static DeadLetter read(ResultSet rs) throws SQLException {
-    Timestamp resolved = rs.getTimestamp("resolved_at");
-    return new DeadLetter(
-        rs.getLong("id"),
-        rs.getString("consumer_id"),
-        Jdbc.event(rs),
-        rs.getInt("attempts"),
-        rs.getTimestamp("first_failed_at").toInstant(),
-        rs.getTimestamp("last_failed_at").toInstant(),
-        rs.getString("error_class"),
-        rs.getString("error_fingerprint"),
-        rs.getString("error_message"),
-        rs.getBoolean("final_attempt_crashed"),
-        rs.getString("status"),
-        rs.getTimestamp("dead_at").toInstant(),
-        resolved == null ? null : resolved.toInstant());
   }
 
   /** Replays or discards each open dead letter the filter selects; returns those resolved. */
   public List<DeadLetter> resolve(
       DeadLetterFilter filter, String action, String actor, String why) {
+    return resolve(filter, action, actor, why, action.equals("replay"));
+  }
+
+  private List<DeadLetter> resolve(
+      DeadLetterFilter filter, String action, String actor, String why, boolean checkHorizon) {
     DeadLetterFilter open =
         new DeadLetterFilter(
             filter.consumerId(),
@@ -236,8 +121,12 @@ public final class DeadLetterStore implements DeadLetters {
             "dead",
             filter.limit(),
             filter.ids());
+    List<DeadLetter> selected = list(open);
+    if (checkHorizon) {
+      refuseBeyondHorizon(selected);
+    }
     List<DeadLetter> done = new ArrayList<>();
-    for (DeadLetter d : list(open)) {
+    for (DeadLetter d : selected) {
       if (resolveOne(d, action, actor, why)) {
         done.add(d);
       }
@@ -251,20 +140,19 @@ public final class DeadLetterStore implements DeadLetters {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        if (Jdbc.update(c, dialect.resolveDeadLetter(), status, now, d.id()) == 0) {
+        if (!admin.resolveDeadLetter(c, d.id(), status, now)) {
           c.rollback(); // somebody else resolved it meanwhile
           return false;
         }
         String eventId = d.event().id().value();
-        Jdbc.update(
-            c, dialect.insertDeadLetterAction(), d.consumerId(), eventId, action, actor, why, now);
-        if (d.isRelay()) {
-          Jdbc.update(
-              c,
-              action.equals("replay") ? dialect.unparkOutbox() : dialect.deleteParkedOutbox(),
-              eventId);
+        admin.insertDeadLetterAction(
+            c, d.consumerId(), eventId, new DeadLetterAction(action, actor, why, now));
+        if (d.isRelay() && action.equals("replay")) {
+          admin.unparkOutbox(c, eventId);
+        } else if (d.isRelay()) {
+          admin.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
-          Jdbc.update(c, dialect.deleteAttempt(), d.consumerId(), eventId);
+          admin.deleteAttempts(c, d.consumerId(), eventId);
           publish(d);
         }
         c.commit();
@@ -283,7 +171,9 @@ public final class DeadLetterStore implements DeadLetters {
    * the publish, the dead letter stays open and the delivery is processed or deduplicated anyway.
    */
   private void publish(DeadLetter d) {
-    PublishResult r = transport.publish(List.of(d.event()), CONFIRM_TIMEOUT);
+    // to the group that failed only: the others processed it, and retention may have deleted
+    // their markers since
+    PublishResult r = transport.redeliver(d.event(), d.consumerId(), CONFIRM_TIMEOUT);
     if (!r.isConfirmed(0)) {
       throw new OnceException(
           "replay of event "
@@ -300,6 +190,44 @@ public final class DeadLetterStore implements DeadLetters {
   @Override
   public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
     return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> replayBeyondHorizon(
+      DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason, false);
+  }
+
+  /**
+   * Refuses a replay that selects a dead letter older than the replay horizon, before replaying
+   * any: retention keeps markers for {@code redeliveryHorizon + replayHorizon} only, so the markers
+   * that make a second delivery a DUPLICATE may be gone.
+   */
+  private void refuseBeyondHorizon(List<DeadLetter> selected) {
+    if (replayHorizon == null) {
+      return;
+    }
+    Instant limit = clock.instant().minus(replayHorizon);
+    List<DeadLetter> old = selected.stream().filter(d -> d.deadAt().isBefore(limit)).toList();
+    if (!old.isEmpty()) {
+      throw new OnceException(
+          "replay refused: "
+              + old.size()
+              + " of the "
+              + selected.size()
+              + " dead letters selected died before "
+              + limit
+              + " (older than the replay horizon, "
+              + replayHorizon
+              + ", e.g. event "
+              + old.get(0).event().id()
+              + " of consumer "
+              + old.get(0).consumerId()
+              + "). Retention may have deleted the markers that make a second delivery a"
+              + " DUPLICATE, so the replay could act twice. Check the effects by hand, then replay"
+              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason), or"
+              + " narrow the selection (--since).");
+    }
   }
 
   @Override

@@ -30,24 +30,12 @@ final class DeadLetterWriter {
       Failure failure,
       Instant now)
       throws SQLException {
-    return Jdbc.update(
+    return dialect
+        .admin()
+        .insertDeadLetter(
             c,
-            dialect.insertDeadLetter(),
-            consumerId,
-            event.id().value(),
-            event.destination(),
-            event.key(),
-            event.type(),
-            event.payload(),
-            Jdbc.headers(c, event.headers()),
-            attempts,
-            firstFailedAt,
-            now,
-            failure.errorClass(),
-            failure.fingerprint(),
-            failure.message(),
-            failure.finalAttemptCrashed(),
-            now)
-        == 1;
+            event,
+            failure.attempt(consumerId, event.id().value(), attempts, firstFailedAt, now),
+            now);
   }
 }

@@ -6,12 +6,9 @@ import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -46,21 +43,8 @@ final class DeliveryRunner {
    * statement wait for its end; if it committed, the id is not returned here.
    */
   Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
-    String[] ids =
-        events.stream().map(e -> e.id().value()).distinct().sorted().toArray(String[]::new);
-    Set<String> inserted = new HashSet<>();
-    if (ids.length == 0) {
-      return inserted;
-    }
-    try (PreparedStatement ps = c.prepareStatement(once.dialect().insertMarkers())) {
-      Jdbc.bind(ps, config.consumerId(), c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(rs.getString(1));
-        }
-      }
-    }
-    return inserted;
+    List<String> ids = events.stream().map(e -> e.id().value()).distinct().sorted().toList();
+    return once.dialect().store().insertMarkers(c, config.consumerId(), ids);
   }
 
   /** What a failing handler undoes. */
@@ -100,11 +84,16 @@ final class DeliveryRunner {
       Delivery d,
       ReceivedEvent event,
       Attempts.Known known,
+      Integer counted,
       boolean markerInserted,
       Undo undo,
       Exception failedBefore)
       throws SQLException {
-    int attempt = Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
+    // counted: the attempt of a delivery run alone, recorded before (see BatchProcessor)
+    int attempt =
+        counted != null
+            ? counted
+            : Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
     if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
       Failure failure = Failure.malformed(d.malformed());
       deadLetter(c, event, 1, known, failure);
@@ -198,7 +187,7 @@ final class DeliveryRunner {
   }
 
   private void deleteMarker(Connection c, ReceivedEvent event) throws SQLException {
-    Jdbc.update(c, once.dialect().deleteMarker(), config.consumerId(), event.id().value());
+    once.dialect().store().deleteMarker(c, config.consumerId(), event.id().value());
   }
 
   /**

@@ -2,12 +2,12 @@ package dev.once.internal;
 
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
+import dev.once.spi.Lease;
+import dev.once.spi.OperationRow;
+import dev.once.spi.OperationsDialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -17,27 +17,19 @@ import javax.sql.DataSource;
  */
 final class DueClaims {
   private final DataSource dataSource;
-  private final Dialect dialect;
+  private final OperationsDialect ops;
 
   DueClaims(DataSource dataSource, Dialect dialect) {
     this.dataSource = dataSource;
-    this.dialect = dialect;
+    this.ops = dialect.operations();
   }
 
   /** Up to {@code limit} due operations now held by {@code owner}, each as it was before. */
   List<OperationRow> claim(
       String provider, String owner, Instant now, Instant leaseUntil, int limit) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.claimDueOperations())) {
+    try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
-      Jdbc.bind(ps, provider, now, now, limit, owner, leaseUntil, now, now);
-      List<OperationRow> before = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          before.add(OperationRow.read(rs));
-        }
-      }
-      return before;
+      return ops.claimDue(c, provider, limit, new Lease(owner, leaseUntil, now));
     } catch (SQLException e) {
       throw new StoreException("claim due operations of " + provider, e);
     }
@@ -45,37 +37,21 @@ final class DueClaims {
 
   /** A fresh lease just before the call; false if {@code owner} no longer holds it. */
   boolean renew(String operationId, String owner, Instant now, Instant leaseUntil) {
-    return update(
-            "renew lease of " + operationId,
-            dialect.renewOperation(),
-            leaseUntil,
-            now,
-            operationId,
-            owner)
-        == 1;
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      return ops.renew(c, operationId, new Lease(owner, leaseUntil, now));
+    } catch (SQLException e) {
+      throw new StoreException("renew lease of " + operationId, e);
+    }
   }
 
   /** Puts back an operation claimed but never called, as it was, if {@code owner} holds it. */
   void release(OperationRow before, String owner) {
-    update(
-        "release operation " + before.id(),
-        dialect.releaseOperation(),
-        before.state().name(),
-        before.owner(),
-        before.leaseUntil(),
-        before.view().attempts(),
-        before.view().firstAttemptAt(),
-        before.view().updatedAt(),
-        before.id(),
-        owner);
-  }
-
-  private int update(String action, String sql, Object... params) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
-      return Jdbc.update(c, sql, params);
+      ops.release(c, before, owner);
     } catch (SQLException e) {
-      throw new StoreException(action, e);
+      throw new StoreException("release operation " + before.id(), e);
     }
   }
 }

@@ -1,7 +1,9 @@
 package dev.once.internal;
 
 import dev.once.Redaction;
+import dev.once.spi.FailedAttempt;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 
 /**
  * What Once keeps of a handler's failure: the exception class, a fingerprint that groups failures
@@ -69,6 +71,25 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
             ? reason
             : reason.substring(0, MAX_MESSAGE);
     return new Failure("dev.once.PublishRefused", fingerprint, text, false);
+  }
+
+  /** This failure as the attempt row of (consumer, event). */
+  FailedAttempt attempt(
+      String consumerId,
+      String eventId,
+      int attempts,
+      Instant firstFailedAt,
+      Instant lastFailedAt) {
+    return new FailedAttempt(
+        consumerId,
+        eventId,
+        attempts,
+        firstFailedAt,
+        lastFailedAt,
+        errorClass,
+        fingerprint,
+        message,
+        finalAttemptCrashed);
   }
 
   private static String message(Throwable root, byte[] payload) {

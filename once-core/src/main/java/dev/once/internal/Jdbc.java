@@ -11,6 +11,8 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,10 +42,66 @@ public final class Jdbc {
   }
 
   /** Runs a statement whose result (if any) is not needed, e.g. {@code SELECT pg_notify(...)}. */
-  public static void execute(Connection c, String sql) throws SQLException {
+  public static void execute(Connection c, String sql, Object... params) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
       ps.execute();
     }
+  }
+
+  /** The first column of every row, as strings, added to {@code into}. */
+  public static <C extends Collection<String>> C strings(
+      Connection c, String sql, C into, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          into.add(rs.getString(1));
+        }
+      }
+    }
+    return into;
+  }
+
+  /** The first column of every row, as ints. */
+  public static List<Integer> ints(Connection c, String sql, Object... params) throws SQLException {
+    List<Integer> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getInt(1));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The first column of the first row as a long (0 if there is none). */
+  public static long queryLong(Connection c, String sql, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  /** The first column of the first row as a boolean (false if there is none). */
+  public static boolean queryBoolean(Connection c, String sql, Object... params)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, params);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** A nullable timestamp column as an instant. */
+  public static Instant instant(ResultSet rs, String column) throws SQLException {
+    Timestamp t = rs.getTimestamp(column);
+    return t == null ? null : t.toInstant();
   }
 
   public static Array longArray(Connection c, List<Long> values) throws SQLException {

@@ -1,9 +1,11 @@
 package dev.once.internal;
 
 import dev.once.InvalidOperationException;
+import dev.once.spi.OperationInsert;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.UUID;
 
@@ -32,6 +34,11 @@ record NewOperation(
     }
     return new NewOperation(
         operationId, provider, UUID.randomUUID().toString(), sha256(bytes), request);
+  }
+
+  /** The row to insert, created at {@code now}. */
+  OperationInsert row(Instant now) {
+    return new OperationInsert(operationId, provider, key, fingerprint, request, now);
   }
 
   static void validateId(String id) {

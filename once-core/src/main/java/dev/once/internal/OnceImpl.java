@@ -16,12 +16,11 @@ import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
+import dev.once.spi.Channel;
 import dev.once.spi.Dialect;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.OptionalInt;
@@ -42,7 +41,9 @@ public final class OnceImpl implements Once {
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
-  private PgListener outboxListener;
+  private AutoCloseable outboxListener;
+
+  /** Null where the database cannot wake other processes: their relays find the rows by polling. */
   private final PgNotifier outboxNotifier;
 
   public OnceImpl(
@@ -67,25 +68,32 @@ public final class OnceImpl implements Once {
     this.dialect = dialect;
     this.config = config;
     this.listener = new Listeners(listeners);
-    this.outboxNotifier = new PgNotifier(dataSource, dialect.notifyOutbox(), "once_outbox");
+    this.outboxNotifier =
+        dialect.store().notifies()
+            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.OUTBOX), "outbox")
+            : null;
     checkSchema(dataSource, dialect);
   }
+
+  /** Tables that must exist for Once to run. */
+  static final List<String> REQUIRED_TABLES =
+      List.of(
+          "once_outbox",
+          "once_inbox",
+          "once_queue",
+          "once_queue_binding",
+          "once_operation",
+          "once_attempt",
+          "once_dead_letter",
+          "once_dead_letter_action",
+          "once_version");
 
   /** Fails with {@link SchemaMissingException} naming the first missing table. */
   public static void checkSchema(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
-      String schema;
-      try (ResultSet rs = c.createStatement().executeQuery(dialect.currentSchema())) {
-        schema = rs.next() ? rs.getString(1) : "?";
-      }
-      for (String table : dialect.requiredTables()) {
-        try (PreparedStatement ps = c.prepareStatement(dialect.tableExists())) {
-          ps.setString(1, table);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              throw new SchemaMissingException(table, schema);
-            }
-          }
+      for (String table : REQUIRED_TABLES) {
+        if (!dialect.admin().tableExists(c, table)) {
+          throw new SchemaMissingException(table, dialect.admin().currentSchema(c));
         }
       }
     } catch (SQLException e) {
@@ -197,7 +205,8 @@ public final class OnceImpl implements Once {
 
   @Override
   public DeadLetters deadLetters() {
-    return new DeadLetterStore(dataSource, transport, dialect, config.clock());
+    return new DeadLetterStore(
+        dataSource, transport, dialect, config.clock(), config.retention().replayHorizon());
   }
 
   @Override
@@ -232,7 +241,10 @@ public final class OnceImpl implements Once {
 
   synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
-      outboxListener = new PgListener(dataSource, "once_outbox", outboxWakeup).start();
+      outboxListener =
+          dialect.store().notifies()
+              ? dialect.store().listen(dataSource, Channel.OUTBOX, outboxWakeup::signal)
+              : () -> {};
       started.add(outboxListener);
     }
     return outboxWakeup;
@@ -244,7 +256,9 @@ public final class OnceImpl implements Once {
    */
   void outboxCommitted() {
     outboxWakeup.signal();
-    outboxNotifier.signal();
+    if (outboxNotifier != null) {
+      outboxNotifier.signal();
+    }
   }
 
   /** How many relays of this instance run their own thread; at least 1. */
@@ -262,7 +276,9 @@ public final class OnceImpl implements Once {
 
   @Override
   public void close() {
-    outboxNotifier.close();
+    if (outboxNotifier != null) {
+      outboxNotifier.close();
+    }
     for (AutoCloseable engine : started) {
       try {
         engine.close();

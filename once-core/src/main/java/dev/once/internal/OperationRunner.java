@@ -5,6 +5,7 @@ import dev.once.OperationState;
 import dev.once.OperationsConfig;
 import dev.once.ProviderRejectedException;
 import dev.once.RequestNotSentException;
+import dev.once.spi.OperationRow;
 import java.time.Clock;
 import java.time.Instant;
 

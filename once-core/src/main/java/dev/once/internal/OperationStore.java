@@ -4,9 +4,11 @@ import dev.once.OperationConflictException;
 import dev.once.OperationState;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
+import dev.once.spi.Lease;
+import dev.once.spi.OperationOutcome;
+import dev.once.spi.OperationRow;
+import dev.once.spi.OperationsDialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
@@ -18,7 +20,7 @@ import javax.sql.DataSource;
  */
 final class OperationStore {
   private final DataSource dataSource;
-  private final Dialect dialect;
+  private final OperationsDialect ops;
 
   /** What a claim came to: this caller holds it, it is final, another caller holds it, or gone. */
   enum ClaimKind {
@@ -33,26 +35,15 @@ final class OperationStore {
 
   OperationStore(DataSource dataSource, Dialect dialect) {
     this.dataSource = dataSource;
-    this.dialect = dialect;
+    this.ops = dialect.operations();
   }
 
   /** In the caller's transaction: true if inserted, false if known with the same request. */
   boolean insert(Connection c, NewOperation op, Instant now) throws SQLException {
-    int n =
-        Jdbc.update(
-            c,
-            dialect.insertOperation(),
-            op.operationId(),
-            op.provider(),
-            op.key(),
-            op.fingerprint(),
-            op.request(),
-            now,
-            now);
-    if (n == 1) {
+    if (ops.insert(c, op.row(now))) {
       return true;
     }
-    OperationRow row = select(c, dialect.selectOperation(), op.operationId());
+    OperationRow row = ops.find(c, op.operationId(), false);
     checkSame(row, op);
     return false;
   }
@@ -67,21 +58,12 @@ final class OperationStore {
       c = dataSource.getConnection();
       c.setAutoCommit(false);
       if (op != null) {
-        Jdbc.update(
-            c,
-            dialect.insertOperation(),
-            op.operationId(),
-            op.provider(),
-            op.key(),
-            op.fingerprint(),
-            op.request(),
-            now,
-            now);
+        ops.insert(c, op.row(now));
       }
-      OperationRow row = select(c, dialect.lockOperation(), operationId);
+      OperationRow row = ops.find(c, operationId, true);
       Claim claim = new Claim(decide(row, op, now), row, owner);
       if (claim.kind() == ClaimKind.CLAIMED) {
-        Jdbc.update(c, dialect.claimOperation(), owner, leaseUntil, now, now, operationId);
+        ops.claim(c, operationId, new Lease(owner, leaseUntil, now));
       }
       c.commit();
       return claim;
@@ -126,7 +108,7 @@ final class OperationStore {
 
   Optional<OperationRow> find(String operationId) {
     try (Connection c = dataSource.getConnection()) {
-      return Optional.ofNullable(select(c, dialect.selectOperation(), operationId));
+      return Optional.ofNullable(ops.find(c, operationId, false));
     } catch (SQLException e) {
       throw new StoreException("read operation " + operationId, e);
     }
@@ -135,16 +117,11 @@ final class OperationStore {
   /** Records how reconciliation decided, before acting on it. True if {@code owner} holds it. */
   boolean resolve(String operationId, String owner, String resolution, Instant now) {
     return autoCommit(
-            "record resolution of " + operationId,
-            dialect.resolveOperation(),
-            resolution,
-            now,
-            operationId,
-            owner)
-        == 1;
+        "record resolution of " + operationId,
+        c -> ops.recordResolution(c, operationId, owner, resolution, now));
   }
 
-  /** Stores an attempt's outcome; see {@link Dialect#storeOperation()}. */
+  /** Stores an attempt's outcome; see {@link OperationsDialect#store}. */
   boolean store(
       String operationId,
       String owner,
@@ -154,36 +131,24 @@ final class OperationStore {
       Instant nextAttemptAt,
       boolean definitive,
       Instant now) {
-    return autoCommit(
-            "store outcome of " + operationId,
-            dialect.storeOperation(),
-            state.name(),
-            result,
-            error,
-            nextAttemptAt,
-            now,
-            operationId,
-            owner,
-            definitive)
-        == 1;
+    OperationOutcome outcome =
+        new OperationOutcome(
+            operationId, owner, state, result, error, nextAttemptAt, definitive, now);
+    return autoCommit("store outcome of " + operationId, c -> ops.store(c, outcome));
   }
 
-  private int autoCommit(String action, String sql, Object... params) {
+  /** One auto-committed statement. */
+  @FunctionalInterface
+  private interface Statement {
+    boolean run(Connection c) throws SQLException;
+  }
+
+  private boolean autoCommit(String action, Statement statement) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
-      return Jdbc.update(c, sql, params);
+      return statement.run(c);
     } catch (SQLException e) {
       throw new StoreException(action, e);
-    }
-  }
-
-  private static OperationRow select(Connection c, String sql, String operationId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, operationId);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? OperationRow.read(rs) : null;
-      }
     }
   }
 }

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns PostgreSQL {@code NOTIFY} on one channel into {@link Wakeup#signal()}, on a daemon thread
+ * Turns PostgreSQL {@code NOTIFY} on one channel into calls of {@code onNotify}, on a daemon thread
  * with one connection of its own. pgjdbc is reached by reflection, so once-core does not depend on
  * it; with any other driver this does nothing and waiters fall back to polling.
  */
@@ -20,14 +20,20 @@ public final class PgListener implements AutoCloseable {
 
   private final DataSource dataSource;
   private final String channel;
-  private final Wakeup wakeup;
+  private final String listenSql;
+  private final Runnable onNotify;
   private final Thread thread;
   private volatile boolean running = true;
 
-  public PgListener(DataSource dataSource, String channel, Wakeup wakeup) {
+  /**
+   * @param channel for the thread's name and logs
+   * @param listenSql the statement that subscribes, e.g. {@code LISTEN once_outbox}
+   */
+  public PgListener(DataSource dataSource, String channel, String listenSql, Runnable onNotify) {
     this.dataSource = dataSource;
     this.channel = channel;
-    this.wakeup = wakeup;
+    this.listenSql = listenSql;
+    this.onNotify = onNotify;
     this.thread = new Thread(this::run, "once-listen-" + channel);
     this.thread.setDaemon(true);
   }
@@ -47,19 +53,19 @@ public final class PgListener implements AutoCloseable {
         }
         c.setAutoCommit(true);
         try (Statement s = c.createStatement()) {
-          s.execute("LISTEN " + channel);
+          s.execute(listenSql);
         }
         Object pg = c.unwrap(poll.getDeclaringClass());
         while (running) {
           Object[] got = (Object[]) poll.invoke(pg, 500);
           if (got != null && got.length > 0) {
-            wakeup.signal();
+            onNotify.run();
           }
         }
       } catch (Exception e) {
         if (running) {
           log.debug("LISTEN {} lost its connection; again in {}", channel, RECONNECT_PAUSE, e);
-          wakeup.signal(); // waiters look again rather than trust a dead listener
+          onNotify.run(); // waiters look again rather than trust a dead listener
           pause();
         }
       }

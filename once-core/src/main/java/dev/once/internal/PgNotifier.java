@@ -26,19 +26,25 @@ public final class PgNotifier implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PgNotifier.class);
 
   private final DataSource dataSource;
-  private final String notifySql;
+  private final Send send;
   private final String channel;
   private Thread thread;
   private boolean pending;
   private boolean closed;
 
+  /** Sends one notification on an auto-commit connection. */
+  @FunctionalInterface
+  public interface Send {
+    void send(Connection c) throws SQLException;
+  }
+
   /**
-   * @param notifySql the statement that notifies, e.g. {@code SELECT pg_notify('once_outbox', …)}
+   * @param send sends the notification, e.g. by {@code SELECT pg_notify('once_outbox', …)}
    * @param channel for the thread's name and logs
    */
-  public PgNotifier(DataSource dataSource, String notifySql, String channel) {
+  public PgNotifier(DataSource dataSource, Send send, String channel) {
     this.dataSource = dataSource;
-    this.notifySql = notifySql;
+    this.send = send;
     this.channel = channel;
   }
 
@@ -62,7 +68,7 @@ public final class PgNotifier implements AutoCloseable {
         if (!c.getAutoCommit()) {
           c.setAutoCommit(true);
         }
-        Jdbc.execute(c, notifySql);
+        send.send(c);
       } catch (SQLException | RuntimeException e) {
         // a lost wake-up only delays other processes until their next poll
         log.debug("NOTIFY {} failed; other processes find the work when they poll", channel, e);

@@ -8,12 +8,10 @@ import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.MessageDecoder;
+import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,7 +58,7 @@ final class RelayImpl implements Relay {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
-      Jdbc.execute(c, dialect.queueTransaction());
+      dialect.store().beginEngineTransaction(c);
       List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
       if (rows.isEmpty()) {
         c.commit();
@@ -103,32 +101,19 @@ final class RelayImpl implements Relay {
    */
   private List<Integer> lockPartitions(Connection c) throws SQLException {
     List<Integer> candidates =
-        partitions(
-            c, dialect.pendingPartitions(), config.clock().instant(), config.relayBatchSize());
+        new ArrayList<>(
+            dialect
+                .store()
+                .pendingPartitions(c, config.clock().instant(), config.relayBatchSize()));
     contended = false;
     if (candidates.isEmpty()) {
       return candidates;
     }
     Collections.shuffle(candidates);
     int share = (candidates.size() + once.runningRelays() - 1) / once.runningRelays();
-    List<Integer> locked =
-        partitions(c, dialect.lockPartitions(), Jdbc.intArray(c, candidates.subList(0, share)));
+    List<Integer> locked = dialect.store().lockPartitions(c, candidates.subList(0, share));
     contended = locked.isEmpty();
     return locked;
-  }
-
-  private static List<Integer> partitions(Connection c, String sql, Object... params)
-      throws SQLException {
-    List<Integer> result = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      Jdbc.bind(ps, params);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.add(rs.getInt(1));
-        }
-      }
-    }
-    return result;
   }
 
   private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
@@ -136,18 +121,13 @@ final class RelayImpl implements Relay {
       return List.of();
     }
     List<Row> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.claimOutbox())) {
-      Jdbc.bind(
-          ps, Jdbc.intArray(c, partitions), config.clock().instant(), config.relayBatchSize());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Timestamp created = rs.getTimestamp("created_at");
-          long id = rs.getLong("id");
-          Delivery d = MessageDecoder.decode(Jdbc.raw(rs), 1, false, id);
-          String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
-          rows.add(new Row(id, d.event(), created.toInstant(), rs.getInt("attempts"), malformed));
-        }
-      }
+    for (OutboxRow r :
+        dialect
+            .store()
+            .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize())) {
+      Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
+      String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
+      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));
     }
     return rows;
   }
@@ -176,7 +156,7 @@ final class RelayImpl implements Relay {
         continue;
       }
       String reason = "malformed: " + row.malformed();
-      Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+      dialect.store().parkOutbox(c, row.id(), reason);
       deadLetters.write(
           c,
           DeadLetterWriter.RELAY,
@@ -195,7 +175,7 @@ final class RelayImpl implements Relay {
       return;
     }
     List<Long> ids = confirmed.stream().map(Row::id).toList();
-    Jdbc.update(c, dialect.markSent(), config.clock().instant(), Jdbc.longArray(c, ids));
+    dialect.store().markSent(c, ids, config.clock().instant());
   }
 
   /**
@@ -223,13 +203,13 @@ final class RelayImpl implements Relay {
           attempts,
           config.relayRetry().maxAttempts(),
           next);
-      Jdbc.update(c, dialect.markPublishFailed(), reason, next, row.id());
+      dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
   }
 
   private void park(Connection c, Row row, int attempts, String reason, Instant now)
       throws SQLException {
-    Jdbc.update(c, dialect.parkOutbox(), reason, row.id());
+    dialect.store().parkOutbox(c, row.id(), reason);
     Failure failure = Failure.refused(reason);
     deadLetters.write(
         c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);

@@ -3,10 +3,8 @@ package dev.once.internal;
 import dev.once.Retention;
 import dev.once.RetentionPolicy;
 import dev.once.StoreException;
-import dev.once.spi.Dialect;
+import dev.once.spi.AdminDialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
@@ -24,14 +22,14 @@ final class RetentionImpl implements Retention {
 
   private final OnceImpl once;
   private final RetentionPolicy policy;
-  private final Dialect dialect;
+  private final AdminDialect admin;
   private final Clock clock;
   private final EngineThread thread = new EngineThread("once-retention");
 
   RetentionImpl(OnceImpl once) {
     this.once = once;
     this.policy = once.config().retention();
-    this.dialect = once.dialect();
+    this.admin = once.dialect().admin();
     this.clock = once.config().clock();
   }
 
@@ -39,36 +37,35 @@ final class RetentionImpl implements Retention {
   public Round runOnce() {
     try (Connection c = once.dataSource().getConnection()) {
       c.setAutoCommit(true);
-      if (!lock(c)) {
+      if (!admin.tryRetentionLock(c)) {
         return new Round(true, 0, 0, 0, 0);
       }
       try {
         Instant now = clock.instant();
         return new Round(
             false,
-            drain(c, dialect.deleteOldMarkers(), now.minus(policy.markers())),
-            drain(c, dialect.deleteSentOutbox(), now.minus(policy.sentOutbox())),
-            drain(c, dialect.deleteResolvedDeadLetters(), now.minus(policy.resolvedDeadLetters())),
-            drain(c, dialect.deleteOldAttempts(), now.minus(policy.markers())));
+            drain(c, admin::deleteOldMarkers, now.minus(policy.markers())),
+            drain(c, admin::deleteSentOutbox, now.minus(policy.sentOutbox())),
+            drain(c, admin::deleteResolvedDeadLetters, now.minus(policy.resolvedDeadLetters())),
+            drain(c, admin::deleteOldAttempts, now.minus(policy.markers())));
       } finally {
-        Jdbc.execute(c, dialect.retentionUnlock());
+        admin.retentionUnlock(c);
       }
     } catch (SQLException e) {
       throw new StoreException("retention round", e);
     }
   }
 
-  private boolean lock(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.tryRetentionLock());
-        ResultSet rs = ps.executeQuery()) {
-      return rs.next() && rs.getBoolean(1);
-    }
+  /** One kind of batched delete: (connection, before, limit) → rows deleted. */
+  @FunctionalInterface
+  private interface Delete {
+    int run(Connection c, Instant before, int limit) throws SQLException;
   }
 
-  private long drain(Connection c, String sql, Instant before) throws SQLException {
+  private long drain(Connection c, Delete delete, Instant before) throws SQLException {
     long total = 0;
     while (thread.running() || !thread.started()) {
-      int n = Jdbc.update(c, sql, before, policy.batchSize());
+      int n = delete.run(c, before, policy.batchSize());
       total += n;
       if (n < policy.batchSize()) {
         break;

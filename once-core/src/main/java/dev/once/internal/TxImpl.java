@@ -7,7 +7,6 @@ import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
 import dev.once.spi.Transport;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,17 +67,9 @@ public final class TxImpl implements Tx {
     if (transport != null) {
       transport.checkPublishable(event);
     }
-    try (PreparedStatement ps = connection.prepareStatement(dialect.insertOutbox())) {
-      Jdbc.bind(
-          ps,
-          event.id().value(),
-          event.destination(),
-          event.key(),
-          event.type(),
-          event.payload(),
-          Jdbc.headers(connection, event.headers()),
-          event.partition(partitions));
-      boolean written = ps.executeUpdate() == 1;
+    try {
+      boolean written =
+          dialect.store().insertOutbox(connection, event, event.partition(partitions));
       if (written) {
         published.add(event);
       } else {
@@ -95,7 +86,7 @@ public final class TxImpl implements Tx {
   @Override
   public boolean applyIfNewer(String entity, String id, long version) {
     try {
-      boolean isNewer = Jdbc.update(connection, dialect.applyIfNewer(), entity, id, version) == 1;
+      boolean isNewer = dialect.store().applyIfNewer(connection, entity, id, version);
       if (isNewer) {
         newer++;
       } else {

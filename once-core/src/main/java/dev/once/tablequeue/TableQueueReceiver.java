@@ -5,11 +5,9 @@ import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
-import dev.once.spi.MessageDecoder;
+import dev.once.spi.QueueClaim;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +23,7 @@ final class TableQueueReceiver implements Receiver {
   private final Dialect dialect;
   private final String group;
   private final Duration visibilityTimeout;
+  private final Duration pollInterval;
   private final Clock clock;
   private final Wakeup wakeup;
 
@@ -33,12 +32,14 @@ final class TableQueueReceiver implements Receiver {
       Dialect dialect,
       String group,
       Duration visibilityTimeout,
+      Duration pollInterval,
       Clock clock,
       Wakeup wakeup) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.group = group;
     this.visibilityTimeout = visibilityTimeout;
+    this.pollInterval = pollInterval;
     this.clock = clock;
     this.wakeup = wakeup;
   }
@@ -53,7 +54,7 @@ final class TableQueueReceiver implements Receiver {
       if (!got.isEmpty() || left <= 0) {
         return got;
       }
-      wakeup.await(seen, Duration.ofNanos(Math.min(left, Duration.ofMillis(500).toNanos())));
+      wakeup.await(seen, Duration.ofNanos(Math.min(left, pollInterval.toNanos())));
     }
   }
 
@@ -64,16 +65,10 @@ final class TableQueueReceiver implements Receiver {
     // delivery-count increment; any later synchronous commit (the consumer's) flushes it anyway.
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(dialect.claimQueue())) {
-        Jdbc.execute(c, dialect.queueTransaction());
-        Jdbc.bind(ps, group, now, max, now.plus(visibilityTimeout));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int count = rs.getInt("delivery_count");
-            // a row that does not decode is handed out as malformed, to be dead-lettered alone
-            deliveries.add(MessageDecoder.decode(Jdbc.raw(rs), count, count > 1, rs.getLong("id")));
-          }
-        }
+      try {
+        dialect.store().beginEngineTransaction(c);
+        deliveries.addAll(
+            dialect.queue().claim(c, new QueueClaim(group, now, max, now.plus(visibilityTimeout))));
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -89,16 +84,16 @@ final class TableQueueReceiver implements Receiver {
   @Override
   public void ack(List<Delivery> deliveries) {
     // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
-    // DUPLICATE: the ack commits asynchronously (see Dialect#queueTransaction).
-    settle("ack", deliveries, dialect.ackQueue(), null);
+    // DUPLICATE: the ack commits asynchronously (see StoreDialect#beginEngineTransaction).
+    settle("ack", deliveries, null);
   }
 
   @Override
   public void nack(List<Delivery> deliveries, Duration delay) {
-    settle("nack", deliveries, dialect.nackQueue(), clock.instant().plus(delay));
+    settle("nack", deliveries, clock.instant().plus(delay));
   }
 
-  private void settle(String what, List<Delivery> deliveries, String sql, Instant visibleAt) {
+  private void settle(String what, List<Delivery> deliveries, Instant visibleAt) {
     if (deliveries.isEmpty()) {
       return;
     }
@@ -106,11 +101,11 @@ final class TableQueueReceiver implements Receiver {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        Jdbc.execute(c, dialect.queueTransaction());
+        dialect.store().beginEngineTransaction(c);
         if (visibleAt == null) {
-          Jdbc.update(c, sql, Jdbc.longArray(c, ids));
+          dialect.queue().ack(c, ids);
         } else {
-          Jdbc.update(c, sql, visibleAt, Jdbc.longArray(c, ids));
+          dialect.queue().nack(c, ids, visibleAt);
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {

@@ -3,18 +3,16 @@ package dev.once.tablequeue;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
-import dev.once.internal.PgListener;
 import dev.once.internal.PgNotifier;
-import dev.once.internal.PostgresDialect;
 import dev.once.internal.Wakeup;
+import dev.once.spi.Channel;
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,18 +36,29 @@ public final class TableQueueTransport implements Transport {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Duration visibilityTimeout;
+  private final Duration pollInterval;
   private final Clock clock;
   private final Wakeup wakeup = new Wakeup();
-  private PgListener listener;
+  private AutoCloseable listener;
+
+  /** Null where the database cannot wake other processes: their receivers poll. */
   private final PgNotifier notifier;
 
   private TableQueueTransport(
-      DataSource dataSource, Dialect dialect, Duration visibilityTimeout, Clock clock) {
+      DataSource dataSource,
+      Dialect dialect,
+      Duration visibilityTimeout,
+      Duration pollInterval,
+      Clock clock) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
+    this.pollInterval = pollInterval;
     this.clock = clock;
-    this.notifier = new PgNotifier(dataSource, dialect.notifyQueue(), "once_queue");
+    this.notifier =
+        dialect.store().notifies()
+            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.QUEUE), "queue")
+            : null;
   }
 
   /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
@@ -65,8 +74,9 @@ public final class TableQueueTransport implements Transport {
   public static final class Builder {
     private final DataSource dataSource;
     private Duration visibilityTimeout = Duration.ofSeconds(30);
+    private Duration pollInterval = Duration.ofMillis(500);
     private Clock clock = Clock.systemUTC();
-    private Dialect dialect = new PostgresDialect();
+    private Dialect dialect;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -82,11 +92,22 @@ public final class TableQueueTransport implements Transport {
       return this;
     }
 
+    /**
+     * How often a waiting receiver looks for rows when nothing woke it. Rows published in the same
+     * process wake receivers at once; on PostgreSQL, NOTIFY wakes other processes' receivers too;
+     * on MariaDB/MySQL they find new rows within this interval. Default 500 ms.
+     */
+    public Builder pollInterval(Duration interval) {
+      this.pollInterval = interval;
+      return this;
+    }
+
     public Builder clock(Clock clock) {
       this.clock = clock;
       return this;
     }
 
+    /** The database's dialect; by default chosen from the data source's metadata. */
     public Builder dialect(Dialect dialect) {
       this.dialect = dialect;
       return this;
@@ -96,7 +117,10 @@ public final class TableQueueTransport implements Transport {
       Validate.notNull("tableQueue.dataSource", dataSource);
       Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
       Validate.notNull("tableQueue.clock", clock);
-      return new TableQueueTransport(dataSource, dialect, visibilityTimeout, clock);
+      Validate.positive("tableQueue.pollInterval", pollInterval);
+      Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
+      chosen.queue(); // fails now, naming the database, if its dialect has no table queue
+      return new TableQueueTransport(dataSource, chosen, visibilityTimeout, pollInterval, clock);
     }
   }
 
@@ -108,7 +132,7 @@ public final class TableQueueTransport implements Transport {
   @Override
   public void declare(String destination, String consumerGroup) {
     try (Connection c = dataSource.getConnection()) {
-      Jdbc.update(c, dialect.bindQueue(), destination, consumerGroup);
+      dialect.queue().bind(c, destination, consumerGroup);
     } catch (SQLException e) {
       throw new StoreException("bind queue " + consumerGroup + " to " + destination, e);
     }
@@ -123,9 +147,11 @@ public final class TableQueueTransport implements Transport {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        int[] counts = enqueue(c, batch, now);
+        int[] counts = dialect.queue().enqueue(c, batch, now);
         c.commit();
-        notifier.signal(); // receivers in other processes
+        if (notifier != null) {
+          notifier.signal(); // receivers in other processes
+        }
         return result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
@@ -138,23 +164,20 @@ public final class TableQueueTransport implements Transport {
     }
   }
 
-  private int[] enqueue(Connection c, List<Event> batch, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.enqueue())) {
-      for (Event e : batch) {
-        Jdbc.bind(
-            ps,
-            e.id().value(),
-            e.destination(),
-            e.key(),
-            e.type(),
-            e.payload(),
-            Jdbc.headers(c, e.headers()),
-            now,
-            now,
-            e.destination());
-        ps.addBatch();
+  /** One row for {@code consumerGroup} only: a replay reaches no other group. */
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    try (Connection c = dataSource.getConnection()) {
+      int written = dialect.queue().enqueueFor(c, event, consumerGroup, clock.instant());
+      if (notifier != null) {
+        notifier.signal();
       }
-      return ps.executeBatch();
+      return result(List.of(event), new int[] {written});
+    } catch (SQLException e) {
+      throw new StoreException(
+          "table queue redelivery of " + event.id() + " to " + consumerGroup, e);
+    } finally {
+      wakeup.signal();
     }
   }
 
@@ -179,24 +202,22 @@ public final class TableQueueTransport implements Transport {
   public Receiver receiver(String destination, String consumerGroup) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, consumerGroup, visibilityTimeout, clock, wakeup);
+        dataSource, dialect, consumerGroup, visibilityTimeout, pollInterval, clock, wakeup);
   }
 
   private synchronized void startListening() {
     if (listener == null) {
-      listener = new PgListener(dataSource, "once_queue", wakeup).start();
+      listener =
+          dialect.store().notifies()
+              ? dialect.store().listen(dataSource, Channel.QUEUE, wakeup::signal)
+              : () -> {};
     }
   }
 
   @Override
   public OptionalLong depth(String destination, String consumerGroup) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.queueDepth())) {
-      ps.setString(1, consumerGroup);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return OptionalLong.of(rs.getLong(1));
-      }
+    try (Connection c = dataSource.getConnection()) {
+      return OptionalLong.of(dialect.queue().depth(c, consumerGroup));
     } catch (SQLException e) {
       throw new StoreException("table queue depth of " + consumerGroup, e);
     }
@@ -205,7 +226,7 @@ public final class TableQueueTransport implements Transport {
   @Override
   public void purge(String destination, String consumerGroup) {
     try (Connection c = dataSource.getConnection()) {
-      Jdbc.update(c, dialect.purgeQueue(), consumerGroup);
+      dialect.queue().purge(c, consumerGroup);
     } catch (SQLException e) {
       throw new StoreException("table queue purge of " + consumerGroup, e);
     }
@@ -213,9 +234,15 @@ public final class TableQueueTransport implements Transport {
 
   @Override
   public synchronized void close() {
-    notifier.close();
+    if (notifier != null) {
+      notifier.close();
+    }
     if (listener != null) {
-      listener.close();
+      try {
+        listener.close();
+      } catch (Exception e) {
+        // a listener that fails to stop is a daemon thread; nothing waits for it
+      }
       listener = null;
     }
   }

@@ -3,7 +3,8 @@ package dev.once.test;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.Schema;
-import dev.once.internal.PostgresDialect;
+import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,28 +18,36 @@ import javax.sql.DataSource;
 
 /**
  * A fresh PostgreSQL schema with the Once tables, on the embedded server (always available) or on
- * the local server at 127.0.0.1:5432 (skipped when unreachable, except in CI where it fails).
+ * the local server at 127.0.0.1:5432; or a fresh MariaDB database on the local MariaDB at
+ * 127.0.0.1:3306. Local servers are skipped when unreachable, except in CI where that fails.
  */
 public final class TestDatabase implements AutoCloseable {
   public static final String LOCAL_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  public static final String MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
   private static final AtomicInteger counter = new AtomicInteger();
   private static EmbeddedPostgres embedded;
 
   private final String baseUrl;
   private final String schema;
+  private final Dialect dialect;
   private final HikariDataSource dataSource;
 
   private TestDatabase(String baseUrl, String kind) {
     this.baseUrl = baseUrl;
     this.schema =
         "t_" + kind + "_" + ProcessHandle.current().pid() + "_" + counter.incrementAndGet();
-    exec("CREATE SCHEMA " + schema);
+    boolean mariadb = baseUrl.startsWith("jdbc:mariadb:");
+    this.dialect = mariadb ? Dialects.mariadb() : Dialects.postgresql();
+    exec((mariadb ? "CREATE DATABASE " : "CREATE SCHEMA ") + schema);
     HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
-    cfg.setMaximumPoolSize(24);
+    cfg.setJdbcUrl(
+        mariadb
+            ? baseUrl.replace("/test?", "/" + schema + "?")
+            : baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
+    cfg.setMaximumPoolSize(mariadb ? 16 : 24); // the shared MariaDB allows 151 connections in all
     cfg.setPoolName("test-" + schema);
     this.dataSource = new HikariDataSource(cfg);
-    Schema.apply(dataSource, new PostgresDialect());
+    Schema.apply(dataSource, dialect);
   }
 
   /** The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on. */
@@ -58,6 +67,20 @@ public final class TestDatabase implements AutoCloseable {
           "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start");
     }
     return new TestDatabase(LOCAL_URL, "l");
+  }
+
+  /** A fresh database on the local MariaDB; skips the test (fails in CI) when it is down. */
+  public static TestDatabase mariadb() {
+    try (Connection c = DriverManager.getConnection(MARIADB_URL)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      Services.unavailable(
+          "local MariaDB",
+          "127.0.0.1:3306",
+          e,
+          "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd");
+    }
+    return new TestDatabase(MARIADB_URL, "m");
   }
 
   public static synchronized String embeddedUrl() {
@@ -80,8 +103,19 @@ public final class TestDatabase implements AutoCloseable {
     return dataSource;
   }
 
+  /** The schema (PostgreSQL) or database (MariaDB) of this test. */
   public String schema() {
     return schema;
+  }
+
+  /** The dialect of this database. */
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  /** Whether this is a MariaDB database (for the few statements a test writes itself). */
+  public boolean isMariaDb() {
+    return dialect.name().equals("mariadb");
   }
 
   /** The single number a query returns. */
@@ -121,6 +155,6 @@ public final class TestDatabase implements AutoCloseable {
   @Override
   public void close() {
     dataSource.close();
-    exec("DROP SCHEMA " + schema + " CASCADE");
+    exec(isMariaDb() ? "DROP DATABASE " + schema : "DROP SCHEMA " + schema + " CASCADE");
   }
 }

@@ -16,7 +16,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-class RetentionTest {
+/** Retention on one database; one subclass per database. */
+abstract class RetentionTest {
+
+  /** A fresh database of the kind under test. */
+  abstract TestDatabase database();
+
+  /** 2,500 markers and 2,500 sent outbox rows (ids {@code old:1..2500}), three hours old. */
+  abstract void insertOldRows(TestDatabase db);
 
   @Test
   void theBuilderRefusesMarkersKeptShorterThanRedeliveryPlusReplayAndSaysWhy() {
@@ -43,18 +50,10 @@ class RetentionTest {
             .sentOutbox(Duration.ofHours(1))
             .batchSize(100)
             .build();
-    try (Rig rig = new Rig(TestDatabase.embedded(), b -> b.retention(policy))) {
-      rig.db.execute("CREATE TABLE effects (event_id text)");
+    try (Rig rig = new Rig(database(), b -> b.retention(policy))) {
+      rig.db.execute("CREATE TABLE effects (event_id varchar(200))");
       // 2,500 old markers and sent rows, as a long run leaves them
-      rig.db.execute(
-          "INSERT INTO once_inbox (consumer_id, event_id, processed_at)"
-              + " SELECT 'warehouse', 'old:' || g, now() - interval '3 hours'"
-              + " FROM generate_series(1, 2500) g");
-      rig.db.execute(
-          "INSERT INTO once_outbox (event_id, destination, event_type, payload, key_partition,"
-              + " created_at, sent_at) SELECT 'old:' || g, 'orders', 'OrderPaid', '', 0,"
-              + " now() - interval '3 hours', now() - interval '3 hours'"
-              + " FROM generate_series(1, 2500) g");
+      insertOldRows(rig.db);
       Consumer consumer =
           rig.consumer(
               "warehouse",
@@ -110,16 +109,9 @@ class RetentionTest {
 
   @Test
   void oneInstanceAtATimeTheOtherSkipsTheRound() throws Exception {
-    try (Rig rig = new Rig(TestDatabase.embedded());
+    try (Rig rig = new Rig(database());
         var holder = rig.db.dataSource().getConnection()) {
-      try (var rs =
-          holder
-              .createStatement()
-              .executeQuery(
-                  "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.once_retention'))")) {
-        rs.next();
-        assertThat(rs.getBoolean(1)).isTrue();
-      }
+      assertThat(rig.db.dialect().admin().tryRetentionLock(holder)).isTrue();
       assertThat(rig.once.newRetention().runOnce().skipped()).isTrue();
     }
   }

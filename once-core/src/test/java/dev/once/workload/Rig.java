@@ -11,6 +11,7 @@ import dev.once.Once;
 import dev.once.OnceBuilder;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
+import dev.once.WorkloadStatus;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.MovableClock;
 import dev.once.test.TestDatabase;
@@ -98,11 +99,9 @@ final class Rig implements AutoCloseable {
 
   /** Whether the queue is empty and no outbox row waits (parked ones aside). */
   boolean drained() {
-    return db.count("SELECT count(*) FROM once_queue") == 0
-        && db.count(
-                "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"
-                    + " AND next_attempt_at IS DISTINCT FROM 'infinity'")
-            == 0;
+    WorkloadStatus status = once.status();
+    return status.queue().stream().allMatch(b -> b.waiting() == 0)
+        && status.outbox().stream().allMatch(b -> b.waiting() == 0);
   }
 
   @Override

@@ -100,6 +100,14 @@ public final class RabbitTransport implements Transport {
     codec.checkPublishable(event);
   }
 
+  /** Into the group's own queue through the default exchange: no other group gets it. */
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    topology.declare(event.destination(), consumerGroup);
+    return publisher.publishToQueue(
+        event, topology.names().queue(event.destination(), consumerGroup), confirmTimeout);
+  }
+
   @Override
   public OptionalInt deliveryLimit() {
     return OptionalInt.of(config.deliveryLimit());

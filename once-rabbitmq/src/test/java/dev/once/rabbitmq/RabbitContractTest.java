@@ -28,14 +28,23 @@ class RabbitContractTest extends TransportContract {
 
   @BeforeEach
   void open() {
-    db = TestDatabase.embedded();
+    db = newDatabase();
     transport = RabbitTransport.builder().uri(Broker.uri(vhost)).build();
+  }
+
+  /** The database of the outbox and the inbox: embedded PostgreSQL here. */
+  TestDatabase newDatabase() {
+    return TestDatabase.embedded();
   }
 
   @AfterEach
   void close() {
-    transport.close();
-    db.close();
+    if (transport != null) {
+      transport.close();
+    }
+    if (db != null) {
+      db.close();
+    }
   }
 
   @Override

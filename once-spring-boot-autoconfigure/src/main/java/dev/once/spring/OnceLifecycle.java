@@ -7,7 +7,6 @@ import dev.once.RetryPolicy;
 import dev.once.spring.OnceHandlers.Subscription;
 import dev.once.spring.autoconfigure.OnceProperties;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,20 +93,37 @@ public class OnceLifecycle implements SmartLifecycle {
     return List.copyOf(consumers);
   }
 
+  /**
+   * Stops every engine at the same time (each consumer lets its in-flight batch end) and waits for
+   * all of them, so that shutdown takes as long as the slowest, not the sum.
+   */
   @Override
   public synchronized void stop() {
-    List<AutoCloseable> engines = new ArrayList<>(running);
-    Collections.reverse(engines);
-    for (AutoCloseable engine : engines) {
+    List<Thread> closing = new ArrayList<>();
+    for (AutoCloseable engine : running) {
+      Thread t = new Thread(() -> close(engine), "once-stop");
+      t.start();
+      closing.add(t);
+    }
+    for (Thread t : closing) {
       try {
-        engine.close();
-      } catch (Exception e) {
-        log.warn("once: an engine did not stop cleanly: {}", e.toString());
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
     }
     running.clear();
     consumers.clear();
     started = false;
+  }
+
+  private static void close(AutoCloseable engine) {
+    try {
+      engine.close();
+    } catch (Exception e) {
+      log.warn("once: an engine did not stop cleanly: {}", e.toString());
+    }
   }
 
   @Override

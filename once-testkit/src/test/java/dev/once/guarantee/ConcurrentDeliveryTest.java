@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.Outcome;
+import dev.once.spi.Dialect;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.CheckThenInsertInbox;
 import dev.once.testkit.Collide;
@@ -45,7 +46,7 @@ class ConcurrentDeliveryTest {
   @EnumSource(DatabaseKind.class)
   void theSameCheckCatchesACheckThenInsertInbox(DatabaseKind kind) throws Exception {
     try (TestDatabase db = kind.get()) {
-      CheckThenInsertInbox broken = CheckThenInsertInbox.in(db);
+      Dialect broken = CheckThenInsertInbox.in(db);
       try (Harness h = new Harness(db, b -> b.dialect(broken), new Collide(WORKERS))) {
         String id = "order-paid:2";
         deliverConcurrently(h, Harness.event(id));

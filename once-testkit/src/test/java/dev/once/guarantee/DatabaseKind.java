@@ -3,7 +3,10 @@ package dev.once.guarantee;
 import dev.once.test.TestDatabase;
 import java.util.function.Supplier;
 
-/** The two real PostgreSQL servers every guarantee test runs on. */
+/**
+ * The real databases every guarantee test runs on: PostgreSQL embedded and on the local server, and
+ * the local MariaDB (each skipped with one line when absent, failing in CI).
+ */
 enum DatabaseKind implements Supplier<TestDatabase> {
   EMBEDDED {
     @Override
@@ -15,6 +18,12 @@ enum DatabaseKind implements Supplier<TestDatabase> {
     @Override
     public TestDatabase get() {
       return TestDatabase.local();
+    }
+  },
+  MARIADB {
+    @Override
+    public TestDatabase get() {
+      return TestDatabase.mariadb();
     }
   }
 }

@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Relay;
+import dev.once.internal.MariaDbDialect;
+import dev.once.internal.MariaDbStore;
+import dev.once.internal.PostgresDialect;
+import dev.once.internal.PostgresStore;
+import dev.once.spi.Dialect;
 import dev.once.test.TestDatabase;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -34,17 +40,30 @@ class RelayConcurrencyTest {
   @EnumSource(DatabaseKind.class)
   void theSameChecksCatchRelaysThatDoNotLockTheirPartitions(DatabaseKind kind) {
     try (TestDatabase db = kind.get();
-        Harness h = new Harness(db, b -> b.relayBatchSize(100).dialect(new NoPartitionLocks()))) {
+        Harness h = new Harness(db, b -> b.relayBatchSize(100).dialect(noPartitionLocks(db)))) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> publishAndCheck(h, db))
           .isInstanceOf(AssertionError.class);
     }
   }
 
   /** A deliberately broken relay: every relay believes it holds every partition. */
-  private static final class NoPartitionLocks extends dev.once.internal.PostgresDialect {
+  private static Dialect noPartitionLocks(TestDatabase db) {
+    return db.isMariaDb()
+        ? new MariaDbDialect(new MariaDbNoPartitionLocks())
+        : new PostgresDialect(new NoPartitionLocks());
+  }
+
+  private static final class MariaDbNoPartitionLocks extends MariaDbStore {
     @Override
-    public String lockPartitions() {
-      return "SELECT p FROM unnest(?::int[]) AS p";
+    public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
+      return partitions;
+    }
+  }
+
+  private static final class NoPartitionLocks extends PostgresStore {
+    @Override
+    public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
+      return partitions;
     }
   }
 

@@ -8,24 +8,33 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
-/** The table queue passes the transport contract. */
+/** The table queue on PostgreSQL passes the transport contract. */
 class TableQueueContractTest extends TransportContract {
   private TestDatabase db;
   private TableQueueTransport transport;
 
   @BeforeEach
   void open() {
-    db = TestDatabase.embedded();
+    db = newDatabase();
     transport =
         TableQueueTransport.builder(db.dataSource())
             .visibilityTimeout(Duration.ofSeconds(1))
             .build();
   }
 
+  /** The database under test: embedded PostgreSQL here. */
+  TestDatabase newDatabase() {
+    return TestDatabase.embedded();
+  }
+
   @AfterEach
   void close() {
-    transport.close();
-    db.close();
+    if (transport != null) {
+      transport.close();
+    }
+    if (db != null) {
+      db.close();
+    }
   }
 
   @Override

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {MarkersCommand.class, BacklogCommand.class},
+    subcommands = {MarkersCommand.class, BacklogCommand.class, E2eCommand.class},
     description = {
       "Measures, on the same database and broker: ceiling A (the consumer's SQL alone, raw JDBC),"
           + " ceiling B (the broker alone), and Once end to end; prints Once/A and Once/B and"
@@ -74,22 +74,44 @@ public final class BenchCommand implements Callable<Integer> {
         BenchSettings w = options.settings(warmup, 0);
         CeilingDb.run(env.dataSource(), w);
         ceilingB(env, w);
+        ceilingC(env, w);
         new OnceRun(env, w, 0, new PrintStream(OutputStream.nullOutputStream())).run();
       }
       progress.println("  ceiling A: the consumer's SQL alone ...");
       double a = CeilingDb.run(env.dataSource(), s);
       progress.printf("  ceiling A: %.0f events/s%n  ceiling B: the broker alone ...%n", a);
       double b = ceilingB(env, s);
-      progress.printf("  ceiling B: %.0f events/s%n  Once end to end ...%n", b);
+      progress.printf("  ceiling B: %.0f events/s%n  ceiling C: hand-written pipeline ...%n", b);
+      double c = ceilingC(env, s);
+      progress.printf("  ceiling C: %.0f events/s%n  Once end to end ...%n", c);
       OnceRun.Result once = new OnceRun(env, s, latencyRate, progress).run();
       BenchReport report =
-          new BenchReport(s, env.description(), env.transportName(), a, b, once, warmup);
+          new BenchReport(s, env.description(), env.transportName(), a, b, c, once, warmup);
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));
       } else {
         report.print(System.out);
       }
       return report.ok() ? 0 : 1;
+    }
+  }
+
+  /**
+   * Ceiling C of the drain: the hand-written pipeline doing the same work as Once's run below
+   * (backlog committed first, then relays and consumer; the consumer's outgoing events published to
+   * a queue nobody reads).
+   */
+  static double ceilingC(BenchEnv env, BenchSettings s) throws Exception {
+    try (HandBroker broker = HandBroker.open(env, s)) {
+      HandPipeline pipeline =
+          new HandPipeline(env.dataSource(), broker, s, HandPipeline.Shape.DRAIN);
+      try {
+        return pipeline.drain();
+      } finally {
+        pipeline.close();
+        broker.purge(BenchTables.C_OUT, BenchTables.SINK);
+        BenchTables.reset(env.dataSource());
+      }
     }
   }
 

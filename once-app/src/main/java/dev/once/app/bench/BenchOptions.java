@@ -47,9 +47,10 @@ final class BenchOptions {
 
   @Option(
       names = "--producer-batch",
-      defaultValue = "100",
-      description = "Events per producer transaction when pre-loading (default ${DEFAULT-VALUE}).")
-  int producerBatch;
+      description =
+          "Events per producer transaction (default 100 when pre-loading a backlog, 1 for"
+              + " 'bench e2e').")
+  Integer producerBatch;
 
   @Option(
       names = "--latency-producers",
@@ -69,6 +70,11 @@ final class BenchOptions {
   boolean json;
 
   BenchSettings settings(int events, int latencySeconds) {
+    return settings(events, latencySeconds, 100);
+  }
+
+  /** As above; {@code defaultProducerBatch} unless {@code --producer-batch} was given. */
+  BenchSettings settings(int events, int latencySeconds, int defaultProducerBatch) {
     return new BenchSettings(
         events,
         workers,
@@ -76,7 +82,7 @@ final class BenchOptions {
         relays,
         relayBatch,
         producers,
-        producerBatch,
+        producerBatch == null ? defaultProducerBatch : producerBatch,
         latencyProducers,
         latencySeconds,
         timeoutSeconds);

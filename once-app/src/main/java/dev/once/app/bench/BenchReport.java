@@ -13,6 +13,7 @@ record BenchReport(
     String transport,
     double ceilingDbEps,
     double ceilingBrokerEps,
+    double ceilingHandEps,
     OnceRun.Result once,
     int warmupEvents) {
 
@@ -41,6 +42,8 @@ record BenchReport(
     j.put("ceiling_broker_eps", round(ceilingBrokerEps));
     j.put("ratio_db", round3(ratioDb()));
     j.put("ratio_broker", round3(ratioBroker()));
+    j.put("ceiling_c_eps", round(ceilingHandEps));
+    j.put("ratio_c", round3(once.onceEps() / ceilingHandEps));
     j.put("p50_ms", once.p50Ms());
     j.put("p99_ms", once.p99Ms());
     j.put("max_ms", once.maxMs());
@@ -89,7 +92,9 @@ record BenchReport(
     out.printf("  ceiling A (database alone)  %10.0f events/s%n", ceilingDbEps);
     out.printf("  ceiling B (%s)%n", brokerCeilingKind());
     out.printf("                              %10.0f events/s%n", ceilingBrokerEps);
-    out.printf("  Once, end to end            %10.0f events/s%n", once.onceEps());
+    out.printf("  ceiling C (hand-written)    %10.0f events/s%n", ceilingHandEps);
+    out.printf("  Once, drain                 %10.0f events/s%n", once.onceEps());
+    out.printf("  Once / C                    %10.1f %%%n", 100 * once.onceEps() / ceilingHandEps);
     out.printf("  Once / A                    %10.1f %%%n", 100 * ratioDb());
     out.printf("  Once / B                    %10.1f %%%n", 100 * ratioBroker());
     out.printf(

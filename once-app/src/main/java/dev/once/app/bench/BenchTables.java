@@ -21,6 +21,19 @@ final class BenchTables {
   static final String CEILING_CONSUMER = "bench-ceiling";
   static final String CEILING_OUT = "bench-ceiling-out";
 
+  /** End to end, second hop: the warehouse's DispatchQueued events go here, to the notifier. */
+  static final String E2E_DISPATCH = "bench-dispatch";
+
+  static final String NOTIFIER = "bench-notify";
+
+  /** The hand-written pipeline's destinations and groups (ceiling C). */
+  static final String C_IN = "bench-c-in";
+
+  static final String C_DISPATCH = "bench-c-dispatch";
+  static final String C_OUT = "bench-c-out";
+  static final String C_CONSUMER = "bench-c";
+  static final String C_NOTIFIER = "bench-c-notify";
+
   /** The producer's business row. */
   static final String INSERT_ORDER = "INSERT INTO bench_orders (order_id) VALUES (?)";
 
@@ -31,6 +44,12 @@ final class BenchTables {
    */
   static final WarehousePipeline.Dispatch DISPATCH =
       new WarehousePipeline.Dispatch("bench_effects", OUT);
+
+  /** End to end with two hops: the warehouse's dispatch job, then the notifier's notification. */
+  static final WarehousePipeline.Dispatch E2E_WAREHOUSE =
+      new WarehousePipeline.Dispatch("bench_effects", E2E_DISPATCH);
+
+  static final String NOTIFICATIONS = "bench_notifications";
 
   private static final String CREATE =
       """
@@ -44,15 +63,25 @@ final class BenchTables {
           event_id   text        NOT NULL,
           created_at timestamptz NOT NULL DEFAULT now()
       );
-      """;
+      CREATE TABLE IF NOT EXISTS bench_notifications (
+          id         bigserial   PRIMARY KEY,
+          order_id   bigint      NOT NULL,
+          event_id   text        NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+      );
+      """
+          + HandPipeline.CREATE;
 
   private static final String CLEAR =
       """
-      TRUNCATE bench_orders, bench_effects;
+      TRUNCATE bench_orders, bench_effects, bench_notifications;
       DELETE FROM once_inbox
-       WHERE consumer_id IN ('bench', 'bench-ceiling') AND event_id NOT LIKE 'earlier:%';
-      DELETE FROM once_outbox WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out');
-      """;
+       WHERE consumer_id IN ('bench', 'bench-ceiling', 'bench-notify')
+         AND event_id NOT LIKE 'earlier:%';
+      DELETE FROM once_outbox
+       WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out', 'bench-dispatch');
+      """
+          + HandPipeline.CLEAR;
 
   private BenchTables() {}
 
@@ -93,6 +122,11 @@ final class BenchTables {
       Thread.sleep(pollMillis);
     }
     return true;
+  }
+
+  /** Rows of {@code table} (order_id, event_id) beyond one per event id: second effects. */
+  static long duplicates(DataSource dataSource, String table) {
+    return count(dataSource, "SELECT count(*) - count(DISTINCT event_id) FROM " + table);
   }
 
   static long count(DataSource dataSource, String sql) {

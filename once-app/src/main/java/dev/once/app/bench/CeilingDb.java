@@ -3,15 +3,14 @@ package dev.once.app.bench;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.app.scenario.WarehousePipeline;
-import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
-import java.sql.Array;
+import dev.once.spi.StoreDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -24,7 +23,7 @@ import javax.sql.DataSource;
  * broker: what a hand-written consumer on this database could reach at best with the same batching.
  */
 final class CeilingDb {
-  private static final Dialect SQL = Dialects.postgresql();
+  private static final StoreDialect STORE = Dialects.postgresql().store();
 
   /** Once's default number of outbox partitions (the bench leaves it so). */
   private static final int PARTITIONS = 16;
@@ -57,11 +56,8 @@ final class CeilingDb {
   private static void batch(DataSource dataSource, long from, long to) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement markers = c.prepareStatement(SQL.insertMarkers());
-          PreparedStatement effect = c.prepareStatement(BenchTables.DISPATCH.insertJob());
-          PreparedStatement outbox = c.prepareStatement(SQL.insertOutbox())) {
-        Array noHeaders = c.createArrayOf("text", new String[0]);
-        Set<String> inserted = insertMarkers(c, markers, from, to);
+      try (PreparedStatement effect = c.prepareStatement(BenchTables.DISPATCH.insertJob())) {
+        Set<String> inserted = insertMarkers(c, from, to);
         for (long id = from; id < to; id++) {
           String eventId = "bench-paid:" + id;
           if (inserted.contains(eventId)) {
@@ -69,14 +65,7 @@ final class CeilingDb {
             effect.setString(2, eventId);
             effect.executeUpdate();
             Event out = dispatchQueued(eventId, id);
-            outbox.setString(1, out.id().value());
-            outbox.setString(2, out.destination());
-            outbox.setString(3, out.key());
-            outbox.setString(4, out.type());
-            outbox.setBytes(5, out.payload());
-            outbox.setArray(6, noHeaders);
-            outbox.setInt(7, out.partition(PARTITIONS));
-            outbox.executeUpdate();
+            STORE.insertOutbox(c, out, out.partition(PARTITIONS));
           }
         }
       }
@@ -96,21 +85,12 @@ final class CeilingDb {
   }
 
   /** The batch's markers in one statement, as Once inserts them. */
-  private static Set<String> insertMarkers(
-      Connection c, PreparedStatement markers, long from, long to) throws SQLException {
-    String[] ids = new String[(int) (to - from)];
+  private static Set<String> insertMarkers(Connection c, long from, long to) throws SQLException {
+    List<String> ids = new ArrayList<>();
     for (long id = from; id < to; id++) {
-      ids[(int) (id - from)] = "bench-paid:" + id;
+      ids.add("bench-paid:" + id);
     }
-    Arrays.sort(ids);
-    markers.setString(1, BenchTables.CEILING_CONSUMER);
-    markers.setArray(2, c.createArrayOf("text", ids));
-    Set<String> inserted = new HashSet<>();
-    try (ResultSet rs = markers.executeQuery()) {
-      while (rs.next()) {
-        inserted.add(rs.getString(1));
-      }
-    }
-    return inserted;
+    Collections.sort(ids);
+    return STORE.insertMarkers(c, BenchTables.CEILING_CONSUMER, ids);
   }
 }

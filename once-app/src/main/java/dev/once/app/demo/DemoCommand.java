@@ -1,6 +1,7 @@
 package dev.once.app.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.Once;
 import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
@@ -92,8 +93,17 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--metrics-port",
       description =
-          "Serve Prometheus metrics at http://localhost:PORT/metrics while the demo runs.")
+          "Serve Prometheus metrics at http://BIND:PORT/metrics while the demo runs (BIND: see"
+              + " --metrics-bind).")
   Integer metricsPort;
+
+  @Option(
+      names = "--metrics-bind",
+      defaultValue = "127.0.0.1",
+      description =
+          "Address /metrics listens on. Default: ${DEFAULT-VALUE} (this machine only); 0.0.0.0"
+              + " for every interface.")
+  String metricsBind;
 
   @Option(names = "--json", description = "Print the report as one JSON object on stdout.")
   boolean json;
@@ -139,16 +149,19 @@ public final class DemoCommand implements Callable<Integer> {
       Migrations.apply(database.dataSource());
       try (DemoRunLock lock = DemoRunLock.take(database.dataSource(), database.description());
           Transport transport =
-              transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
+              transportOptions.open(database.dataSource(), Duration.ofSeconds(2));
+          Once admin = // the dashboard's replay and discard; the scenario builds its own
+              Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
         DemoScenario scenario =
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
         if (metricsPort != null) {
-          metrics = WorkerMetrics.start(metricsPort, database.dataSource());
+          metrics = WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
           scenario.listener(metrics.listener());
-          progress.println("metrics at http://localhost:" + metrics.port() + "/metrics");
+          progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }
-        Dashboard dashboard = dashboardOptions.start(database.dataSource(), transport, progress);
+        Dashboard dashboard =
+            dashboardOptions.start(database.dataSource(), admin.deadLetters(), progress);
         if (dashboard != null) {
           scenario.listener(dashboardOptions.listener());
         }

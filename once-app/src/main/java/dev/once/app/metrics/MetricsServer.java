@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
@@ -16,10 +17,22 @@ public final class MetricsServer implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts serving {@code registry} on {@code port} (0: any free port) on all interfaces. */
+  /** The address served by default: this machine only. */
+  public static final String LOOPBACK = "127.0.0.1";
+
+  /** Starts serving {@code registry} on {@code port} (0: any free port) on 127.0.0.1 only. */
   public static MetricsServer start(int port, PrometheusMeterRegistry registry) {
+    return start(LOOPBACK, port, registry);
+  }
+
+  /**
+   * Starts serving {@code registry} on {@code bind}:{@code port}; {@code 0.0.0.0} serves every
+   * interface (only do that behind a firewall: the metrics name your consumers and destinations).
+   */
+  public static MetricsServer start(String bind, int port, PrometheusMeterRegistry registry) {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+      HttpServer server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getByName(bind), port), 0);
       server.createContext(
           "/metrics",
           exchange -> {
@@ -35,8 +48,13 @@ public final class MetricsServer implements AutoCloseable {
       server.start();
       return new MetricsServer(server);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot serve /metrics on port " + port, e);
+      throw new UncheckedIOException("cannot serve /metrics on " + bind + ":" + port, e);
     }
+  }
+
+  /** The address it listens on. */
+  public InetSocketAddress address() {
+    return server.getAddress();
   }
 
   public int port() {

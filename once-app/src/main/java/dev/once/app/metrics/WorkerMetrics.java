@@ -34,12 +34,25 @@ public final class WorkerMetrics implements AutoCloseable {
     this.server = server;
   }
 
-  /** Serves {@code /metrics} on {@code port}; the gauges are read from the database every 5 s. */
+  /**
+   * Serves {@code /metrics} on 127.0.0.1:{@code port}; the gauges are read from the database every
+   * 5 s.
+   */
   public static WorkerMetrics start(int port, DataSource dataSource) {
+    return start(MetricsServer.LOOPBACK, port, dataSource);
+  }
+
+  /** Serves {@code /metrics} on {@code bind}:{@code port}. */
+  public static WorkerMetrics start(String bind, int port, DataSource dataSource) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WorkloadGauges gauges =
         WorkloadGauges.bind(registry, () -> WorkloadStatus.read(dataSource), Duration.ofSeconds(5));
-    return new WorkerMetrics(registry, gauges, MetricsServer.start(port, registry));
+    try {
+      return new WorkerMetrics(registry, gauges, MetricsServer.start(bind, port, registry));
+    } catch (RuntimeException e) {
+      gauges.close();
+      throw e;
+    }
   }
 
   public OnceListener listener() {

@@ -63,7 +63,7 @@ public final class DeadLettersCommand {
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
-      try (Database database = Database.open(db, 4)) {
+      try (Database database = Database.openAny(db, 4)) {
         Migrations.apply(database.dataSource());
         try (Transport transport =
             transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
@@ -152,7 +152,7 @@ public final class DeadLettersCommand {
       }
       List<Long> missing = missing(f, found);
       if (!missing.isEmpty()) {
-        System.err.println("once: no dead letter " + ranges(missing) + " (with these filters)");
+        System.err.println("once: no dead letter " + ranges(missing) + withFilters(f));
         return 1;
       }
       if (found.isEmpty()) {
@@ -258,7 +258,7 @@ public final class DeadLettersCommand {
       }
       List<Long> missing = missing(any, found);
       if (!missing.isEmpty()) {
-        notes.add("no dead letter " + ranges(missing) + " (with these filters)");
+        notes.add("no dead letter " + ranges(missing) + withFilters(any));
       }
       return notes;
     }
@@ -294,6 +294,18 @@ public final class DeadLettersCommand {
     TreeSet<Long> missing = new TreeSet<>(f.ids());
     found.forEach(d -> missing.remove(d.id()));
     return List.copyOf(missing);
+  }
+
+  /** Said after a missing id when filters may be why it is missing. */
+  static String withFilters(DeadLetterFilter f) {
+    boolean filtered =
+        f.consumerId() != null
+            || f.eventId() != null
+            || f.type() != null
+            || f.fingerprint() != null
+            || f.from() != null
+            || f.to() != null;
+    return filtered ? " with these filters" : "";
   }
 
   /** {@code [3, 4, 5, 9]} as {@code 3-5, 9}. */

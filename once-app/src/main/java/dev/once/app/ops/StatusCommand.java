@@ -30,7 +30,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (Database database = Database.open(db, 2)) {
+    try (Database database = Database.openAny(db, 2)) {
       Migrations.apply(database.dataSource());
       WorkloadStatus s = WorkloadStatus.read(database.dataSource());
       if (json) {

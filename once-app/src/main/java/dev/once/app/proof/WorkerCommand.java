@@ -86,8 +86,18 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Option(
       names = "--metrics-port",
-      description = "Serve Prometheus metrics at http://localhost:PORT/metrics while running.")
+      description =
+          "Serve Prometheus metrics at http://BIND:PORT/metrics while running (BIND: see"
+              + " --metrics-bind).")
   Integer metricsPort;
+
+  @Option(
+      names = "--metrics-bind",
+      defaultValue = "127.0.0.1",
+      description =
+          "Address /metrics listens on. Default: ${DEFAULT-VALUE} (this machine only); 0.0.0.0"
+              + " for every interface.")
+  String metricsBind;
 
   @Option(names = "--verbose", description = "Log what the engine logs.")
   boolean verbose;
@@ -117,9 +127,12 @@ public final class WorkerCommand implements Callable<Integer> {
         transportOptions.open(database.dataSource(), Duration.ofSeconds(visibilitySeconds));
     Transport transport = earlyAck ? new EarlyAckingTransport(opened) : opened;
     WorkerMetrics metrics =
-        metricsPort == null ? null : WorkerMetrics.start(metricsPort, database.dataSource());
+        metricsPort == null
+            ? null
+            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
-    Dashboard dashboard = dashboardOptions.start(database.dataSource(), opened, System.err);
+    Dashboard dashboard =
+        dashboardOptions.start(database.dataSource(), once.deadLetters(), System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -107,12 +107,18 @@ public final class WarehousePipeline {
 
   /** Records a notification (and the e-mail, in the demo) through the consumer's transaction. */
   static Handler notifier(Extras extras) {
+    return notifier("demo_notifications", extras);
+  }
+
+  /**
+   * As above, into {@code notificationsTable} (a table with {@code order_id, event_id}): {@code
+   * once bench e2e} runs it as its last hop.
+   */
+  public static Handler notifier(String notificationsTable, Extras extras) {
+    String insert = "INSERT INTO " + notificationsTable + " (order_id, event_id) VALUES (?, ?)";
     return (tx, event) -> {
       long orderId = Long.parseLong(event.key());
-      tx.update(
-          "INSERT INTO demo_notifications (order_id, event_id) VALUES (?, ?)",
-          orderId,
-          event.id().value());
+      tx.update(insert, orderId, event.id().value());
       if (extras.operations() != null) {
         extras.operations().recordEmail(tx, event, orderId);
       }

@@ -70,7 +70,12 @@ class DeadLettersCommandTest {
     Run missing = run("dead-letters", "show", "--db", url, ids.get(0) + "", "999999");
     assertThat(missing.exit()).isEqualTo(1);
     assertThat(missing.out()).contains("order-paid:1");
-    assertThat(missing.err()).contains("no dead letter 999999");
+    assertThat(missing.err().strip()).endsWith("once: no dead letter 999999");
+
+    Run filteredOut =
+        run("dead-letters", "show", "--db", url, "" + ids.get(2), "--consumer", "notifier");
+    assertThat(filteredOut.exit()).isEqualTo(1);
+    assertThat(filteredOut.err()).contains("no dead letter " + ids.get(2) + " with these filters");
   }
 
   @Test

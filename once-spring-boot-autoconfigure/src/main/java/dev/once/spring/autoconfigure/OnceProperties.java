@@ -28,6 +28,7 @@ public class OnceProperties {
 
   private final Table table = new Table();
   private final Rabbitmq rabbitmq = new Rabbitmq();
+  private final Kafka kafka = new Kafka();
   private final Schema schema = new Schema();
   private final Relay relay = new Relay();
   private final Retention retention = new Retention();
@@ -41,7 +42,33 @@ public class OnceProperties {
     /** The table queue in the application's PostgreSQL database. */
     TABLE,
     /** RabbitMQ, connected with the {@code spring.rabbitmq.*} settings. */
-    RABBITMQ
+    RABBITMQ,
+    /** Kafka, connected with {@code spring.kafka.bootstrap-servers}. */
+    KAFKA
+  }
+
+  public static class Kafka {
+    /** Put before every topic and consumer-group name. */
+    private String namePrefix = "";
+
+    /** Partitions of the topics Once creates. */
+    private int partitions = 6;
+
+    public String getNamePrefix() {
+      return namePrefix;
+    }
+
+    public void setNamePrefix(String namePrefix) {
+      this.namePrefix = namePrefix;
+    }
+
+    public int getPartitions() {
+      return partitions;
+    }
+
+    public void setPartitions(int partitions) {
+      this.partitions = partitions;
+    }
   }
 
   public static class Table {
@@ -376,6 +403,10 @@ public class OnceProperties {
 
   public Rabbitmq getRabbitmq() {
     return rabbitmq;
+  }
+
+  public Kafka getKafka() {
+    return kafka;
   }
 
   public Schema getSchema() {

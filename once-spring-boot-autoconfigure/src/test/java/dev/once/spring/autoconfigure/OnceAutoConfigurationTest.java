@@ -135,6 +135,22 @@ class OnceAutoConfigurationTest {
         .isEqualTo("amqp://guest:guest@localhost:5672/%2F");
   }
 
+  @Test
+  void theKafkaServersComeFromSpringKafkaBootstrapServersAsAListOrAString() {
+    assertThat(
+            OnceKafkaAutoConfiguration.bootstrapServers(
+                new MockEnvironment()
+                    .withProperty("spring.kafka.bootstrap-servers[0]", "k1:9092")
+                    .withProperty("spring.kafka.bootstrap-servers[1]", "k2:9092")))
+        .isEqualTo("k1:9092,k2:9092");
+    assertThat(
+            OnceKafkaAutoConfiguration.bootstrapServers(
+                new MockEnvironment().withProperty("spring.kafka.bootstrap-servers", "a:1,b:2")))
+        .isEqualTo("a:1,b:2");
+    assertThat(OnceKafkaAutoConfiguration.bootstrapServers(new MockEnvironment()))
+        .isEqualTo("localhost:9092");
+  }
+
   /** A stand-in transport the application declares itself; never used beyond its type. */
   static final class NamedTransport implements Transport {
     @Override

@@ -2,6 +2,7 @@ package dev.once.example.warehouse;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.ReceivedEvent;
+import dev.once.Tx;
 import dev.once.spring.OnceHandler;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -140,6 +141,55 @@ class TestHandlers {
     public void close() {
       second.close();
     }
+  }
+
+  /**
+   * Takes the connection's {@link Tx} for {@code applyIfNewer} and only the {@code PriceChanged}
+   * events of its destination; records what it applied.
+   */
+  static class Prices {
+    final List<String> applied = new CopyOnWriteArrayList<>();
+
+    @OnceHandler(consumer = "prices", destination = "prices", types = "PriceChanged")
+    public void on(Tx tx, ReceivedEvent event, String text) {
+      long version = Long.parseLong(text);
+      if (tx.applyIfNewer("price", event.event().key(), version)) {
+        applied.add(event.event().key() + "@" + version);
+      }
+    }
+  }
+
+  /**
+   * Signals when it has started an event, then keeps working for half a second whatever happens to
+   * its thread (an interrupt included) before it writes the job.
+   */
+  static class Slow {
+    final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    private final DispatchJobRepository jobs;
+
+    Slow(DispatchJobRepository jobs) {
+      this.jobs = jobs;
+    }
+
+    @OnceHandler(consumer = "slow", destination = "slow-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) {
+      entered.countDown();
+      long until = System.nanoTime() + 500_000_000L;
+      while (System.nanoTime() < until) {
+        java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+      }
+      jobs.save(new DispatchJob(paid.orderId(), event.id().value()));
+    }
+  }
+
+  @Bean
+  Slow slow(DispatchJobRepository jobs) {
+    return new Slow(jobs);
+  }
+
+  @Bean
+  Prices prices() {
+    return new Prices();
   }
 
   @Bean

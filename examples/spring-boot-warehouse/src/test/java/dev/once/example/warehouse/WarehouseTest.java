@@ -36,6 +36,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "once.consumers.flaky-broken.max-retry-delay=200ms",
       "once.consumers.poison.poll-timeout=200ms",
       "once.consumers.poison.max-attempts=1",
+      "once.consumers.slow.poll-timeout=200ms",
+      "once.consumers.slow.retry-delay=50ms",
       // run by HandlerKit only, never by the application
       "once.consumers.kit-broken.enabled=false",
       "once.metrics.refresh-interval=1s",

@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.spi;
 
 import dev.once.OperationResult;
 import dev.once.OperationState;
@@ -7,19 +7,30 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 
-/** One {@code once_operation} row: the public view plus what only the engine needs. */
-record OperationRow(
+/**
+ * One {@code once_operation} row: the public view plus what only the engine needs.
+ *
+ * @param view what {@code Operations.find} shows
+ * @param fingerprint SHA-256 of the request, to refuse a second request under the same id
+ * @param request the request as stored
+ * @param owner who holds it IN_FLIGHT, or null
+ * @param leaseUntil until when the owner holds it, or null
+ */
+public record OperationRow(
     OperationResult view, String fingerprint, String request, String owner, Instant leaseUntil) {
 
-  String id() {
+  /** The operation id. */
+  public String id() {
     return view.operationId();
   }
 
-  OperationState state() {
+  /** The stored state. */
+  public OperationState state() {
     return view.state();
   }
 
-  static OperationRow read(ResultSet rs) throws SQLException {
+  /** Reads the row at the result set's cursor (columns by their {@code once_operation} names). */
+  public static OperationRow read(ResultSet rs) throws SQLException {
     OperationResult view =
         new OperationResult(
             rs.getString("operation_id"),

@@ -1,0 +1,100 @@
+package dev.once.spi;
+
+import dev.once.Event;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The store part of a dialect: inbox markers, the outbox, version checks, relay coordination and
+ * cross-process wake-ups. Every Once user needs it.
+ */
+public interface StoreDialect {
+
+  /**
+   * Inserts a marker (consumer, event) for each id, in the given order, and returns the ids this
+   * statement inserted. A marker that exists (committed, or inserted by a concurrent transaction
+   * that then commits) is skipped, never an error; any other failure is thrown. The caller sorts
+   * the ids so that two transactions never wait for each other in a cycle.
+   */
+  Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException;
+
+  /** Removes a marker this transaction inserted but will not act on. */
+  void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException;
+
+  /**
+   * Writes the event to the outbox with its key partition; false (and nothing written) if an outbox
+   * row with this event id exists.
+   */
+  boolean insertOutbox(Connection c, Event event, int partition) throws SQLException;
+
+  /**
+   * Stores {@code version} of (entity, id) if it is newer than the stored one; true if it was (now
+   * stored), false if it was not newer.
+   */
+  boolean applyIfNewer(Connection c, String entity, String id, long version) throws SQLException;
+
+  /**
+   * Runs first in a transaction of the engine's queue work (a relay batch, a table-queue claim, ack
+   * or nack), whose loss in a database crash only means a republish or a redelivery: e.g. an
+   * asynchronous commit, or planner settings for tables whose statistics mislead. Scoped to the
+   * transaction. Does nothing where nothing helps.
+   */
+  default void beginEngineTransaction(Connection c) throws SQLException {}
+
+  /** The distinct key partitions of the oldest {@code limit} outbox rows due at {@code now}. */
+  List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException;
+
+  /**
+   * Takes those of {@code partitions} no other transaction holds, without waiting, and returns
+   * them. This transaction holds them until it ends, and loses them if its connection dies.
+   */
+  List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException;
+
+  /**
+   * Up to {@code limit} unsent outbox rows of {@code partitions} due at {@code now}, oldest first;
+   * parked rows are never due.
+   */
+  List<OutboxRow> claimOutbox(Connection c, List<Integer> partitions, Instant now, int limit)
+      throws SQLException;
+
+  /** Marks the rows with these ids sent at {@code sentAt}. */
+  void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException;
+
+  /**
+   * Counts a refused publish of row {@code id}: one more attempt, {@code error} kept, due again at
+   * {@code nextAttemptAt}.
+   */
+  void markPublishFailed(Connection c, long id, String error, Instant nextAttemptAt)
+      throws SQLException;
+
+  /** Counts a last refused publish and parks row {@code id}: it stays unsent, never claimed. */
+  void parkOutbox(Connection c, long id, String error) throws SQLException;
+
+  /**
+   * Whether this database can wake waiters in other processes ({@link #notify}, {@link #listen}).
+   * If not, they find new rows when they poll; waiters in the same process are woken either way.
+   */
+  default boolean notifies() {
+    return false;
+  }
+
+  /**
+   * Wakes the listeners of {@code channel} in other processes. Runs on an auto-commit connection of
+   * its own, after the commit of the rows it announces. Only called if {@link #notifies()}.
+   */
+  default void notify(Connection c, Channel channel) throws SQLException {}
+
+  /**
+   * Starts calling {@code onNotify} on a thread of its own, with a connection of its own from
+   * {@code dataSource}, whenever {@code channel} is notified; closing the result stops it. Only
+   * called if {@link #notifies()}.
+   */
+  default AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
+    return () -> {};
+  }
+}

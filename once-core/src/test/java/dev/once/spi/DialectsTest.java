@@ -1,0 +1,70 @@
+package dev.once.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.ConfigurationException;
+import dev.once.test.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+class DialectsTest {
+
+  @Test
+  void aPostgresqlDataSourceGetsThePostgresqlDialect() {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      assertThat(Dialects.forDataSource(db.dataSource()).name()).isEqualTo("postgresql");
+    }
+  }
+
+  @Test
+  void anUnsupportedDatabaseIsAClearErrorNamingTheProduct() {
+    assertThatThrownBy(() -> Dialects.forProduct("Oracle"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("dataSource")
+        .hasMessageContaining("'Oracle'");
+  }
+
+  @Test
+  void theQueuePartIsOptional() {
+    Dialect noQueue =
+        new Dialect() {
+          @Override
+          public String name() {
+            return "nodb";
+          }
+
+          @Override
+          public java.util.List<String> schemaResources() {
+            return java.util.List.of();
+          }
+
+          @Override
+          public StoreDialect store() {
+            return null;
+          }
+
+          @Override
+          public OperationsDialect operations() {
+            return null;
+          }
+
+          @Override
+          public AdminDialect admin() {
+            return null;
+          }
+
+          @Override
+          public boolean isTransient(java.sql.SQLException e) {
+            return false;
+          }
+
+          @Override
+          public boolean isMissingTable(java.sql.SQLException e) {
+            return false;
+          }
+        };
+    assertThatThrownBy(noQueue::queue)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("nodb");
+  }
+}

@@ -1,0 +1,42 @@
+package dev.once.spring.autoconfigure;
+
+import dev.once.kafka.KafkaTransport;
+import dev.once.spi.Transport;
+import java.util.List;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@code once.transport=kafka}: Once's Kafka transport (module once-kafka), connected to Spring
+ * Boot's own {@code spring.kafka.bootstrap-servers} (default {@code localhost:9092}).
+ */
+@AutoConfiguration(before = OnceAutoConfiguration.class)
+@ConditionalOnClass(KafkaTransport.class)
+@ConditionalOnProperty(prefix = "once", name = "transport", havingValue = "kafka")
+public class OnceKafkaAutoConfiguration {
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(Transport.class)
+  public KafkaTransport onceKafkaTransport(Environment env, OnceProperties properties) {
+    return KafkaTransport.builder()
+        .bootstrapServers(bootstrapServers(env))
+        .namePrefix(properties.getKafka().getNamePrefix())
+        .partitions(properties.getKafka().getPartitions())
+        .build();
+  }
+
+  /** {@code spring.kafka.bootstrap-servers}, given as a list or a comma-separated string. */
+  static String bootstrapServers(Environment env) {
+    return String.join(
+        ",",
+        Binder.get(env)
+            .bind("spring.kafka.bootstrap-servers", Bindable.listOf(String.class))
+            .orElse(List.of("localhost:9092")));
+  }
+}
