@@ -7,10 +7,11 @@ import java.util.Optional;
  * The admin side of dead letters: list, replay, discard. Obtain it from {@link Once#deadLetters()}.
  * Every replay and discard is recorded in {@code once_dead_letter_action} with who, when and why.
  *
- * <p>A replay publishes the event again through the transport with its id unchanged (to every
- * consumer group of its destination; those that processed it see a {@code DUPLICATE}) and resets
- * the consumer's attempt count; if the event was processed meanwhile, the replay is a {@code
- * DUPLICATE} too. A relay dead letter is replayed by making its outbox row pending again.
+ * <p>A replay publishes the event again through the transport with its id unchanged, to the
+ * consumer group that failed only ({@code Transport.redeliver}: other groups processed it, and
+ * retention may have deleted their markers), and resets the consumer's attempt count; if the event
+ * was processed meanwhile, the replay is a {@code DUPLICATE} too. A relay dead letter is replayed
+ * by making its outbox row pending again.
  */
 public interface DeadLetters {
 
@@ -38,8 +39,21 @@ public interface DeadLetters {
    */
   List<DeadLetterGroup> groups(String status, int limit);
 
-  /** Replays the open dead letters the filter selects; returns those replayed. */
+  /**
+   * Replays the open dead letters the filter selects, each to the consumer group that failed only;
+   * returns those replayed. Refuses (replaying none) when one of them is older than the retention
+   * policy's replay horizon: the markers that make a second delivery a duplicate may be gone.
+   */
   List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason);
+
+  /**
+   * {@link #replay} without the replay-horizon check: for a deliberate replay after checking by
+   * hand that the event's effects are not there.
+   */
+  default List<DeadLetter> replayBeyondHorizon(
+      DeadLetterFilter filter, String actor, String reason) {
+    throw new UnsupportedOperationException("replayBeyondHorizon");
+  }
 
   /** Discards the open dead letters the filter selects (they stay listed as discarded). */
   List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason);

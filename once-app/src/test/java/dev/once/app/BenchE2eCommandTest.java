@@ -57,6 +57,14 @@ class BenchE2eCommandTest {
   }
 
   @Test
+  void benchE2eOnKafkaPrintsEveryFigureAndNoDuplicateEffect() throws Exception {
+    // without --bootstrap: the embedded broker, in this JVM, data in .once/kafka
+    JsonNode json = e2e("kafka", null, "--hops", "2");
+    assertFigures(json, 2);
+    assertThat(json.get("transport").asText()).isEqualTo("kafka");
+  }
+
+  @Test
   void badBenchE2eOptionsNameTheOptionAndTheValueInOneLine() {
     assertOneLine(Cli.run("bench", "e2e", "--hops", "3"), "--hops must be 1 or 2, was 3");
     assertOneLine(
@@ -67,6 +75,9 @@ class BenchE2eCommandTest {
     assertOneLine(
         Cli.run("bench", "e2e", "--latency-rate", "-2"),
         "--latency-rate must be 0 (half the sustained rate) or more, was -2.0");
+    assertOneLine(
+        Cli.run("bench", "e2e", "--transport", "pigeon", "--db", LocalServer.url()),
+        "--transport must be 'table', 'rabbitmq' or 'kafka', was 'pigeon'");
     assertOneLine(
         Cli.run("bench", "e2e", "--warmup", "-1"),
         "--warmup must be 0 (none) or more orders, was -1");

@@ -30,7 +30,22 @@ public final class DeadLetterStore implements DeadLetters {
   private final AdminDialect admin;
   private final Clock clock;
 
+  /**
+   * The longest a dead letter may wait for a replay; null: no limit (admin tools that know none).
+   */
+  private final Duration replayHorizon;
+
   public DeadLetterStore(DataSource dataSource, Transport transport, Dialect dialect, Clock clock) {
+    this(dataSource, transport, dialect, clock, null);
+  }
+
+  public DeadLetterStore(
+      DataSource dataSource,
+      Transport transport,
+      Dialect dialect,
+      Clock clock,
+      Duration replayHorizon) {
+    this.replayHorizon = replayHorizon;
     this.dataSource = dataSource;
     this.transport = transport;
     this.admin = dialect.admin();
@@ -90,6 +105,11 @@ public final class DeadLetterStore implements DeadLetters {
   /** Replays or discards each open dead letter the filter selects; returns those resolved. */
   public List<DeadLetter> resolve(
       DeadLetterFilter filter, String action, String actor, String why) {
+    return resolve(filter, action, actor, why, action.equals("replay"));
+  }
+
+  private List<DeadLetter> resolve(
+      DeadLetterFilter filter, String action, String actor, String why, boolean checkHorizon) {
     DeadLetterFilter open =
         new DeadLetterFilter(
             filter.consumerId(),
@@ -101,8 +121,12 @@ public final class DeadLetterStore implements DeadLetters {
             "dead",
             filter.limit(),
             filter.ids());
+    List<DeadLetter> selected = list(open);
+    if (checkHorizon) {
+      refuseBeyondHorizon(selected);
+    }
     List<DeadLetter> done = new ArrayList<>();
-    for (DeadLetter d : list(open)) {
+    for (DeadLetter d : selected) {
       if (resolveOne(d, action, actor, why)) {
         done.add(d);
       }
@@ -147,7 +171,9 @@ public final class DeadLetterStore implements DeadLetters {
    * the publish, the dead letter stays open and the delivery is processed or deduplicated anyway.
    */
   private void publish(DeadLetter d) {
-    PublishResult r = transport.publish(List.of(d.event()), CONFIRM_TIMEOUT);
+    // to the group that failed only: the others processed it, and retention may have deleted
+    // their markers since
+    PublishResult r = transport.redeliver(d.event(), d.consumerId(), CONFIRM_TIMEOUT);
     if (!r.isConfirmed(0)) {
       throw new OnceException(
           "replay of event "
@@ -164,6 +190,44 @@ public final class DeadLetterStore implements DeadLetters {
   @Override
   public List<DeadLetter> replay(DeadLetterFilter filter, String actor, String reason) {
     return resolve(filter, "replay", actor, reason);
+  }
+
+  @Override
+  public List<DeadLetter> replayBeyondHorizon(
+      DeadLetterFilter filter, String actor, String reason) {
+    return resolve(filter, "replay", actor, reason, false);
+  }
+
+  /**
+   * Refuses a replay that selects a dead letter older than the replay horizon, before replaying
+   * any: retention keeps markers for {@code redeliveryHorizon + replayHorizon} only, so the markers
+   * that make a second delivery a DUPLICATE may be gone.
+   */
+  private void refuseBeyondHorizon(List<DeadLetter> selected) {
+    if (replayHorizon == null) {
+      return;
+    }
+    Instant limit = clock.instant().minus(replayHorizon);
+    List<DeadLetter> old = selected.stream().filter(d -> d.deadAt().isBefore(limit)).toList();
+    if (!old.isEmpty()) {
+      throw new OnceException(
+          "replay refused: "
+              + old.size()
+              + " of the "
+              + selected.size()
+              + " dead letters selected died before "
+              + limit
+              + " (older than the replay horizon, "
+              + replayHorizon
+              + ", e.g. event "
+              + old.get(0).event().id()
+              + " of consumer "
+              + old.get(0).consumerId()
+              + "). Retention may have deleted the markers that make a second delivery a"
+              + " DUPLICATE, so the replay could act twice. Check the effects by hand, then replay"
+              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason), or"
+              + " narrow the selection (--since).");
+    }
   }
 
   @Override

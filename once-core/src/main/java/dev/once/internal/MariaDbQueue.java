@@ -60,6 +60,35 @@ public class MariaDbQueue implements QueueDialect {
     }
   }
 
+  @Override
+  public int enqueueFor(Connection c, Event e, String consumerGroup, Instant now)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            """
+            INSERT INTO once_queue
+                   (consumer_group, event_id, destination, event_key, event_type, payload, headers,
+                    enqueued_at, visible_at)
+            SELECT b.consumer_group, ?, ?, ?, ?, ?, ?, ?, ?
+              FROM once_queue_binding b
+             WHERE b.destination = ? AND b.consumer_group = ?
+            """)) {
+      MariaDbJdbc.bind(
+          ps,
+          e.id().value(),
+          e.destination(),
+          e.key(),
+          e.type(),
+          e.payload(),
+          MariaDbJdbc.headers(e.headers()),
+          now,
+          now,
+          e.destination(),
+          consumerGroup);
+      return ps.executeUpdate();
+    }
+  }
+
   /** A locking read of the rows (skipping those other claims hold), then one UPDATE of them. */
   @Override
   public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {

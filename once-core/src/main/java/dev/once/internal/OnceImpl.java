@@ -205,7 +205,8 @@ public final class OnceImpl implements Once {
 
   @Override
   public DeadLetters deadLetters() {
-    return new DeadLetterStore(dataSource, transport, dialect, config.clock());
+    return new DeadLetterStore(
+        dataSource, transport, dialect, config.clock(), config.retention().replayHorizon());
   }
 
   @Override

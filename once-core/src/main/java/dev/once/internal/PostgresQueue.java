@@ -81,6 +81,31 @@ public class PostgresQueue implements QueueDialect {
   }
 
   @Override
+  public int enqueueFor(Connection c, Event e, String consumerGroup, Instant now)
+      throws SQLException {
+    return Jdbc.update(
+        c,
+        """
+        INSERT INTO once_queue
+               (consumer_group, event_id, destination, event_key, event_type, payload, headers,
+                enqueued_at, visible_at)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, ?, ?, ?
+          FROM once_queue_binding b
+         WHERE b.destination = ? AND b.consumer_group = ?
+        """,
+        e.id().value(),
+        e.destination(),
+        e.key(),
+        e.type(),
+        e.payload(),
+        Jdbc.headers(c, e.headers()),
+        now,
+        now,
+        e.destination(),
+        consumerGroup);
+  }
+
+  @Override
   public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
     List<Delivery> deliveries = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(CLAIM)) {

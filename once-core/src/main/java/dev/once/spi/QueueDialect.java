@@ -24,6 +24,16 @@ public interface QueueDialect {
   int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException;
 
   /**
+   * Enqueues one copy of {@code event} for {@code consumerGroup} only, visible at {@code now} (a
+   * replay of that group's dead letter); returns how many rows were written (0: the group is not
+   * bound to the event's destination).
+   */
+  default int enqueueFor(Connection c, Event event, String consumerGroup, Instant now)
+      throws SQLException {
+    throw new UnsupportedOperationException("this dialect cannot enqueue for one consumer group");
+  }
+
+  /**
    * Claims visible rows of the group, oldest first, skipping rows other claims hold: each one's
    * delivery count goes up by one and it stays invisible until {@link QueueClaim#visibleUntil()}.
    * Each delivery's handle is the row id (a {@code Long}), its count the new delivery count; each

@@ -56,6 +56,17 @@ public interface Transport extends AutoCloseable {
     return java.util.OptionalInt.empty();
   }
 
+  /**
+   * Publishes {@code event} again for {@code consumerGroup} only — a replay of that group's dead
+   * letter — and waits for the confirmation. No other group bound to the destination may get it:
+   * their markers may be gone (retention), and a second delivery would then act twice. A transport
+   * that cannot address one group refuses (the default), and a replay through it fails.
+   */
+  default PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    throw new UnsupportedOperationException(
+        name() + " cannot publish to one consumer group: replay refused");
+  }
+
   /** A receiver of one consumer group on one destination. Each worker thread takes its own. */
   Receiver receiver(String destination, String consumerGroup);
 
@@ -64,6 +75,15 @@ public interface Transport extends AutoCloseable {
    * if the broker can tell cheaply; empty otherwise.
    */
   default OptionalLong depth(String destination, String consumerGroup) {
+    return OptionalLong.empty();
+  }
+
+  /**
+   * How many messages the broker itself dead-lettered for {@code consumerGroup} (RabbitMQ: the
+   * group's dead-letter queue, fed by its delivery limit and by rejects), if the broker has such a
+   * place; empty otherwise. Those messages are outside Once's dead letters until moved.
+   */
+  default OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
     return OptionalLong.empty();
   }
 

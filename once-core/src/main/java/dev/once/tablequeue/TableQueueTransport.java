@@ -164,6 +164,23 @@ public final class TableQueueTransport implements Transport {
     }
   }
 
+  /** One row for {@code consumerGroup} only: a replay reaches no other group. */
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    try (Connection c = dataSource.getConnection()) {
+      int written = dialect.queue().enqueueFor(c, event, consumerGroup, clock.instant());
+      if (notifier != null) {
+        notifier.signal();
+      }
+      return result(List.of(event), new int[] {written});
+    } catch (SQLException e) {
+      throw new StoreException(
+          "table queue redelivery of " + event.id() + " to " + consumerGroup, e);
+    } finally {
+      wakeup.signal();
+    }
+  }
+
   private static PublishResult result(List<Event> batch, int[] counts) {
     BitSet confirmed = new BitSet(batch.size());
     Map<Integer, String> failures = new HashMap<>();

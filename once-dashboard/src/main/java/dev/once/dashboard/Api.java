@@ -5,7 +5,9 @@ import com.sun.net.httpserver.HttpHandler;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
+import dev.once.OnceException;
 import dev.once.OperationStatus;
+import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import java.io.IOException;
 import java.time.Clock;
@@ -69,6 +71,14 @@ final class Api implements HttpHandler {
       route(ex, path.substring(base.length()));
     } catch (BadRequest e) {
       Http.error(ex, e.status, e.getMessage());
+    } catch (OnceException e) {
+      // e.g. the broker refused a replay: Once's messages name ids, never a payload value
+      log.warn(
+          "dashboard request {} {} failed: {}", ex.getRequestMethod(), safePath(ex), e.toString());
+      Http.error(
+          ex,
+          e instanceof StoreException ? 503 : 502,
+          e.getMessage() + " (dead letters resolved before this one stay resolved: look again)");
     } catch (RuntimeException e) {
       log.warn("dashboard request {} {} failed", ex.getRequestMethod(), safePath(ex), e);
       Http.error(ex, 500, "the dashboard failed: " + e.getClass().getSimpleName());
@@ -143,15 +153,18 @@ final class Api implements HttpHandler {
     return m;
   }
 
-  /** Rates averaged over the samples, weighted by the seconds each covers. */
+  /**
+   * Rates averaged over the samples, weighted by the seconds each covers; the duplicate rate over
+   * the samples that know it (null when none does).
+   */
   static Views.Rates rates(List<Sampler.Sample> samples, String name) {
     double secs = 0;
+    double dupSecs = 0;
     double arrival = 0;
     double completion = 0;
     double retry = 0;
     double dup = 0;
     double dead = 0;
-    boolean dupKnown = true;
     for (Sampler.Sample s : samples) {
       Sampler.Point p = s.consumers().get(name);
       if (p == null) {
@@ -162,17 +175,16 @@ final class Api implements HttpHandler {
       completion += p.completion() * s.seconds();
       retry += p.retry() * s.seconds();
       dead += p.dead() * s.seconds();
-      if (p.duplicate() == null) {
-        dupKnown = false;
-      } else {
+      if (p.duplicate() != null) {
+        dupSecs += s.seconds();
         dup += p.duplicate() * s.seconds();
       }
     }
+    Double duplicate = dupSecs == 0 ? null : dup / dupSecs;
     if (secs == 0) {
-      return new Views.Rates(0, 0, 0, dupKnown ? 0.0 : null, 0);
+      return new Views.Rates(0, 0, 0, duplicate, 0);
     }
-    return new Views.Rates(
-        arrival / secs, completion / secs, retry / secs, dupKnown ? dup / secs : null, dead / secs);
+    return new Views.Rates(arrival / secs, completion / secs, retry / secs, duplicate, dead / secs);
   }
 
   private Map<String, Object> series(HttpExchange ex) {

@@ -3,8 +3,8 @@ package dev.once.dashboard;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.once.DeadLetters;
-import dev.once.internal.PostgresDialect;
 import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -209,7 +209,7 @@ public final class Dashboard implements AutoCloseable {
   public static final class Builder {
     private final DataSource dataSource;
     private final DeadLetters deadLetters;
-    private Dialect dialect = new PostgresDialect();
+    private Dialect dialect; // detected from the data source when not given
     private String bind = "127.0.0.1";
     private int port = 8080;
     private String token;
@@ -303,7 +303,9 @@ public final class Dashboard implements AutoCloseable {
       if (actor == null || actor.isBlank()) {
         throw new IllegalArgumentException("dashboard.actor must not be blank");
       }
-      Objects.requireNonNull(dialect, "dashboard.dialect");
+      if (dialect == null) {
+        dialect = Dialects.forDataSource(dataSource);
+      }
       Objects.requireNonNull(clock, "dashboard.clock");
       Objects.requireNonNull(bind, "dashboard.bind");
       return new Dashboard(this);

@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.Consumer;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -216,12 +218,24 @@ class DashboardApiTest {
   }
 
   @Test
-  void revealingAPayloadIsAnActionThatNeedsTheToken() {
-    start(false, 1);
-    Client.Answer a = client.post("api/dead-letters/1/payload", "{}");
+  void revealingAPayloadIsAnActionThatNeedsTheTokenAndIsLoggedWithoutTheValue() {
+    start(false, 2);
+    PrintStream err = System.err;
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+    Client.Answer a;
+    try {
+      a = client.post("api/dead-letters/1/payload", "{}");
+      client.post("api/dead-letters/discard", "{\"ids\":[2],\"reason\":\"x\"}");
+    } finally {
+      System.setErr(err);
+    }
     assertThat(a.status()).isEqualTo(200);
     assertThat(a.json().get("payload").get("text").asText())
         .isEqualTo("{\"orderId\":\"secret-1\",\"amount\":12.5}");
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains("payload of dead letter 1 revealed", "discard of 1 dead letters")
+        .doesNotContain("secret-");
   }
 
   @Test

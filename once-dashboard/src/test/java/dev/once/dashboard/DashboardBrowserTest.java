@@ -17,9 +17,9 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 
 /** The page in a real headless Chromium, against a real pipeline on PostgreSQL. */
 class DashboardBrowserTest {
@@ -66,9 +66,35 @@ class DashboardBrowserTest {
     return browser;
   }
 
+  /**
+   * The visible text of the first match, read in the page: the page re-renders its tables every 2
+   * s, so an element found a moment ago may be gone.
+   */
   private static String text(WebDriver b, String css) {
-    List<WebElement> found = b.findElements(By.cssSelector(css));
-    return found.isEmpty() ? "" : found.get(0).getText();
+    Object t =
+        ((JavascriptExecutor) b)
+            .executeScript(
+                "const e = document.querySelector(arguments[0]); return e ? e.innerText : '';",
+                css);
+    return t == null ? "" : t.toString().strip();
+  }
+
+  private static Object js(WebDriver b, String script, Object... args) {
+    return ((JavascriptExecutor) b).executeScript(script, args);
+  }
+
+  /** Clicks the first match, finding it again if a refresh replaced it meanwhile. */
+  private static void click(WebDriver b, String css) {
+    await()
+        .atMost(WAIT)
+        .pollInSameThread() // the driver's calls stay on the test's thread
+        .pollDelay(Duration.ZERO)
+        .ignoreException(StaleElementReferenceException.class)
+        .until(
+            () -> {
+              b.findElement(By.cssSelector(css)).click();
+              return true;
+            });
   }
 
   @Test
@@ -128,12 +154,12 @@ class DashboardBrowserTest {
       await().atMost(WAIT).until(() -> rig.db.count("SELECT count(*) FROM effects") == 39);
 
       broken.set(false); // the handler is fixed; now replay through the page
-      b.findElement(By.cssSelector(row + " input[type=checkbox]")).click();
-      b.findElement(By.id("dl-replay-selected")).click();
+      click(b, row + " input[type=checkbox]");
+      click(b, "#dl-replay-selected");
       await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
       assertThat(text(b, "#confirm-text")).startsWith("Replay 1 dead letter (selected)?");
       b.findElement(By.id("confirm-reason")).sendKeys("stock fixed");
-      b.findElement(By.id("confirm-ok")).click();
+      click(b, "#confirm-ok");
 
       await()
           .atMost(WAIT)
@@ -208,7 +234,7 @@ class DashboardBrowserTest {
     long older = System.nanoTime();
     for (int i = 0; i < 5; i++) {
       String before = text(b, "#dl-list tbody tr:last-child td.num");
-      b.findElement(By.id("dl-older")).click();
+      click(b, "#dl-older");
       await()
           .atMost(WAIT)
           .until(
@@ -221,27 +247,24 @@ class DashboardBrowserTest {
         "five keyset pages: " + (System.nanoTime() - older) / 1_000_000 + " ms in the browser");
     assertThat(text(b, "#dl-list tbody tr:first-child td.num")).isEqualTo(String.valueOf(99_750));
 
-    WebElement group =
-        b.findElement(By.cssSelector("#dl-groups tr[data-fingerprint='fp-b'] .replay-group"));
-    group.click();
+    click(b, "#dl-groups tr[data-fingerprint='fp-b'] .replay-group");
     await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
     assertThat(text(b, "#confirm-text"))
         .startsWith("Replay 10000 dead letters of warehouse / OrderPaid / fp-b?");
-    b.findElement(By.id("confirm-cancel")).click();
+    click(b, "#confirm-cancel");
     assertThat(rig.db.count("SELECT count(*) FROM once_dead_letter_action")).isZero();
 
-    b.findElement(By.id("dl-newest")).click();
+    click(b, "#dl-newest");
     await()
         .atMost(WAIT)
         .until(() -> text(b, "#dl-list tbody tr:first-child td.num").equals("100000"));
     for (String id : List.of("100000", "99999", "99998")) {
-      b.findElement(By.cssSelector("#dl-list tr[data-id='" + id + "'] input[type=checkbox]"))
-          .click();
+      click(b, "#dl-list tr[data-id='" + id + "'] input[type=checkbox]");
     }
-    b.findElement(By.id("dl-discard-selected")).click();
+    click(b, "#dl-discard-selected");
     await().atMost(WAIT).until(() -> b.findElement(By.id("confirm")).isDisplayed());
     assertThat(text(b, "#confirm-text")).startsWith("Discard 3 dead letters (selected)?");
-    b.findElement(By.id("confirm-ok")).click();
+    click(b, "#confirm-ok");
     await()
         .atMost(WAIT)
         .until(
@@ -254,17 +277,20 @@ class DashboardBrowserTest {
                     + " AND id IN (100000, 99999, 99998)"))
         .isEqualTo(3);
 
-    b.findElement(By.cssSelector("#dl-list tr[data-id='99997']")).click();
+    click(b, "#dl-list tr[data-id='99997']");
     await().atMost(WAIT).until(() -> text(b, "#d-payload").contains("sha256"));
     assertThat(text(b, "#d-payload"))
         .doesNotContain("secret-99997")
         .contains("\"orderId\": \"string\"");
-    b.findElement(By.id("d-reveal")).click();
+    click(b, "#d-reveal");
     await().atMost(WAIT).until(() -> text(b, "#d-payload").contains("secret-99997"));
     assertThat(text(b, "#uncertain")).contains("charge:order-77", "ABANDONED", "ask the provider");
     assertThat(
-            b.findElement(By.cssSelector("#op-states .chip[data-state='UNKNOWN']"))
-                .getAttribute("class"))
+            String.valueOf(
+                js(
+                    b,
+                    "return document.querySelector(\"#op-states .chip[data-state='UNKNOWN']\")"
+                        + ".className")))
         .contains("uncertain")
         .doesNotContain("zero");
   }
@@ -278,10 +304,23 @@ class DashboardBrowserTest {
         .atMost(WAIT)
         .until(() -> b.findElements(By.cssSelector("#dl-list tbody tr")).size() == 5);
     assertThat(text(b, "#mode")).isEqualTo("read-only");
-    assertThat(b.findElement(By.id("dl-replay-selected")).isDisplayed()).isFalse();
-    assertThat(b.findElement(By.cssSelector("#dl-groups .replay-group")).isDisplayed()).isFalse();
-    assertThat(b.findElement(By.cssSelector("#dl-list tbody input[type=checkbox]")).isDisplayed())
-        .isFalse();
+    for (String action :
+        List.of(
+            "#dl-replay-selected",
+            "#dl-discard-selected",
+            "#dl-groups .replay-group",
+            "#dl-groups .discard-group",
+            "#dl-list tbody input[type=checkbox]",
+            "#dl-all")) {
+      assertThat(
+              js(
+                  b,
+                  "const e = document.querySelector(arguments[0]);"
+                      + " return e !== null && e.getClientRects().length > 0;",
+                  action))
+          .as(action + " is hidden")
+          .isEqualTo(false);
+    }
   }
 
   @Test

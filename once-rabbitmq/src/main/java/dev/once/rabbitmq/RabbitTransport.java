@@ -12,6 +12,7 @@ import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -98,6 +99,20 @@ public final class RabbitTransport implements Transport {
   @Override
   public void checkPublishable(Event event) {
     codec.checkPublishable(event);
+  }
+
+  /** Into the group's own queue through the default exchange: no other group gets it. */
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    topology.declare(event.destination(), consumerGroup);
+    return publisher.publishToQueue(
+        event, topology.names().queue(event.destination(), consumerGroup), confirmTimeout);
+  }
+
+  /** Ready messages in the group's dead-letter queue {@code <queue>.dead-letter}. */
+  @Override
+  public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
+    return OptionalLong.of(topology.deadLettered(destination, consumerGroup));
   }
 
   @Override

@@ -41,6 +41,21 @@ public final class DuplicatingTransport implements Transport {
   }
 
   @Override
+  public void checkPublishable(Event event) {
+    delegate.checkPublishable(event);
+  }
+
+  @Override
+  public java.util.OptionalInt deliveryLimit() {
+    return delegate.deliveryLimit();
+  }
+
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    return delegate.redeliver(event, consumerGroup, confirmTimeout);
+  }
+
+  @Override
   public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
     PublishResult result = delegate.publish(batch, confirmTimeout);
     List<Event> again = new ArrayList<>();

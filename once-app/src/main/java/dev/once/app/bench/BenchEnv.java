@@ -4,6 +4,7 @@ import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
+import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
@@ -17,7 +18,15 @@ final class BenchEnv implements AutoCloseable {
   private final TransportOptions transport;
   private final BenchSettings settings;
 
+  /** Partitions of the bench's Kafka topics, Once's and the hand-written pipeline's alike. */
+  static final int KAFKA_PARTITIONS = 6;
+
   BenchEnv(BenchOptions options, BenchSettings settings) {
+    this(options, settings, false);
+  }
+
+  /** {@code kafka}: whether this bench runs on Kafka too ({@code bench e2e} does). */
+  BenchEnv(BenchOptions options, BenchSettings settings, boolean kafka) {
     this.transport = options.transport;
     this.settings = settings;
     this.database =
@@ -25,10 +34,19 @@ final class BenchEnv implements AutoCloseable {
             options.db,
             settings.workers() * 3 + settings.relays() * 2 + settings.latencyProducers() + 16);
     Migrations.apply(database.dataSource());
-    if (!transportName().equals("table") && !rabbit()) {
+    boolean known =
+        transportName().equals("table") || rabbit() || (kafka && transportName().equals("kafka"));
+    if (!known) {
       database.close();
       throw new UserError(
-          "--transport must be 'table' or 'rabbitmq', was '" + transportName() + "'");
+          (kafka
+                  ? "--transport must be 'table', 'rabbitmq' or 'kafka', was '"
+                  : "--transport must be 'table' or 'rabbitmq', was '")
+              + transportName()
+              + "'");
+    }
+    if (transportName().equals("kafka")) {
+      startKafka();
     }
   }
 
@@ -52,6 +70,30 @@ final class BenchEnv implements AutoCloseable {
     return transport.amqp();
   }
 
+  /**
+   * Starts the embedded broker (when there is no {@code --bootstrap}) with stdout pointed at
+   * stderr: formatting a fresh data folder prints a line on stdout, and with {@code --json} stdout
+   * must hold the JSON alone.
+   */
+  private void startKafka() {
+    java.io.PrintStream out = System.out;
+    System.setOut(System.err);
+    try {
+      bootstrap();
+    } finally {
+      System.setOut(out);
+    }
+  }
+
+  /** The Kafka cluster: {@code --bootstrap}, or the embedded broker. */
+  String bootstrap() {
+    return transport.bootstrap();
+  }
+
+  int kafkaPartitions() {
+    return KAFKA_PARTITIONS;
+  }
+
   boolean rabbit() {
     return transportName().equals("rabbitmq");
   }
@@ -65,6 +107,13 @@ final class BenchEnv implements AutoCloseable {
           .uri(amqp())
           .namePrefix(RABBIT_PREFIX)
           .prefetch(settings.prefetch())
+          .build();
+    }
+    if (transportName().equals("kafka")) {
+      return KafkaTransport.builder()
+          .bootstrapServers(bootstrap())
+          .namePrefix(RABBIT_PREFIX)
+          .partitions(KAFKA_PARTITIONS)
           .build();
     }
     return TableQueueTransport.create(dataSource());

@@ -82,7 +82,7 @@ public final class E2eCommand implements Callable<Integer> {
     }
     Logging.quietEngine(true);
     PrintStream progress = System.err;
-    try (BenchEnv env = new BenchEnv(options, s)) {
+    try (BenchEnv env = new BenchEnv(options, s, true)) {
       progress.printf(
           "once bench e2e: %d orders, %d hop(s), on %s, transport %s%n",
           events, hops, env.description(), env.transportName());

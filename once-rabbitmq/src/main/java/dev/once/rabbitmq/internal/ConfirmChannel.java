@@ -65,6 +65,17 @@ final class ConfirmChannel {
   PublishResult publish(
       List<Event> batch, List<String> exchanges, MessageCodec codec, Duration timeout)
       throws InterruptedException {
+    return publish(batch, exchanges, null, codec, timeout);
+  }
+
+  /** {@code routingKeys}: one per event, or null for each event's own (its key when it fits). */
+  PublishResult publish(
+      List<Event> batch,
+      List<String> exchanges,
+      List<String> routingKeys,
+      MessageCodec codec,
+      Duration timeout)
+      throws InterruptedException {
     BatchConfirms confirms = new BatchConfirms();
     current = confirms;
     try {
@@ -74,7 +85,15 @@ final class ConfirmChannel {
           confirms.notSent(i, "channel closed while publishing: " + closeReason);
           continue;
         }
-        send(confirms, i, batch.get(i), exchanges.get(i), codec.properties(batch.get(i), now));
+        String routingKey =
+            routingKeys == null ? MessageCodec.routingKey(batch.get(i)) : routingKeys.get(i);
+        send(
+            confirms,
+            i,
+            batch.get(i),
+            exchanges.get(i),
+            routingKey,
+            codec.properties(batch.get(i), now));
       }
       PublishResult result = confirms.await(timeout, batch.size());
       broken |= confirms.timedOut();
@@ -85,11 +104,16 @@ final class ConfirmChannel {
   }
 
   private void send(
-      BatchConfirms confirms, int index, Event event, String exchange, AMQP.BasicProperties props) {
+      BatchConfirms confirms,
+      int index,
+      Event event,
+      String exchange,
+      String routingKey,
+      AMQP.BasicProperties props) {
     long seqNo = channel.getNextPublishSeqNo();
     confirms.sent(seqNo, index, event.id().value());
     try {
-      channel.basicPublish(exchange, MessageCodec.routingKey(event), true, props, event.payload());
+      channel.basicPublish(exchange, routingKey, true, props, event.payload());
     } catch (IOException | RuntimeException e) {
       broken = true;
       confirms.channelLost("publish failed: " + e);

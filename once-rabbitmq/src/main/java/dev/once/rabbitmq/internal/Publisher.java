@@ -40,13 +40,29 @@ public final class Publisher implements AutoCloseable {
     for (Event e : batch) {
       exchanges.add(topology.exchangeFor(e.destination()));
     }
+    return publish(batch, exchanges, null, confirmTimeout);
+  }
+
+  /**
+   * Publishes one event straight into one queue (the default exchange routes by queue name), so
+   * that no other consumer group gets it: a replay for the group that failed.
+   */
+  public PublishResult publishToQueue(Event event, String queue, Duration confirmTimeout) {
+    return publish(List.of(event), List.of(""), List.of(queue), confirmTimeout);
+  }
+
+  private PublishResult publish(
+      List<Event> batch,
+      List<String> exchanges,
+      List<String> routingKeys,
+      Duration confirmTimeout) {
     try {
       if (!permits.tryAcquire(confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new BrokerUnavailableException(
             config.safeUri(), "no publisher channel free within " + confirmTimeout, null);
       }
       try {
-        return publishOn(borrow(), batch, exchanges, confirmTimeout);
+        return publishOn(borrow(), batch, exchanges, routingKeys, confirmTimeout);
       } finally {
         permits.release();
       }
@@ -57,10 +73,14 @@ public final class Publisher implements AutoCloseable {
   }
 
   private PublishResult publishOn(
-      ConfirmChannel channel, List<Event> batch, List<String> exchanges, Duration timeout)
+      ConfirmChannel channel,
+      List<Event> batch,
+      List<String> exchanges,
+      List<String> routingKeys,
+      Duration timeout)
       throws InterruptedException {
     try {
-      return channel.publish(batch, exchanges, codec, timeout);
+      return channel.publish(batch, exchanges, routingKeys, codec, timeout);
     } finally {
       if (channel.usable()) {
         idle.add(channel);
