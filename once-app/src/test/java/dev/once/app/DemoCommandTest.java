@@ -106,7 +106,7 @@ class DemoCommandTest {
     assertThat(run("demo", "--db", "mysql://x").err())
         .contains("--db must be a PostgreSQL JDBC URL");
     assertThat(run("demo", "--transport", "carrier-pigeon", "--db", LocalServer.url()).err())
-        .contains("--transport must be 'table' or 'rabbitmq', was 'carrier-pigeon'");
+        .contains("--transport must be 'table', 'rabbitmq'", "was 'carrier-pigeon'");
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
@@ -30,6 +31,9 @@ public final class OnceHandlers {
 
   public OnceHandlers(ListableBeanFactory beans, Supplier<PayloadCodec> codec) {
     for (String name : beans.getBeanDefinitionNames()) {
+      if (ScopedProxyUtils.isScopedTarget(name)) {
+        continue; // its scoped proxy is the bean to call, found under the plain name
+      }
       Class<?> type = beans.getType(name, false);
       if (type == null || type.getName().startsWith("org.springframework.")) {
         continue;

@@ -1,6 +1,7 @@
 package dev.once.app.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.Once;
 import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
@@ -148,7 +149,9 @@ public final class DemoCommand implements Callable<Integer> {
       Migrations.apply(database.dataSource());
       try (DemoRunLock lock = DemoRunLock.take(database.dataSource(), database.description());
           Transport transport =
-              transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
+              transportOptions.open(database.dataSource(), Duration.ofSeconds(2));
+          Once admin = // the dashboard's replay and discard; the scenario builds its own
+              Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
         DemoScenario scenario =
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
@@ -157,7 +160,8 @@ public final class DemoCommand implements Callable<Integer> {
           scenario.listener(metrics.listener());
           progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }
-        Dashboard dashboard = dashboardOptions.start(database.dataSource(), transport, progress);
+        Dashboard dashboard =
+            dashboardOptions.start(database.dataSource(), admin.deadLetters(), progress);
         if (dashboard != null) {
           scenario.listener(dashboardOptions.listener());
         }

@@ -1,16 +1,14 @@
 package dev.once.app.ops;
 
+import dev.once.Once;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
 import dev.once.dashboard.Dashboard;
-import dev.once.internal.DeadLetterStore;
-import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -70,15 +68,10 @@ public final class DashboardCommand implements Callable<Integer> {
     Database database = Database.openAny(db, 6);
     Migrations.apply(database.dataSource());
     Transport transport = transportOptions.open(database.dataSource(), Duration.ofSeconds(30));
+    Once once = Once.builder().dataSource(database.dataSource()).transport(transport).build();
     Dashboard dashboard =
         start(
-            Dashboard.builder(
-                    database.dataSource(),
-                    new DeadLetterStore(
-                        database.dataSource(),
-                        transport,
-                        Dialects.forDataSource(database.dataSource()),
-                        Clock.systemUTC()))
+            Dashboard.builder(database.dataSource(), once.deadLetters())
                 .bind(bind)
                 .port(port)
                 .token(secret)
@@ -91,6 +84,7 @@ public final class DashboardCommand implements Callable<Integer> {
             new Thread(
                 () -> {
                   dashboard.close();
+                  once.close();
                   transport.close();
                   database.close();
                   stopped.countDown();

@@ -1,13 +1,10 @@
 package dev.once.app.ops;
 
+import dev.once.DeadLetters;
 import dev.once.app.UserError;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
-import dev.once.internal.DeadLetterStore;
-import dev.once.spi.Dialects;
-import dev.once.spi.Transport;
 import java.io.PrintStream;
-import java.time.Clock;
 import javax.sql.DataSource;
 import picocli.CommandLine.Option;
 
@@ -48,16 +45,16 @@ public final class DashboardOptions {
     }
   }
 
-  /** Starts the dashboard if asked (else returns null) and prints where to open it. */
-  public Dashboard start(DataSource dataSource, Transport transport, PrintStream out) {
+  /**
+   * Starts the dashboard if asked (else returns null) and prints where to open it; {@code
+   * deadLetters} is the running {@link dev.once.Once}'s.
+   */
+  public Dashboard start(DataSource dataSource, DeadLetters deadLetters, PrintStream out) {
     if (!enabled) {
       return null;
     }
     return DashboardCommand.start(
-        Dashboard.builder(
-                dataSource,
-                new DeadLetterStore(
-                    dataSource, transport, Dialects.forDataSource(dataSource), Clock.systemUTC()))
+        Dashboard.builder(dataSource, deadLetters)
             .listener(listener)
             .bind(bind)
             .port(port)

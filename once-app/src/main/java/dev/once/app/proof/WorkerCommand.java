@@ -131,7 +131,8 @@ public final class WorkerCommand implements Callable<Integer> {
             ? null
             : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
-    Dashboard dashboard = dashboardOptions.start(database.dataSource(), opened, System.err);
+    Dashboard dashboard =
+        dashboardOptions.start(database.dataSource(), once.deadLetters(), System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -14,12 +14,17 @@ import dev.once.spring.OnceHealthIndicator;
 import dev.once.spring.OncePublisher;
 import dev.once.spring.autoconfigure.OnceProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -34,6 +39,7 @@ class HealthTest extends WarehouseTest {
   @Autowired Transport transport;
   @Autowired OnceProperties properties;
   @Autowired MeterRegistry registry;
+  @LocalServerPort int port;
 
   private void publish(Event e) {
     new TransactionTemplate(transactionManager).executeWithoutResult(s -> publisher.publish(e));
@@ -59,6 +65,20 @@ class HealthTest extends WarehouseTest {
 
     discardDeadLetters();
     assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+  }
+
+  @Test
+  void theActuatorServesOncesHealthWithItsDetails() throws Exception {
+    discardDeadLetters();
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/actuator/health/once"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("\"status\":\"UP\"").contains("\"deadLetters\":0");
   }
 
   @Test
