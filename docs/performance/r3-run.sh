@@ -35,20 +35,26 @@ vacuum() {
   true
 }
 
-echo "r3: start $(date -u +%T), end at $(date -u -d @"$END_AT" +%T)"
-for i in $(seq "$RUNS"); do
-  for t in $TRANSPORTS; do
-    if (($(left) < RUN_SECONDS)); then
-      echo "r3: $(left) s left, no more bench runs"
-      break 2
-    fi
-    vacuum
-    echo "r3: $(date -u +%T) bench e2e --transport $t, run $i"
-    once bench e2e --db "$DB" --transport "$t" --events "$EVENTS" --json \
-      >"$OUT/r3-$t-$i.json" 2>"$OUT/r3-$t-$i.err"
-    echo "r3: $(date -u +%T) exit $? $(head -c 200 "$OUT/r3-$t-$i.json")"
-  done
-done
+echo "r3: start $(date -u +%T), end at $(date -u -d @"$END_AT" +%T); $(uptime)"
+
+# Where the time goes: every 0.25 s, what each active backend of the database waits for, with the
+# start of its statement (Once's statements name once_*, the hand-written pipeline's bench_c_*).
+SAMPLES="$OUT/r3-wait-samples.txt"
+{
+  echo "SELECT now()::time(2) AS t, coalesce(wait_event_type, 'CPU') AS type,"
+  echo "       coalesce(wait_event, '-') AS event, left(regexp_replace(query, '\s+', ' ', 'g'), 60) AS q"
+  echo "  FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'"
+  echo "   AND pid <> pg_backend_pid() \\watch 0.25"
+} | timeout "$(left)" $PSQL -F '|' >"$SAMPLES" 2>/dev/null &
+SAMPLER=$!
+bench() {
+  local t=$1 i=$2
+  vacuum
+  echo "r3: $(date -u +%T) bench e2e --transport $t, run $i"
+  once bench e2e --db "$DB" --transport "$t" --events "$EVENTS" --json \
+    >"$OUT/r3-$t-$i.json" 2>"$OUT/r3-$t-$i.err"
+  echo "r3: $(date -u +%T) exit $? $(head -c 200 "$OUT/r3-$t-$i.json")"
+}
 
 # The user's path: one worker process and one producer process, as in issue 17.
 processes() {
@@ -94,11 +100,27 @@ processes() {
   wait "${pids[@]}" 2>/dev/null
 }
 
-for spec in ${PROCESSES:-table:1 rabbitmq:1 table:2 table:3}; do
-  if (($(left) < 75)); then
-    echo "r3: $(left) s left, no more process runs"
-    break
+# The steps, in order: bench:<transport>:<run> and processes:<transport>:<worker processes>.
+# Bench runs interleave the transports; a step is not started unless enough time is left.
+if [[ -z "${STEPS:-}" ]]; then
+  STEPS=""
+  for i in $(seq "$RUNS"); do
+    for t in $TRANSPORTS; do STEPS+=" bench:$t:$i"; done
+  done
+  STEPS+=" ${EXTRA_STEPS:-processes:table:1 processes:rabbitmq:1 bench:kafka:1 processes:table:2 processes:table:3}"
+fi
+for step in $STEPS; do
+  IFS=: read -r kind t n <<<"$step"
+  need=$RUN_SECONDS
+  [[ $kind == processes ]] && need=75
+  if (($(left) < need)); then
+    echo "r3: $(left) s left, not starting $step"
+    continue
   fi
-  processes "${spec%%:*}" "${spec##*:}"
+  case $kind in
+    bench) bench "$t" "$n" ;;
+    processes) processes "$t" "$n" ;;
+  esac
 done
-echo "r3: end $(date -u +%T)"
+kill "$SAMPLER" 2>/dev/null
+echo "r3: end $(date -u +%T); $(uptime)"

@@ -55,6 +55,17 @@ public final class Schema {
   }
 
   /**
+   * Checks, without changing anything, that the Once tables exist in the current schema of {@code
+   * dataSource}: for read-only tools, which must never apply migrations to a database they only
+   * look at.
+   *
+   * @throws SchemaMissingException naming the first missing table
+   */
+  public static void check(DataSource dataSource) {
+    dev.once.internal.OnceImpl.checkSchema(dataSource, Dialects.forDataSource(dataSource));
+  }
+
+  /**
    * Runs every migration of the database behind {@code dataSource} (its dialect chosen by {@link
    * Dialects#forDataSource}) in one transaction, in its current schema. For tests and quick starts;
    * in production, add {@link #location} to your migration tool.

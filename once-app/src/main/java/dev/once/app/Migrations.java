@@ -15,6 +15,14 @@ public final class Migrations {
 
   private Migrations() {}
 
+  /**
+   * For commands that only read (status, dead-letters, check): the tables must be there; nothing is
+   * applied. Fails with {@link dev.once.SchemaMissingException} naming the first missing table.
+   */
+  public static void requirePresent(DataSource dataSource) {
+    Schema.check(dataSource);
+  }
+
   public static void apply(DataSource dataSource) {
     Flyway.configure()
         .dataSource(dataSource)

@@ -78,6 +78,15 @@ public interface Transport extends AutoCloseable {
     return OptionalLong.empty();
   }
 
+  /**
+   * How many messages the broker itself dead-lettered for {@code consumerGroup} (RabbitMQ: the
+   * group's dead-letter queue, fed by its delivery limit and by rejects), if the broker has such a
+   * place; empty otherwise. Those messages are outside Once's dead letters until moved.
+   */
+  default OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
+    return OptionalLong.empty();
+  }
+
   /** Discards every message waiting for {@code consumerGroup}: for demos and admin tools. */
   default void purge(String destination, String consumerGroup) {
     throw new UnsupportedOperationException(name() + " cannot purge queues");

@@ -195,4 +195,66 @@ class ConsumerDispatchTest {
       }
     }
   }
+
+  @Test
+  void aRecordStillInAWorkerWhenItsPartitionIsRevokedGoesToTheNewOwnerFlaggedRedelivered()
+      throws Exception {
+    String dest = PipelineNames.unique("revoke");
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      events.add(event(dest, "k" + i, 0));
+    }
+    try (KafkaTransport first =
+            Broker.transport().partitions(2).revokeTimeout(Duration.ofMillis(1)).build();
+        KafkaTransport second = Broker.transport().partitions(2).build()) {
+      publishAndDeclare(first, dest, events);
+      try (Receiver r1 = first.receiver(dest, "g")) {
+        List<Delivery> held = receive(r1, 10); // both partitions, all in one worker
+        try (Receiver r2 = second.receiver(dest, "g")) { // a second member joins
+          GroupConsumer gc = first.consumerOf(dest, "g");
+          await().atMost(Duration.ofSeconds(30)).until(() -> gc.assignedPartitions() == 1);
+          r1.ack(held); // too late for the partition that moved: not committed
+          List<Delivery> again = new ArrayList<>();
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> {
+                    again.addAll(r2.poll(10, Duration.ofMillis(200)));
+                    return !again.isEmpty();
+                  });
+          assertThat(ids(held)).containsAll(ids(again));
+          assertThat(again)
+              .allSatisfy(
+                  d -> {
+                    assertThat(d.redelivered()).as("redelivered flag").isTrue();
+                    assertThat(d.deliveryCount()).isGreaterThanOrEqualTo(2);
+                  });
+          r2.ack(again);
+        }
+      }
+    }
+  }
+
+  @Test
+  void recordsPolledWhenTheOffsetNoteCouldNotBeCommittedAreFetchedAgainNotSkipped()
+      throws Exception {
+    String dest = PipelineNames.unique("rewind");
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      events.add(event(dest, "k" + i, 0));
+    }
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      publishAndDeclare(t, dest, events);
+      GroupConsumer.reservationFaults.set(1); // a commit refused during a rebalance
+      try (Receiver r = t.receiver(dest, "g")) {
+        List<Delivery> got = receive(r, 20);
+        assertThat(ids(got))
+            .containsExactlyElementsOf(events.stream().map(e -> e.id().value()).toList());
+        r.ack(got);
+        await().atMost(WAIT).until(() -> committed(t, dest) == 20);
+      } finally {
+        GroupConsumer.reservationFaults.set(0);
+      }
+    }
+  }
 }

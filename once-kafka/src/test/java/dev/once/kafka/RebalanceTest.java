@@ -5,10 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.Outcome;
+import dev.once.ReceivedEvent;
 import dev.once.Relay;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -27,9 +31,28 @@ class RebalanceTest {
   private record Member(KafkaTransport transport, Once once, Consumer consumer)
       implements AutoCloseable {
     static Member join(
-        TestDatabase db, String dest, Flow.Outcomes outcomes, Duration revokeTimeout) {
+        TestDatabase db,
+        String dest,
+        Flow.Outcomes outcomes,
+        Duration revokeTimeout,
+        AtomicBoolean holdUntilRevoked) {
       KafkaTransport t = Broker.transport().partitions(6).revokeTimeout(revokeTimeout).build();
-      Once once = Flow.once(db, t, dest, outcomes);
+      OnceListener hold =
+          new OnceListener() {
+            @Override
+            public void committed(List<ReceivedEvent> events) {
+              // committed, not yet acknowledged: wait here until partitions were taken away
+              if (holdUntilRevoked.get()) {
+                await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(
+                        () ->
+                            !holdUntilRevoked.get()
+                                || t.consumerOf(dest, "warehouse").assignedPartitions() < 6);
+              }
+            }
+          };
+      Once once = Flow.once(db, t, dest, outcomes, hold);
       Consumer c = Flow.consumer(once, dest, 2);
       c.start();
       return new Member(t, once, c);
@@ -73,14 +96,23 @@ class RebalanceTest {
 
       // The first member does not wait for its workers when partitions are taken from it: what
       // they finish after that is not committed, and the new owner gets those records again.
-      Member a = Member.join(db, dest, outcomes, Duration.ofMillis(1));
+      // Its workers also hold their committed batches, unacknowledged, until the first rebalance
+      // took partitions away: what they hold of those partitions must come back as DUPLICATEs.
+      AtomicBoolean holdA = new AtomicBoolean();
+      Member a = Member.join(db, dest, outcomes, Duration.ofMillis(1), holdA);
       Member b = null;
       Member c = null;
       try {
         awaitEffects(db, 2_000);
-        b = Member.join(db, dest, outcomes, Duration.ofSeconds(5)); // a second consumer joins
+        holdA.set(true);
+        b = Member.join(db, dest, outcomes, Duration.ofSeconds(5), new AtomicBoolean());
+        Member first = a; // a second consumer joined; wait for the partitions to move
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> first.transport().consumerOf(dest, "warehouse").assignedPartitions() < 6);
+        holdA.set(false);
         awaitEffects(db, 4_000);
-        c = Member.join(db, dest, outcomes, Duration.ofSeconds(5)); // a third joins
+        c = Member.join(db, dest, outcomes, Duration.ofSeconds(5), new AtomicBoolean()); // third
         awaitEffects(db, 6_000);
         a.close(); // the first one leaves
         a = null;
@@ -116,6 +148,9 @@ class RebalanceTest {
       assertThat(markers).as("markers").isEqualTo(EVENTS);
       assertThat(violations).as("events of one key processed out of order").isZero();
       assertThat(outcomes.get(Outcome.PROCESSED)).isEqualTo(EVENTS);
+      assertThat(outcomes.get(Outcome.DUPLICATE))
+          .as("records the first member processed came back to the new owners")
+          .isPositive();
     }
   }
 

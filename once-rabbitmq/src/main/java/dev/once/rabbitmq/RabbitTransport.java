@@ -12,6 +12,7 @@ import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -106,6 +107,12 @@ public final class RabbitTransport implements Transport {
     topology.declare(event.destination(), consumerGroup);
     return publisher.publishToQueue(
         event, topology.names().queue(event.destination(), consumerGroup), confirmTimeout);
+  }
+
+  /** Ready messages in the group's dead-letter queue {@code <queue>.dead-letter}. */
+  @Override
+  public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
+    return OptionalLong.of(topology.deadLettered(destination, consumerGroup));
   }
 
   @Override

@@ -93,12 +93,15 @@ public final class E2eCommand implements Callable<Integer> {
         ceilingC(env, w);
         OnceE2e.run(env, w, hops, 0, new PrintStream(OutputStream.nullOutputStream()));
       }
-      progress.println("  ceiling P: the producers alone ...");
+      progress.printf("  %s ceiling P: the producers alone ...%n", now());
       double p = OnceE2e.ceilingP(env, s);
-      progress.printf("  ceiling P: %.0f orders/s%n  ceiling C: hand-written pipeline ...%n", p);
+      progress.printf("  %s ceiling P: %.0f orders/s%n", now(), p);
+      progress.printf("  %s ceiling C: hand-written pipeline ...%n", now());
       Hand c = ceilingC(env, s);
-      progress.printf("  ceiling C: %.0f orders/s%n  Once end to end ...%n", c.eps());
+      progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
+      progress.printf("  %s Once end to end ...%n", now());
       OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, progress);
+      progress.printf("  %s done%n", now());
       Map<String, Object> j = json(s, env, p, c, once);
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(j));
@@ -162,6 +165,13 @@ public final class E2eCommand implements Callable<Integer> {
     j.put("warmup_events", warmup);
     j.put("machine", BenchReport.machine());
     return j;
+  }
+
+  /** The time of day (UTC) in progress lines: to line them up with samples taken beside. */
+  private static String now() {
+    return java.time.LocalTime.now(java.time.ZoneOffset.UTC)
+        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+        .toString();
   }
 
   private static long max(long[] sorted) {

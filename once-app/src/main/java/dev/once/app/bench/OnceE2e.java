@@ -74,7 +74,8 @@ final class OnceE2e {
         double rate = latencyRate > 0 ? latencyRate : eps / 2;
         long paced = Math.round(rate * s.latencySeconds());
         progress.printf(
-            "  once end to end: %.0f orders/s; paced run at %.0f orders/s%n", eps, rate);
+            "  %s once end to end: %.0f orders/s; paced run at %.0f orders/s%n",
+            java.time.LocalTime.now(java.time.ZoneOffset.UTC), eps, rate);
         double achieved = 0;
         long[] pacedLatencies = new long[0];
         if (paced > 0) {

@@ -64,7 +64,7 @@ public final class DeadLettersCommand {
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
       try (Database database = Database.openAny(db, 4)) {
-        Migrations.apply(database.dataSource());
+        Migrations.requirePresent(database.dataSource());
         try (Transport transport =
             transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
           try (Once once =

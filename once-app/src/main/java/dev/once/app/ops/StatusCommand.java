@@ -31,7 +31,7 @@ public final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (Database database = Database.openAny(db, 2)) {
-      Migrations.apply(database.dataSource());
+      Migrations.requirePresent(database.dataSource());
       WorkloadStatus s = WorkloadStatus.read(database.dataSource());
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(toJson(s)));

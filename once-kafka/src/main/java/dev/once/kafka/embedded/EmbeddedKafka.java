@@ -132,7 +132,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         return;
       }
       new Formatter()
-          .setPrintStream(System.out)
+          .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
           .setNodeId(1)
           .setClusterId(Uuid.randomUuid().toString())
           .setDirectories(java.util.List.of(dir.resolve("data").toString()))

@@ -107,8 +107,12 @@ public final class Publisher implements AutoCloseable {
             f.get();
           }
         } catch (ExecutionException ex) {
+          // send() blocked max.block.ms on metadata and failed: do not block again per event
           refused = reason(ex.getCause());
           f = null;
+          if (ex.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+            unreachable = "not sent: " + refused;
+          }
         } catch (RuntimeException ex) {
           refused = reason(ex);
           f = null;

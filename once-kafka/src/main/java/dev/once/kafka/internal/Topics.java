@@ -79,14 +79,24 @@ public final class Topics implements AutoCloseable {
                     TopicConfig.RETENTION_MS_CONFIG,
                     String.valueOf(settings.topicRetention().toMillis())));
     try {
-      admin().createTopics(List.of(t)).all().get(call.toMillis(), TimeUnit.MILLISECONDS);
-      log.info("created topic {} ({} partitions)", topic, settings.partitions());
+      for (int attempt = 1; ; attempt++) { // a loaded broker may miss one deadline
+        try {
+          admin().createTopics(List.of(t)).all().get(call.toMillis(), TimeUnit.MILLISECONDS);
+          log.info("created topic {} ({} partitions)", topic, settings.partitions());
+          break;
+        } catch (TimeoutException e) {
+          if (attempt == 3) {
+            throw e;
+          }
+          log.warn("create topic {}: no answer within {}; again", topic, call);
+        }
+      }
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw new KafkaUnavailableException("create topic " + topic, e.getCause());
       }
     } catch (TimeoutException e) {
-      throw new KafkaUnavailableException("create topic " + topic, e);
+      throw new KafkaUnavailableException("create topic " + topic + " (3 attempts)", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new KafkaUnavailableException("create topic " + topic, e);

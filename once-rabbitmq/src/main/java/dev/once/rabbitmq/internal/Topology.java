@@ -95,6 +95,19 @@ public final class Topology {
     }
   }
 
+  /** Messages in the group's dead-letter queue; 0 when it does not exist (never declared). */
+  public long deadLettered(String destination, String group) {
+    String dlq = names.deadLetterQueue(names.queue(destination, group));
+    Channel ch = connections.publishChannel();
+    try {
+      return ch.queueDeclarePassive(dlq).getMessageCount();
+    } catch (IOException e) {
+      return 0; // 404: not declared, nothing in it
+    } finally {
+      closeQuietly(ch);
+    }
+  }
+
   /** After a channel was closed for a missing exchange: declare them again on next use. */
   public void forgetExchanges() {
     knownExchanges.clear();
