@@ -130,7 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = Database.open(db, workers * 5 + 12)) {
+    try (Database database = Database.openAny(db, workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events
