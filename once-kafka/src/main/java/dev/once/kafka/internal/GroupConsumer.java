@@ -5,6 +5,7 @@ import dev.once.kafka.KafkaSettings;
 import dev.once.spi.Delivery;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class GroupConsumer implements AutoCloseable {
+  /** The header of a replayed record: the Kafka group id it is for; other groups skip it. */
+  public static final String REPLAY_FOR = "once-replay-for";
+
   private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
 
   /** Offsets reserved ahead in the committed note before records are handed out. */
@@ -322,6 +327,10 @@ public final class GroupConsumer implements AutoCloseable {
           continue;
         }
         for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+          if (isReplayForAnotherGroup(r)) {
+            p.fetchedTo = r.offset() + 1; // never handed out: committed with the next offsets
+            continue;
+          }
           Rec rec = decode(p, r);
           if (r.offset() <= p.redeliveredUpTo) {
             rec.redelivered = true;
@@ -348,6 +357,11 @@ public final class GroupConsumer implements AutoCloseable {
         consumer.seek(tp, records.records(tp).get(0).offset());
       }
     }
+  }
+
+  private boolean isReplayForAnotherGroup(ConsumerRecord<byte[], byte[]> r) {
+    Header h = r.headers().lastHeader(REPLAY_FOR);
+    return h != null && !groupId.equals(new String(h.value(), StandardCharsets.UTF_8));
   }
 
   private Rec decode(Part p, ConsumerRecord<byte[], byte[]> r) {
