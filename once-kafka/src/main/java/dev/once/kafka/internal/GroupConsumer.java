@@ -89,6 +89,9 @@ public final class GroupConsumer implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer; // the poll thread's alone
 
   /** One assigned partition. Replaced by a new object when assigned again. */
+  private final java.util.concurrent.atomic.AtomicInteger lostPartitions =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   static final class Part {
     final TopicPartition tp;
     final TreeMap<Long, Rec> open = new TreeMap<>();
@@ -259,6 +262,11 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   /** Partitions this process's member holds now (for tests and status). */
+  /** How many partitions this consumer lost (its session or poll interval expired), for tests. */
+  public int lostPartitions() {
+    return lostPartitions.get();
+  }
+
   public int assignedPartitions() {
     lock.lock();
     try {
@@ -485,6 +493,7 @@ public final class GroupConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> lost) {
+      lostPartitions.addAndGet(lost.size());
       release(lost, false);
       log.warn("kafka consumer {}: lost {} (nothing committed for them)", groupId, lost);
     }
