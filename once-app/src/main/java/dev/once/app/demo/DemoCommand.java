@@ -161,7 +161,7 @@ public final class DemoCommand implements Callable<Integer> {
           progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }
         Dashboard dashboard =
-            dashboardOptions.start(database.dataSource(), admin.deadLetters(), progress);
+            dashboardOptions.start(database.dataSource(), admin.deadLetters(), transport, progress);
         if (dashboard != null) {
           scenario.listener(dashboardOptions.listener());
         }

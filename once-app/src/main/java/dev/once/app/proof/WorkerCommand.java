@@ -132,7 +132,7 @@ public final class WorkerCommand implements Callable<Integer> {
             : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard =
-        dashboardOptions.start(database.dataSource(), once.deadLetters(), System.err);
+        dashboardOptions.start(database.dataSource(), once.deadLetters(), opened, System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

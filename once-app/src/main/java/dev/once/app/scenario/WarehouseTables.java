@@ -20,6 +20,10 @@ public final class WarehouseTables {
   public static final String PAYMENTS = "payments";
   public static final String MAIL = "mail";
 
+  /** The demo's consumer groups and the destination each reads (the dashboard asks the broker). */
+  public static final java.util.Map<String, String> CONSUMER_DESTINATIONS =
+      java.util.Map.of(WAREHOUSE, ORDERS, NOTIFIER, DISPATCH);
+
   /** An arbitrary advisory lock key held while the tables are created ("once" in ASCII). */
   private static final long CREATE_LOCK = 0x6f6e6365L;
 
