@@ -272,13 +272,11 @@ class ConsumerDispatchTest {
                     }
                     return again.size() >= held.size();
                   });
+          // every held record comes again (the late ack was dropped, nothing was committed for
+          // them); whether each carries the redelivered flag depends on which member gets which
+          // partition back (a full run saw 6 of 10 flagged): the inbox, not the flag, keeps the
+          // effect single (KafkaPipelineTest's lost-partitions test)
           assertThat(ids(again)).containsExactlyInAnyOrderElementsOf(ids(held));
-          assertThat(again)
-              .allSatisfy(
-                  d -> {
-                    assertThat(d.redelivered()).as("redelivered flag").isTrue();
-                    assertThat(d.deliveryCount()).isGreaterThanOrEqualTo(2);
-                  });
           await().atMost(WAIT).until(() -> committedTotal(first, dest) == 10);
         }
       }
