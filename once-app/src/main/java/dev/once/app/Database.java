@@ -32,7 +32,7 @@ public final class Database implements AutoCloseable {
 
   /**
    * Opens the PostgreSQL at {@code url}, or the embedded database when it is null: for the commands
-   * whose own SQL (the warehouse scenario, the bench) is PostgreSQL's.
+   * whose own SQL (the bench) is PostgreSQL's.
    */
   public static Database open(String url, int poolSize) {
     if (url != null && !url.startsWith("jdbc:postgresql:")) {
@@ -42,7 +42,7 @@ public final class Database implements AutoCloseable {
               + redact(url)
               + "'"
               + (isMariaDb(url)
-                  ? " (on MariaDB/MySQL: schema apply, status, dead-letters and dashboard)"
+                  ? " (bench runs on PostgreSQL only; the other commands take a MariaDB URL)"
                   : ""));
     }
     return url == null ? embedded(poolSize) : server(url, poolSize);
@@ -50,7 +50,7 @@ public final class Database implements AutoCloseable {
 
   /**
    * Opens {@code url} on PostgreSQL or MariaDB/MySQL, or the embedded database when it is null: for
-   * the commands that only use Once's own API (schema, status, dead letters, dashboard).
+   * every command but the bench.
    */
   public static Database openAny(String url, int poolSize) {
     if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {

@@ -47,7 +47,33 @@ public final class TransportOptions {
 
   /** The Kafka cluster: {@code --bootstrap}, or the embedded broker (started on first use). */
   public String bootstrap() {
-    return bootstrap != null ? bootstrap : KafkaBroker.embedded();
+    if (bootstrap == null) {
+      return KafkaBroker.embedded();
+    }
+    for (String server : bootstrap.split(",", -1)) {
+      if (!hostAndPort(server.trim())) {
+        throw new UserError(
+            "--bootstrap must be host:port[,host:port] (port 1-65535), was '" + bootstrap + "'");
+      }
+    }
+    return bootstrap;
+  }
+
+  private static boolean hostAndPort(String server) {
+    int colon = server.lastIndexOf(':');
+    if (colon <= 0 || colon == server.length() - 1) {
+      return false;
+    }
+    String host = server.substring(0, colon);
+    if (host.isBlank() || host.chars().anyMatch(Character::isWhitespace)) {
+      return false;
+    }
+    try {
+      int port = Integer.parseInt(server.substring(colon + 1));
+      return port >= 1 && port <= 65_535;
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** The RabbitMQ URI given with {@code --amqp} (or its default). */

@@ -63,6 +63,63 @@ class BenchCommandTest {
   }
 
   @Test
+  void benchOnKafkaMeasuresItsOwnCeilingBAndPrintsEveryFigureAsJson() throws Exception {
+    // without --bootstrap: the embedded broker, in this JVM, data in .once/kafka
+    try (BenchSchema own = new BenchSchema()) {
+      DemoCommandTest.Run r =
+          DemoCommandTest.run(
+              "bench",
+              "--events",
+              "200",
+              "--workers",
+              "2",
+              "--latency-producers",
+              "4",
+              "--latency-seconds",
+              "1",
+              "--latency-rate",
+              "100",
+              "--transport",
+              "kafka",
+              "--json",
+              "--db",
+              own.url());
+      assertThat(r.exit()).as(r.err()).isZero();
+      JsonNode json = new ObjectMapper().readTree(r.out());
+      for (String field :
+          new String[] {
+            "once_eps",
+            "ceiling_db_eps",
+            "ceiling_broker_eps",
+            "ceiling_c_eps",
+            "ratio_db",
+            "ratio_broker",
+            "ratio_c"
+          }) {
+        assertThat(json.get(field).asDouble()).as(field).isPositive();
+      }
+      assertThat(json.get("transport").asText()).isEqualTo("kafka");
+      assertThat(json.get("ceiling_broker").asText()).startsWith("Kafka alone");
+      assertThat(json.get("duplicate_effects").asLong()).isZero();
+      assertThat(json.get("effects").asLong()).isGreaterThanOrEqualTo(200);
+      assertThat(json.has("p99_ms")).isTrue();
+    }
+  }
+
+  @Test
+  void aBadBootstrapValueIsOneLineNamingTheOptionAndTheValue() {
+    for (String bad : new String[] {"nonsense", "host:0", "host:port", ":9092", "a:9092,"}) {
+      Cli.Run r =
+          Cli.run("bench", "--transport", "kafka", "--bootstrap", bad, "--db", LocalServer.url());
+      assertThat(r.exit()).as(bad).isNotZero();
+      assertThat(r.errLines()).as(bad).hasSize(1);
+      assertThat(r.errLines().get(0))
+          .as(bad)
+          .contains("--bootstrap must be host:port[,host:port] (port 1-65535), was '" + bad + "'");
+    }
+  }
+
+  @Test
   void benchMarkersMeasuresTheConsumerWithAndWithoutEarlierMarkers() throws Exception {
     DemoCommandTest.Run r =
         DemoCommandTest.run(
@@ -108,7 +165,7 @@ class BenchCommandTest {
         .contains("--batch must be between 1 and 64, was 0");
     assertThat(
             DemoCommandTest.run("bench", "--transport", "pigeon", "--db", LocalServer.url()).err())
-        .contains("--transport must be 'table' or 'rabbitmq', was 'pigeon'");
+        .contains("--transport must be 'table', 'rabbitmq' or 'kafka', was 'pigeon'");
     assertThat(DemoCommandTest.run("bench", "--latency-rate", "-1").err())
         .contains("--latency-rate must be 0 (half the sustained rate) or more, was -1");
     assertThat(DemoCommandTest.run("bench", "--warmup", "-5").err())

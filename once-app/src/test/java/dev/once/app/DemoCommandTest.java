@@ -104,7 +104,7 @@ class DemoCommandTest {
     assertThat(run("demo", "--crash-rate", "2").err())
         .contains("--crash-rate must be between 0 and 0.5, was 2.0");
     assertThat(run("demo", "--db", "mysql://x").err())
-        .contains("--db must be a PostgreSQL JDBC URL");
+        .contains("--db must be a PostgreSQL or MariaDB/MySQL JDBC URL", "was 'mysql://x'");
     assertThat(run("demo", "--transport", "carrier-pigeon", "--db", LocalServer.url()).err())
         .contains("--transport must be 'table', 'rabbitmq'", "was 'carrier-pigeon'");
   }

@@ -7,6 +7,7 @@ import dev.once.spi.AdminDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,13 +66,34 @@ final class RetentionImpl implements Retention {
   private long drain(Connection c, Delete delete, Instant before) throws SQLException {
     long total = 0;
     while (thread.running() || !thread.started()) {
-      int n = delete.run(c, before, policy.batchSize());
+      int n = deleteBatch(c, delete, before);
       total += n;
       if (n < policy.batchSize()) {
         break;
       }
     }
     return total;
+  }
+
+  /** How often one batch is tried again after a deadlock or a serialization failure. */
+  private static final int TRANSIENT_RETRIES = 10;
+
+  /**
+   * One batch, its own auto-committed statement: a deadlock with live traffic (InnoDB takes gap
+   * locks on the rows around the ones it deletes) only rolls back that statement, so it is run
+   * again after a short pause; deleting what is old is the same whenever it succeeds.
+   */
+  private int deleteBatch(Connection c, Delete delete, Instant before) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return delete.run(c, before, policy.batchSize());
+      } catch (SQLException e) {
+        if (attempt > TRANSIENT_RETRIES || !once.dialect().isTransient(e)) {
+          throw e;
+        }
+        Backoff.sleep(Duration.ofMillis(5L * attempt));
+      }
+    }
   }
 
   @Override

@@ -36,8 +36,8 @@ import java.util.TreeMap;
  * A malformed message becomes a stand-in event: id {@code malformed:<sha-256 of the message>} (the
  * same message gives the same id, so a redelivery finds its dead letter and adds none), type
  * {@value #MALFORMED_TYPE}, no key, the body when it is within the limit, and its raw properties as
- * headers named {@code raw.*}, each value cut to {@value #SHOWN} characters with control characters
- * escaped.
+ * headers named {@code raw.*}: the message id and type cut to {@value #SHOWN} characters with
+ * control characters escaped, every other header value and the body only as size and hash.
  */
 public final class MessageDecoder {
   /** The type of the stand-in event of a malformed delivery. */
@@ -248,7 +248,7 @@ public final class MessageDecoder {
         (name, value) -> {
           identity.append('\n').append(name).append('=').append(described(value));
           if (!isBrokerHeader(name)) {
-            shown.put("raw.header." + shown(name), shown(value));
+            shown.put("raw.header." + shown(name), summary(value));
           }
         });
     identity.append('\n').append(Redaction.sha256(raw.body()));
@@ -266,6 +266,20 @@ public final class MessageDecoder {
         MALFORMED_TYPE,
         body,
         shown);
+  }
+
+  /** A header value for a person: its kind, or its size and hash, never its content. */
+  private static String summary(Object value) {
+    if (value == null) {
+      return "(null)";
+    }
+    if (value instanceof byte[] bytes) {
+      return Redaction.summary(bytes);
+    }
+    if (value instanceof String || value instanceof Number || value instanceof Boolean) {
+      return Redaction.summary(value.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    return "(" + kind(value) + ")";
   }
 
   /** A stable description of a raw value, for the stand-in's id. */

@@ -38,6 +38,7 @@ final class Api implements HttpHandler {
   private final Actions actions;
   private final Clock clock;
   private final Duration history;
+  private final java.util.function.Function<String, Long> brokerDeadLetters;
 
   Api(
       String base,
@@ -48,7 +49,9 @@ final class Api implements HttpHandler {
       Guard guard,
       Actions actions,
       Clock clock,
-      Duration history) {
+      Duration history,
+      java.util.function.Function<String, Long> brokerDeadLetters) {
+    this.brokerDeadLetters = brokerDeadLetters;
     this.base = base;
     this.dataSource = dataSource;
     this.dialect = dialect;
@@ -139,7 +142,12 @@ final class Api implements HttpHandler {
     List<Map<String, Object>> consumers = new ArrayList<>();
     latest
         .consumers()
-        .forEach((name, p) -> consumers.add(Views.point(name, p, rates(recent, name))));
+        .forEach(
+            (name, p) -> {
+              Map<String, Object> c = Views.point(name, p, rates(recent, name));
+              c.put("broker_dead_letters", brokerDeadLetters.apply(name));
+              consumers.add(c);
+            });
     OperationStatus ops = OperationStatus.read(dataSource, dialect, clock.instant(), 0);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("at", Json.time(latest.at()));

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.once.DeadLetters;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
+import dev.once.spi.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -13,7 +14,9 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -146,7 +149,23 @@ public final class Dashboard implements AutoCloseable {
         guard,
         actions,
         config.clock,
-        config.history);
+        config.history,
+        this::brokerDeadLetters);
+  }
+
+  /** What the broker dead-lettered itself for a consumer; null when the transport cannot tell. */
+  Long brokerDeadLetters(String consumer) {
+    String destination = config.brokerGroups.get(consumer);
+    if (config.transport == null || destination == null) {
+      return null;
+    }
+    try {
+      OptionalLong n = config.transport.brokerDeadLetters(destination, consumer);
+      return n.isPresent() ? n.getAsLong() : null;
+    } catch (RuntimeException e) {
+      log.debug("broker dead letters of {} not read: {}", consumer, e.toString());
+      return null;
+    }
   }
 
   /** {@code http://127.0.0.1:8080/} (the address it listens on). */
@@ -219,6 +238,8 @@ public final class Dashboard implements AutoCloseable {
     private Duration history = Duration.ofMinutes(15);
     private Clock clock = Clock.systemUTC();
     private DashboardListener listener = new DashboardListener();
+    private Transport transport;
+    private Map<String, String> brokerGroups = Map.of();
 
     private Builder(DataSource dataSource, DeadLetters deadLetters) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -276,6 +297,18 @@ public final class Dashboard implements AutoCloseable {
      */
     public Builder listener(DashboardListener listener) {
       this.listener = Objects.requireNonNull(listener, "dashboard.listener");
+      return this;
+    }
+
+    /**
+     * The transport whose broker may dead-letter messages itself (RabbitMQ: a group's {@code
+     * <queue>.dead-letter} queue), and the consumer groups to ask about (consumer group →
+     * destination): the overview shows those counts beside Once's dead letters ({@code
+     * broker_dead_letters}, null where the transport cannot tell). Optional.
+     */
+    public Builder transport(Transport transport, Map<String, String> consumerDestinations) {
+      this.transport = Objects.requireNonNull(transport, "dashboard.transport");
+      this.brokerGroups = Map.copyOf(consumerDestinations);
       return this;
     }
 

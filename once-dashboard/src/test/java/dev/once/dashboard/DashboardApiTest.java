@@ -103,6 +103,25 @@ class DashboardApiTest {
   }
 
   @Test
+  void theOverviewSaysNullForBrokerDeadLettersWhereTheTransportCannotTell() {
+    rig =
+        new Rig(
+            (r, b) ->
+                b.transport(r.transport, java.util.Map.of("warehouse", "orders", "billing", "x")));
+    rig.seedDeadLetters(2);
+    client = new Client(rig.url());
+    rig.dashboard.sampleNow();
+
+    JsonNode warehouse = client.get("api/overview").json().get("consumers").get(0);
+    assertThat(warehouse.get("consumer").asText()).isEqualTo("warehouse");
+    assertThat(warehouse.get("dead_open").asLong()).isEqualTo(2);
+    assertThat(warehouse.has("broker_dead_letters")).isTrue();
+    assertThat(warehouse.get("broker_dead_letters").isNull())
+        .as("the table queue has no dead letters of its own")
+        .isTrue();
+  }
+
+  @Test
   void keysetPagesWalkEveryDeadLetterOnceWithoutOffset() {
     start(false, 125);
     List<Long> seen = new ArrayList<>();
@@ -333,11 +352,11 @@ class DashboardApiTest {
                     client
                         .get("api/overview")
                         .json()
-                        .get("consumers")
-                        .get(0)
-                        .get("rates_per_second");
-                return rates.get("completion").asDouble() * 30 >= 38
-                    && rates.get("dead").asDouble() > 0;
+                        .path("consumers")
+                        .path(0) // absent until the first sample sees the consumer
+                        .path("rates_per_second");
+                return rates.path("completion").asDouble() * 30 >= 38
+                    && rates.path("dead").asDouble() > 0;
               });
       JsonNode overview = client.get("api/overview").json();
       assertThat(overview.get("rate_source").asText()).isEqualTo("database");

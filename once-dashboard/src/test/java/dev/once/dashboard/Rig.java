@@ -34,9 +34,15 @@ final class Rig implements AutoCloseable {
   private Relay relay;
 
   Rig(UnaryOperator<Dashboard.Builder> settings) {
+    this((rig, b) -> settings.apply(b));
+  }
+
+  /** Settings that need the rig's own parts (its transport). */
+  Rig(java.util.function.BiFunction<Rig, Dashboard.Builder, Dashboard.Builder> settings) {
     dashboard =
         settings
             .apply(
+                this,
                 Dashboard.builder(db.dataSource(), deadLetters)
                     .port(0)
                     .token(TOKEN)

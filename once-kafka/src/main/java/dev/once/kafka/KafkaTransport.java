@@ -10,6 +10,7 @@ import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -70,6 +71,19 @@ public final class KafkaTransport implements Transport {
   public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
     checkOpen();
     return publisher.publish(batch, confirmTimeout);
+  }
+
+  /**
+   * Kafka cannot address one consumer group on a shared topic, so the record goes to the topic with
+   * a {@value GroupConsumer#REPLAY_FOR} header naming the group's Kafka group id; every other
+   * group's consumer skips it (its offset moves on) without handing it to a handler. A replay thus
+   * reaches only the group that failed, whatever other groups' markers retention has deleted.
+   */
+  @Override
+  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    Map<String, String> headers = new LinkedHashMap<>(event.headers());
+    headers.put(GroupConsumer.REPLAY_FOR, settings.groupId(event.destination(), consumerGroup));
+    return publish(List.of(event.withHeaders(headers)), confirmTimeout);
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
+import dev.once.kafka.internal.GroupConsumer;
 import dev.once.test.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -107,6 +109,76 @@ class KafkaPipelineTest {
     }
     assertThat(seen.outcomes).containsExactly(Outcome.PROCESSED, Outcome.DUPLICATE);
     assertThat(effects(e.id().value())).isEqualTo(1);
+  }
+
+  @Test
+  void recordsOfAMemberWhosePartitionsWereLostAreDuplicatesForTheNewOwnerNeverASecondEffect()
+      throws Exception {
+    String dest = PipelineNames.unique("lost");
+    Seen seen = new Seen();
+    CountDownLatch inHandler = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    // The first member's worker holds its batch inside its transaction; when the second member
+    // joins, the first one's poll thread waits in the revoke callback past max.poll.interval.ms,
+    // the group expels it, and what it still owned is lost. Then its transaction commits.
+    try (KafkaTransport first =
+            Broker.transport()
+                .partitions(2)
+                .revokeTimeout(Duration.ofSeconds(8))
+                .property("max.poll.interval.ms", "2000")
+                .build();
+        KafkaTransport second = Broker.transport().partitions(2).build()) {
+      first.declare(dest, "warehouse");
+      List<Event> events = new java.util.ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        events.add(Event.of(EventId.of("lost", dest, i), dest, "k" + i, "Paid", "{}"));
+      }
+      assertThat(first.publish(events, WAIT).confirmed().cardinality()).isEqualTo(4);
+      try (Once a = once(first, dest, seen);
+          Once b = once(second, dest, seen);
+          Consumer ca =
+              a.consumer("warehouse")
+                  .subscribe(
+                      dest,
+                      (tx, ev) -> {
+                        tx.update("INSERT INTO effects VALUES (?)", ev.id().value());
+                        inHandler.countDown();
+                        release.await(60, TimeUnit.SECONDS);
+                      })
+                  .batchSize(10)
+                  .build()
+                  .start()) {
+        assertThat(inHandler.await(30, TimeUnit.SECONDS)).as("first member got a batch").isTrue();
+        try (Consumer cb =
+            b.consumer("warehouse")
+                .subscribe(
+                    dest, (tx, ev) -> tx.update("INSERT INTO effects VALUES (?)", ev.id().value()))
+                .build()
+                .start()) {
+          GroupConsumer gc = first.consumerOf(dest, "warehouse");
+          await().atMost(Duration.ofSeconds(60)).until(() -> gc.lostPartitions() > 0);
+          release.countDown(); // the old owner's transaction commits; its acknowledgement is late
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(() -> seen.outcomes.size() >= 8 && effects("lost:" + dest) == 4);
+        }
+      } finally {
+        release.countDown();
+      }
+    }
+    assertThat(effects("lost:" + dest)).as("one effect per event").isEqualTo(4);
+    assertThat(seen.outcomes.stream().filter(o -> o == Outcome.PROCESSED)).hasSize(4);
+    assertThat(seen.outcomes.stream().filter(o -> o == Outcome.DUPLICATE))
+        .hasSizeGreaterThanOrEqualTo(4);
+  }
+
+  private static Once once(KafkaTransport t, String dest, OnceListener listener) {
+    return Once.builder()
+        .dataSource(db.dataSource())
+        .transport(t)
+        .destinations(dest)
+        .listener(listener)
+        .build();
   }
 
   @Test

@@ -98,7 +98,9 @@ public final class HandlerKit {
     return this;
   }
 
-  /** The store's dialect, for testing a dialect of your own. Default PostgreSQL. */
+  /**
+   * The store's dialect, for testing a dialect of your own. Default: chosen from the data source.
+   */
   public HandlerKit dialect(Dialect dialect) {
     this.dialect = dialect;
     return this;

@@ -91,7 +91,9 @@ class HandlerKitTest {
     assertThatThrownBy(kit::verifyConcurrentDuplicates)
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("8 concurrent deliveries of one event")
-        .hasMessageContaining("has 8 effects");
+        // how many of the eight pass the check before the first insert depends on scheduling
+        .hasMessageMatching(
+            "(?s).*8 concurrent deliveries of one event: event \\S+ has [2-8] effects.*");
   }
 
   @Test

@@ -65,7 +65,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     Logging.quietEngine(true);
     PrintStream progress = System.err;
-    try (BenchEnv env = new BenchEnv(options, s)) {
+    try (BenchEnv env = new BenchEnv(options, s, true)) {
       progress.printf(
           "once bench: %d events on %s, transport %s%n",
           events, env.description(), env.transportName());
@@ -116,8 +116,10 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private static double ceilingB(BenchEnv env, BenchSettings s) throws Exception {
-    return env.rabbit()
-        ? CeilingRabbit.run(env.amqp(), s)
-        : CeilingTableQueue.run(env.dataSource(), s);
+    return switch (env.transportName()) {
+      case "rabbitmq" -> CeilingRabbit.run(env.amqp(), s);
+      case "kafka" -> CeilingKafka.run(env.bootstrap(), env.kafkaPartitions(), s);
+      default -> CeilingTableQueue.run(env.dataSource(), s);
+    };
   }
 }

@@ -46,7 +46,12 @@ final class BenchEnv implements AutoCloseable {
               + "'");
     }
     if (transportName().equals("kafka")) {
-      startKafka();
+      try {
+        startKafka();
+      } catch (RuntimeException e) {
+        database.close();
+        throw e;
+      }
     }
   }
 

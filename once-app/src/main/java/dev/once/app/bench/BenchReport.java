@@ -26,9 +26,14 @@ record BenchReport(
   }
 
   String brokerCeilingKind() {
-    return transport.equals("rabbitmq")
-        ? "RabbitMQ alone: publish with confirms + consume with manual acks, no database"
-        : "the table queue alone: enqueue + claim + ack, no outbox and no inbox";
+    return switch (transport) {
+      case "rabbitmq" ->
+          "RabbitMQ alone: publish with confirms + consume with manual acks, no database";
+      case "kafka" ->
+          "Kafka alone: idempotent produce with acks=all + consume with manual offset commits,"
+              + " same keys, no database";
+      default -> "the table queue alone: enqueue + claim + ack, no outbox and no inbox";
+    };
   }
 
   boolean ok() {

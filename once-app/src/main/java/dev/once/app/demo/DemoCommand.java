@@ -130,7 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = Database.open(db, workers * 5 + 12)) {
+    try (Database database = Database.openAny(db, workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events
@@ -161,7 +161,7 @@ public final class DemoCommand implements Callable<Integer> {
           progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }
         Dashboard dashboard =
-            dashboardOptions.start(database.dataSource(), admin.deadLetters(), progress);
+            dashboardOptions.start(database.dataSource(), admin.deadLetters(), transport, progress);
         if (dashboard != null) {
           scenario.listener(dashboardOptions.listener());
         }

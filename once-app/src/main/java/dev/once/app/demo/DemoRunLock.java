@@ -1,6 +1,7 @@
 package dev.once.app.demo;
 
 import dev.once.app.UserError;
+import dev.once.app.scenario.WarehouseTables;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,6 +17,10 @@ final class DemoRunLock implements AutoCloseable {
   private static final String TRY_LOCK =
       "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.once_demo_run'))";
 
+  /** MariaDB/MySQL: a named lock of the session, per database. */
+  private static final String TRY_LOCK_MARIADB =
+      "SELECT GET_LOCK(concat('once_demo_run_', md5(database())), 0) = 1";
+
   private final Connection connection;
 
   private DemoRunLock(Connection connection) {
@@ -27,7 +32,8 @@ final class DemoRunLock implements AutoCloseable {
     try {
       Connection c = dataSource.getConnection();
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery(TRY_LOCK)) {
+          ResultSet rs =
+              s.executeQuery(WarehouseTables.isMariaDb(c) ? TRY_LOCK_MARIADB : TRY_LOCK)) {
         if (rs.next() && rs.getBoolean(1)) {
           return new DemoRunLock(c);
         }

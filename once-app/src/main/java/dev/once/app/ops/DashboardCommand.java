@@ -5,6 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
@@ -76,6 +77,7 @@ public final class DashboardCommand implements Callable<Integer> {
                 .port(port)
                 .token(secret)
                 .readOnly(readOnly)
+                .transport(transport, WarehouseTables.CONSUMER_DESTINATIONS)
                 .actor(actor != null ? actor : DeadLettersCommand.defaultActor() + " (dashboard)"),
             System.out);
     System.err.println("once dashboard: on " + database.description() + "; Ctrl-C stops it");

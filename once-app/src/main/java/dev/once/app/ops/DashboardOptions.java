@@ -2,6 +2,7 @@ package dev.once.app.ops;
 
 import dev.once.DeadLetters;
 import dev.once.app.UserError;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
 import java.io.PrintStream;
@@ -49,13 +50,18 @@ public final class DashboardOptions {
    * Starts the dashboard if asked (else returns null) and prints where to open it; {@code
    * deadLetters} is the running {@link dev.once.Once}'s.
    */
-  public Dashboard start(DataSource dataSource, DeadLetters deadLetters, PrintStream out) {
+  public Dashboard start(
+      DataSource dataSource,
+      DeadLetters deadLetters,
+      dev.once.spi.Transport transport,
+      PrintStream out) {
     if (!enabled) {
       return null;
     }
     return DashboardCommand.start(
         Dashboard.builder(dataSource, deadLetters)
             .listener(listener)
+            .transport(transport, WarehouseTables.CONSUMER_DESTINATIONS)
             .bind(bind)
             .port(port)
             .actor(DeadLettersCommand.defaultActor() + " (dashboard)"),

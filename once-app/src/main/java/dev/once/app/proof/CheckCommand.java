@@ -52,7 +52,7 @@ public final class CheckCommand implements Callable<Integer> {
       Flags.atLeast("--events", expected, 0);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (Database database = Database.open(db, 2)) {
+    try (Database database = Database.openAny(db, 2)) {
       WarehouseVerdict verdict = await(database, expected == null ? -1 : expected, waitSeconds);
       if (json) {
         out.println(new ObjectMapper().writeValueAsString(CheckReport.toJson(verdict)));

@@ -82,7 +82,7 @@ public final class ProduceCommand implements Callable<Integer> {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
-    try (Database database = Database.open(db, threads + 2)) {
+    try (Database database = Database.openAny(db, threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
       WarehouseTables.create(ds);
@@ -126,20 +126,22 @@ public final class ProduceCommand implements Callable<Integer> {
   }
 
   private static List<Long> missing(DataSource ds, long first, long last) {
-    String sql =
-        """
-        SELECT g FROM generate_series(?::bigint, ?::bigint) g
-         WHERE NOT EXISTS (SELECT 1 FROM demo_orders o WHERE o.order_id = g)
-         ORDER BY g
-        """;
+    // the ids present, read in one pass (portable SQL: no generate_series on MariaDB)
     try (Connection c = ds.getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT order_id FROM demo_orders WHERE order_id BETWEEN ? AND ?")) {
       ps.setLong(1, first);
       ps.setLong(2, last);
-      List<Long> ids = new ArrayList<>();
+      java.util.BitSet present = new java.util.BitSet();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          ids.add(rs.getLong(1));
+          present.set((int) (rs.getLong(1) - first));
+        }
+      }
+      List<Long> ids = new ArrayList<>();
+      for (long id = first; id <= last; id++) {
+        if (!present.get((int) (id - first))) {
+          ids.add(id);
         }
       }
       return ids;

@@ -31,7 +31,7 @@ public final class ResetCommand implements Runnable {
 
   @Override
   public void run() {
-    try (Database database = Database.open(db, 2)) {
+    try (Database database = Database.openAny(db, 2)) {
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {

@@ -85,7 +85,7 @@ public final class VerifyCommand implements Callable<Integer> {
     Logging.quietEngine(true);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter progress = spec.commandLine().getErr();
-    try (Database database = Database.open(db, 8)) {
+    try (Database database = Database.openAny(db, 8)) {
       Migrations.apply(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(5))) {

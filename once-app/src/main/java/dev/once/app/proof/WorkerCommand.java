@@ -120,7 +120,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.open(db, threads * 2 + relays + 4);
+    Database database = Database.openAny(db, threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =
@@ -132,7 +132,7 @@ public final class WorkerCommand implements Callable<Integer> {
             : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard =
-        dashboardOptions.start(database.dataSource(), once.deadLetters(), System.err);
+        dashboardOptions.start(database.dataSource(), once.deadLetters(), opened, System.err);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

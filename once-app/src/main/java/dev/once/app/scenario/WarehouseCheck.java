@@ -27,7 +27,7 @@ public final class WarehouseCheck {
       dead AS (
         SELECT d.event_id, o.poison
           FROM once_dead_letter d
-          LEFT JOIN demo_orders o ON d.event_id = 'order-paid:' || o.order_id
+          LEFT JOIN demo_orders o ON d.event_id = concat('order-paid:', o.order_id)
          WHERE d.consumer_id IN ('warehouse', 'notifier') OR d.destination IN ('orders', 'dispatch'))
       SELECT (SELECT count(*) FROM demo_orders)                                   AS orders,
              (SELECT count(*) FROM demo_orders WHERE poison)                      AS poison,
@@ -76,9 +76,9 @@ public final class WarehouseCheck {
                coalesce(j.n, 0) AS jobs,
                coalesce(n.n, 0) AS notes,
                (SELECT count(*) FROM once_inbox i
-                 WHERE i.consumer_id = 'warehouse' AND i.event_id = ? || o.order_id) AS w_markers,
+                 WHERE i.consumer_id = 'warehouse' AND i.event_id = concat(?, o.order_id)) AS w_markers,
                (SELECT count(*) FROM once_inbox i
-                 WHERE i.consumer_id = 'notifier' AND i.event_id = ? || o.order_id)  AS n_markers,
+                 WHERE i.consumer_id = 'notifier' AND i.event_id = concat(?, o.order_id))  AS n_markers,
                coalesce(p.n, 0) AS pending
           FROM demo_orders o
           LEFT JOIN (SELECT order_id, count(*) AS n FROM demo_dispatch_jobs GROUP BY order_id) j
@@ -88,7 +88,7 @@ public final class WarehouseCheck {
           LEFT JOIN (SELECT event_key, count(*) AS n FROM once_outbox
                       WHERE sent_at IS NULL AND destination IN ('orders', 'dispatch')
                       GROUP BY event_key) p
-                 ON p.event_key = o.order_id::text)
+                 ON p.event_key = concat(o.order_id))
       SELECT order_id, poison, jobs, notes, w_markers, n_markers, pending,
              count(*) OVER () AS total
         FROM per_order

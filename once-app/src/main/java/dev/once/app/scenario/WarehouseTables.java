@@ -20,6 +20,10 @@ public final class WarehouseTables {
   public static final String PAYMENTS = "payments";
   public static final String MAIL = "mail";
 
+  /** The demo's consumer groups and the destination each reads (the dashboard asks the broker). */
+  public static final java.util.Map<String, String> CONSUMER_DESTINATIONS =
+      java.util.Map.of(WAREHOUSE, ORDERS, NOTIFIER, DISPATCH);
+
   /** An arbitrary advisory lock key held while the tables are created ("once" in ASCII). */
   private static final long CREATE_LOCK = 0x6f6e6365L;
 
@@ -47,9 +51,35 @@ public final class WarehouseTables {
       CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
       """;
 
+  /** The same tables on MariaDB/MySQL (ids compare byte for byte, as on PostgreSQL). */
+  private static final String CREATE_MARIADB =
+      """
+      CREATE TABLE IF NOT EXISTS demo_orders (
+          order_id     bigint      PRIMARY KEY,
+          amount_cents int         NOT NULL,
+          created_at   datetime(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+          poison       boolean     NOT NULL DEFAULT false
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS demo_dispatch_jobs (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+          INDEX demo_dispatch_jobs_order (order_id),
+          INDEX demo_dispatch_jobs_event (event_id)  -- the check's anti-joins (no hash join)
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS demo_notifications (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+          INDEX demo_notifications_order (order_id),
+          INDEX demo_notifications_event (event_id)
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      """;
+
   private static final String CLEAR =
       """
-      TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications;
       DELETE FROM once_inbox WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
       DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
@@ -72,6 +102,12 @@ public final class WarehouseTables {
   public static void create(DataSource dataSource) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
+      if (isMariaDb(c)) { // CREATE TABLE IF NOT EXISTS is safe there (metadata locks); no DDL tx
+        for (String statement : statements(CREATE_MARIADB)) {
+          s.execute(statement);
+        }
+        return;
+      }
       c.setAutoCommit(false);
       s.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK + ")");
       s.execute(CREATE);
@@ -86,7 +122,17 @@ public final class WarehouseTables {
     create(dataSource);
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      s.execute(CLEAR);
+      s.execute(
+          isMariaDb(c)
+              ? "TRUNCATE demo_orders"
+              : "TRUNCATE demo_orders, demo_dispatch_jobs, demo_notifications");
+      if (isMariaDb(c)) { // one table per TRUNCATE there
+        s.execute("TRUNCATE demo_dispatch_jobs");
+        s.execute("TRUNCATE demo_notifications");
+      }
+      for (String statement : statements(CLEAR)) {
+        s.execute(statement);
+      }
     } catch (SQLException e) {
       throw new IllegalStateException("could not clear the demo tables: " + e.getMessage(), e);
     }
@@ -94,5 +140,19 @@ public final class WarehouseTables {
     transport.declare(DISPATCH, NOTIFIER);
     transport.purge(ORDERS, WAREHOUSE);
     transport.purge(DISPATCH, NOTIFIER);
+  }
+
+  /** Whether {@code c} is a MariaDB/MySQL connection (the scenario's SQL differs a little). */
+  public static boolean isMariaDb(Connection c) throws SQLException {
+    String product = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+    return product.contains("mariadb") || product.contains("mysql");
+  }
+
+  /** A script's statements, split at a ';' that ends a line (MariaDB runs one at a time). */
+  static java.util.List<String> statements(String script) {
+    return java.util.Arrays.stream(script.split(";[ \t]*(\n|$)"))
+        .map(String::strip)
+        .filter(statement -> !statement.isEmpty())
+        .toList();
   }
 }

@@ -107,6 +107,8 @@
       cell(tr, age(c.oldest_seconds), 'num oldest' + (c.oldest_seconds > 60 ? ' warn' : ''));
       cell(tr, c.retry_waiting, 'num');
       cell(tr, c.dead_open, 'num dead-open' + (c.dead_open > 0 ? ' bad' : ''));
+      const broker = c.broker_dead_letters;
+      cell(tr, broker == null ? '–' : broker, 'num broker-dead' + (broker > 0 ? ' bad' : ''));
       const r = c.rates_per_second;
       cell(tr, rate(r.arrival), 'num arrival');
       cell(tr, rate(r.completion), 'num completion');

@@ -5,6 +5,7 @@ import dev.once.kafka.KafkaSettings;
 import dev.once.spi.Delivery;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class GroupConsumer implements AutoCloseable {
+  /** The header of a replayed record: the Kafka group id it is for; other groups skip it. */
+  public static final String REPLAY_FOR = "once-replay-for";
+
   private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
 
   /** Offsets reserved ahead in the committed note before records are handed out. */
@@ -84,6 +89,9 @@ public final class GroupConsumer implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer; // the poll thread's alone
 
   /** One assigned partition. Replaced by a new object when assigned again. */
+  private final java.util.concurrent.atomic.AtomicInteger lostPartitions =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   static final class Part {
     final TopicPartition tp;
     final TreeMap<Long, Rec> open = new TreeMap<>();
@@ -254,6 +262,11 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   /** Partitions this process's member holds now (for tests and status). */
+  /** How many partitions this consumer lost (its session or poll interval expired), for tests. */
+  public int lostPartitions() {
+    return lostPartitions.get();
+  }
+
   public int assignedPartitions() {
     lock.lock();
     try {
@@ -322,6 +335,10 @@ public final class GroupConsumer implements AutoCloseable {
           continue;
         }
         for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+          if (isReplayForAnotherGroup(r)) {
+            p.fetchedTo = r.offset() + 1; // never handed out: committed with the next offsets
+            continue;
+          }
           Rec rec = decode(p, r);
           if (r.offset() <= p.redeliveredUpTo) {
             rec.redelivered = true;
@@ -348,6 +365,11 @@ public final class GroupConsumer implements AutoCloseable {
         consumer.seek(tp, records.records(tp).get(0).offset());
       }
     }
+  }
+
+  private boolean isReplayForAnotherGroup(ConsumerRecord<byte[], byte[]> r) {
+    Header h = r.headers().lastHeader(REPLAY_FOR);
+    return h != null && !groupId.equals(new String(h.value(), StandardCharsets.UTF_8));
   }
 
   private Rec decode(Part p, ConsumerRecord<byte[], byte[]> r) {
@@ -471,6 +493,7 @@ public final class GroupConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> lost) {
+      lostPartitions.addAndGet(lost.size());
       release(lost, false);
       log.warn("kafka consumer {}: lost {} (nothing committed for them)", groupId, lost);
     }

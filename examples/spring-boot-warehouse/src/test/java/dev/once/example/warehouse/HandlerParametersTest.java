@@ -8,6 +8,7 @@ import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.Operations;
 import dev.once.PayloadDecodingException;
 import dev.once.spring.OncePublisher;
 import java.time.Duration;
@@ -26,6 +27,8 @@ class HandlerParametersTest extends WarehouseTest {
   @Autowired PlatformTransactionManager transactionManager;
   @Autowired DeadLetters deadLetters;
   @Autowired TestHandlers.Prices prices;
+  @Autowired TestHandlers.FakeProvider provider;
+  @Autowired Operations payments;
 
   private void publish(Event... events) {
     new TransactionTemplate(transactionManager)
@@ -66,6 +69,19 @@ class HandlerParametersTest extends WarehouseTest {
         .isZero();
     deadLetters.discard(
         DeadLetterFilter.open().event(garbled.id().value()), "test", "garbled on purpose");
+  }
+
+  @Test
+  void aHandlerRecordsAnOperationInItsTransactionAndTheReconcilerBeanPerformsItOnce() {
+    long n = N.incrementAndGet();
+    publish(ExactlyOnceTest.orderPaid(n, "charge-orders"));
+    String id = "charge:" + n;
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> payments.find(id).map(r -> r.succeeded()).orElse(false));
+    assertThat(provider.charges.values().stream().mapToInt(Integer::intValue).sum())
+        .as("charges made for " + id)
+        .isEqualTo(1);
   }
 
   @Test

@@ -1,6 +1,9 @@
 package dev.once.example.warehouse;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.once.Once;
+import dev.once.Operations;
+import dev.once.ProviderLookup;
 import dev.once.ReceivedEvent;
 import dev.once.Tx;
 import dev.once.spring.OnceHandler;
@@ -185,6 +188,51 @@ class TestHandlers {
   @Bean
   Slow slow(DispatchJobRepository jobs) {
     return new Slow(jobs);
+  }
+
+  /** A payment provider that counts the charges it made, per idempotency key. */
+  static class FakeProvider {
+    final Map<String, Integer> charges = new ConcurrentHashMap<>();
+
+    String charge(String key, String request) {
+      charges.merge(key, 1, Integer::sum);
+      return "{\"charge\":\"" + key + "\"}";
+    }
+  }
+
+  /** Records a charge inside the consumer's transaction; the reconciler bean performs it. */
+  static class Charges {
+    private final Operations payments;
+
+    Charges(Operations payments) {
+      this.payments = payments;
+    }
+
+    @OnceHandler(consumer = "charges", destination = "charge-orders")
+    public void on(OrderPaid paid, Tx tx, ReceivedEvent event) {
+      payments.request(tx, "charge:" + paid.orderId(), "{\"cents\":" + paid.amountCents() + "}");
+    }
+  }
+
+  @Bean
+  FakeProvider fakeProvider() {
+    return new FakeProvider();
+  }
+
+  @Bean
+  Operations payments(Once once, FakeProvider provider) {
+    return once.operations("fake-payments")
+        .call(provider::charge)
+        .idempotencyWindow(java.time.Duration.ofHours(24))
+        .lookup(ProviderLookup.NONE)
+        .whenUncertain(dev.once.ReconcilePolicy.PREFER_MISSED)
+        .reconcileInterval(java.time.Duration.ofMillis(100))
+        .build();
+  }
+
+  @Bean
+  Charges charges(Operations payments) {
+    return new Charges(payments);
   }
 
   @Bean
