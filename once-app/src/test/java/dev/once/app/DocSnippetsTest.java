@@ -52,6 +52,7 @@ class DocSnippetsTest {
       import dev.once.spi.*;
       import dev.once.tablequeue.*;
       import dev.once.rabbitmq.*;
+      import dev.once.kafka.*;
       import dev.once.micrometer.*;
       import dev.once.testkit.*;
       import dev.once.dashboard.*;
