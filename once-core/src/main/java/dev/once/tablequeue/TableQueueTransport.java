@@ -164,6 +164,35 @@ public final class TableQueueTransport implements Transport {
     }
   }
 
+  /**
+   * True for Once's own data source (the same object): then a relay enqueues its batch in its own
+   * transaction, which replaces a synchronous enqueue commit per relay batch by nothing (the
+   * relay's commit is asynchronous, see {@code StoreDialect#beginEngineTransaction}). A database
+   * crash that loses the relay's commit loses the enqueued rows with it, and the outbox rows are
+   * published again; a receiver that claimed them committed synchronously after that commit, which
+   * flushed it.
+   */
+  @Override
+  public boolean publishesIn(DataSource dataSource) {
+    return dataSource == this.dataSource;
+  }
+
+  @Override
+  public PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException {
+    if (batch.isEmpty()) {
+      return PublishResult.allConfirmed(0);
+    }
+    return result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
+  }
+
+  @Override
+  public void publishedInTransaction() {
+    if (notifier != null) {
+      notifier.signal(); // receivers in other processes
+    }
+    wakeup.signal();
+  }
+
   /** One row for {@code consumerGroup} only: a replay reaches no other group. */
   @Override
   public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
