@@ -45,7 +45,8 @@ final class BatchProcessor {
   }
 
   int process(Receiver receiver) throws InterruptedException {
-    List<Delivery> deliveries = receiver.poll(config.batchSize(), config.pollTimeout());
+    List<Delivery> deliveries =
+        receiver.poll(config.batchSize(), config.pollTimeout(), config.batchLinger());
     if (deliveries.isEmpty()) {
       return 0;
     }
