@@ -44,6 +44,12 @@ public final class TableQueueTransport implements Transport {
   /** Null where the database cannot wake other processes: their receivers poll. */
   private final PgNotifier notifier;
 
+  /**
+   * This queue's token in its notifications: its own listener ignores them, since its publishes
+   * wake its receivers directly.
+   */
+  private final String sender = PgNotifier.newSender();
+
   private TableQueueTransport(
       DataSource dataSource,
       Dialect dialect,
@@ -57,7 +63,8 @@ public final class TableQueueTransport implements Transport {
     this.clock = clock;
     this.notifier =
         dialect.store().notifies()
-            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.QUEUE), "queue")
+            ? new PgNotifier(
+                dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }
 
@@ -238,7 +245,7 @@ public final class TableQueueTransport implements Transport {
     if (listener == null) {
       listener =
           dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.QUEUE, wakeup::signal)
+              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signal)
               : () -> {};
     }
   }
