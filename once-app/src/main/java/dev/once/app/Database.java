@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import javax.sql.DataSource;
 
 /**
- * The database a command runs on: the PostgreSQL server at {@code --db}, or an embedded PostgreSQL
- * (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code .once/pg} in the
- * working directory, fsync and synchronous_commit on.
+ * The database a command runs on: the PostgreSQL or MariaDB/MySQL server at {@code --db}, or an
+ * embedded PostgreSQL (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code
+ * .once/pg} in the working directory, fsync and synchronous_commit on.
  */
 public final class Database implements AutoCloseable {
   public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
@@ -30,28 +30,7 @@ public final class Database implements AutoCloseable {
     this.jdbcUrl = jdbcUrl;
   }
 
-  /**
-   * Opens the PostgreSQL at {@code url}, or the embedded database when it is null: for the commands
-   * whose own SQL (the bench) is PostgreSQL's.
-   */
-  public static Database open(String url, int poolSize) {
-    if (url != null && !url.startsWith("jdbc:postgresql:")) {
-      throw new UserError(
-          "--db must be a PostgreSQL JDBC URL such as"
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres, was '"
-              + redact(url)
-              + "'"
-              + (isMariaDb(url)
-                  ? " (bench runs on PostgreSQL only; the other commands take a MariaDB URL)"
-                  : ""));
-    }
-    return url == null ? embedded(poolSize) : server(url, poolSize);
-  }
-
-  /**
-   * Opens {@code url} on PostgreSQL or MariaDB/MySQL, or the embedded database when it is null: for
-   * every command but the bench.
-   */
+  /** Opens {@code url} on PostgreSQL or MariaDB/MySQL, or the embedded database when it is null. */
   public static Database openAny(String url, int poolSize) {
     if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {
       throw new UserError(
