@@ -29,10 +29,14 @@ once() {
   ((t > 0)) || return 124
   timeout --kill-after=3 "$t" java -cp "$APP/once-app.jar:$APP/lib/*" dev.once.app.Main "$@"
 }
+# the bench works in the URL's schema (public), verify in its own (once_demo)
 vacuum() {
-  $PSQL -c "VACUUM once_outbox, once_queue, once_inbox, once_attempt, once_dead_letter" 2>/dev/null
+  local s
+  for s in public once_demo; do
+    $PSQL -c "VACUUM $s.once_outbox, $s.once_queue, $s.once_inbox, $s.once_attempt" 2>/dev/null
+  done
   $PSQL -c "VACUUM bench_c_outbox, bench_c_inbox, bench_orders, bench_effects, bench_notifications" 2>/dev/null
-  $PSQL -c "VACUUM demo_orders, demo_dispatch_jobs, demo_notifications" 2>/dev/null
+  $PSQL -c "VACUUM once_demo.demo_orders, once_demo.demo_dispatch_jobs, once_demo.demo_notifications" 2>/dev/null
   true
 }
 log() { echo "$(date -u +%T) $* | $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG"; }

@@ -30,7 +30,7 @@ final class BenchEnv implements AutoCloseable {
     this.transport = options.transport;
     this.settings = settings;
     this.database =
-        Database.openAny(
+        Database.open(
             options.db,
             settings.workers() * 3 + settings.relays() * 2 + settings.latencyProducers() + 16);
     Migrations.apply(database.dataSource());
