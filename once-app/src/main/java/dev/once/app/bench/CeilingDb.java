@@ -33,8 +33,12 @@ final class CeilingDb {
 
   private CeilingDb() {}
 
-  /** Events per second over {@code settings.events()} messages. */
-  static double run(DataSource dataSource, BenchSettings s) throws InterruptedException {
+  /**
+   * Events per second over {@code settings.events()} messages; a batch rolled back by a deadlock or
+   * a lock wait timeout runs again and is counted in {@code rollbacks}.
+   */
+  static double run(DataSource dataSource, BenchSettings s, AtomicLong rollbacks)
+      throws InterruptedException {
     BenchTables.reset(dataSource);
     StoreDialect store = Dialects.forDataSource(dataSource).store();
     AtomicLong next = new AtomicLong(1);
@@ -46,7 +50,18 @@ final class CeilingDb {
           for (long from = next.getAndAdd(s.batch());
               from < end;
               from = next.getAndAdd(s.batch())) {
-            batch(dataSource, store, from, Math.min(end, from + s.batch()));
+            long to = Math.min(end, from + s.batch());
+            for (int attempt = 0; ; attempt++) {
+              try {
+                batch(dataSource, store, from, to);
+                break;
+              } catch (SQLException e) {
+                if (attempt == 10 || !Rollbacks.isConflict(e)) {
+                  throw e;
+                }
+                rollbacks.incrementAndGet();
+              }
+            }
           }
         });
     double eps = s.events() / ((System.nanoTime() - start) / 1e9);

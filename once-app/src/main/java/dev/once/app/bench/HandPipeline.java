@@ -449,20 +449,12 @@ final class HandPipeline implements AutoCloseable {
         consumeOnce(group, got, emits);
         return;
       } catch (SQLException e) {
-        if (attempt == CONFLICT_RETRIES || !isConflict(e)) {
+        if (attempt == CONFLICT_RETRIES || !Rollbacks.isConflict(e)) {
           throw e;
         }
         conflicts.incrementAndGet();
       }
     }
-  }
-
-  /** A deadlock or a lock wait timeout: the transaction was rolled back and may run again. */
-  private static boolean isConflict(SQLException e) {
-    return e.getErrorCode() == 1213 // MariaDB/MySQL ER_LOCK_DEADLOCK
-        || e.getErrorCode() == 1205 // ER_LOCK_WAIT_TIMEOUT
-        || "40001".equals(e.getSQLState())
-        || "40P01".equals(e.getSQLState()); // PostgreSQL deadlock_detected
   }
 
   private void consumeOnce(String group, List<Msg> got, boolean emits) throws SQLException {
