@@ -4,6 +4,9 @@
 # bench e2e`, table queue, interleaved (MariaDB, PostgreSQL, ...) so that a cut-short window leaves
 # both with as many runs. Raw output goes to $OUT/r3-mariadb-*.json / r3-pg-*.json, one line per
 # step with the load average to $OUT/r3-mariadb-log.txt. Nothing is started after END_AT.
+# Everything runs in namespaces of its own (database / schema maria_bench for the bench,
+# maria_verify for verify), so that other sessions' demos and benches on the shared servers
+# cannot clear its rows.
 #
 #   APP=/tmp/app END_AT=$(date -d 11:00 +%s) docs/performance/r3-mariadb-run.sh
 #
@@ -13,8 +16,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-docs/performance}
 APP=${APP:-once-app/target}
-PG=${PG:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres}
-MARIADB=${MARIADB:-jdbc:mariadb://127.0.0.1:3306/test?user=root}
+PG=${PG:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=maria_bench}
+MARIADB=${MARIADB:-jdbc:mariadb://127.0.0.1:3306/maria_bench?user=root}
+VERIFY_SCHEMA=${VERIFY_SCHEMA:-maria_verify}
 PSQL=${PSQL:-psql -h 127.0.0.1 -U postgres -d test -Atq}
 EVENTS=${EVENTS:-10000}
 RUNS=${RUNS:-3}
@@ -29,14 +33,13 @@ once() {
   ((t > 0)) || return 124
   timeout --kill-after=3 "$t" java -cp "$APP/once-app.jar:$APP/lib/*" dev.once.app.Main "$@"
 }
-# the bench works in the URL's schema (public), verify in its own (once_demo)
 vacuum() {
-  local s
-  for s in public once_demo; do
+  local s b=maria_bench v=$VERIFY_SCHEMA
+  for s in $b $v; do
     $PSQL -c "VACUUM $s.once_outbox, $s.once_queue, $s.once_inbox, $s.once_attempt" 2>/dev/null
   done
-  $PSQL -c "VACUUM bench_c_outbox, bench_c_inbox, bench_orders, bench_effects, bench_notifications" 2>/dev/null
-  $PSQL -c "VACUUM once_demo.demo_orders, once_demo.demo_dispatch_jobs, once_demo.demo_notifications" 2>/dev/null
+  $PSQL -c "VACUUM $b.bench_c_outbox, $b.bench_c_inbox, $b.bench_orders, $b.bench_effects, $b.bench_notifications" 2>/dev/null
+  $PSQL -c "VACUUM $v.demo_orders, $v.demo_dispatch_jobs, $v.demo_notifications" 2>/dev/null
   true
 }
 log() { echo "$(date -u +%T) $* | $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG"; }
@@ -49,7 +52,8 @@ step() {
   log "start $kind on $db, run $n"
   start=$(date +%s.%N)
   case $kind in
-    verify) once verify --db "$(url "$db")" --kills "$KILLS" --json >"$name.json" 2>"$name.err" ;;
+    verify) once verify --db "$(url "$db")" --schema "$VERIFY_SCHEMA" --kills "$KILLS" --json \
+      >"$name.json" 2>"$name.err" ;;
     drain) once bench --db "$(url "$db")" --events "$EVENTS" --json >"$name.json" 2>"$name.err" ;;
     e2e) once bench e2e --db "$(url "$db")" --transport table --events "$EVENTS" --json \
       >"$name.json" 2>"$name.err" ;;
@@ -59,6 +63,8 @@ step() {
 }
 
 log "r3-mariadb: start, end at $(date -u -d @"$END_AT" +%T); $(uptime)"
+$PSQL -c "CREATE SCHEMA IF NOT EXISTS maria_bench"
+mysql -h 127.0.0.1 -u root -e "CREATE DATABASE IF NOT EXISTS maria_bench"
 STEPS=${STEPS:-}
 if [[ -z $STEPS ]]; then
   STEPS="verify:mariadb:1 verify:pg:1"
