@@ -143,7 +143,7 @@ class BrokerDeadLettersTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> dlq(transport, group) == 1);
 
       // Given: a move that dies after the commit, before the broker's acknowledgement
-      try (Once crashing = once(db, new AckNeverReached(transport))) {
+      try (Once crashing = once(db, new AckNeverReached(transport, true))) {
         assertThatThrownBy(
                 () -> crashing.deadLetters().moveFromBroker("orders", group, 10, m -> {}))
             .hasMessageContaining("crashed before the ack");
@@ -158,6 +158,38 @@ class BrokerDeadLettersTest {
         assertThat(again).isEqualTo(new BrokerMove(0, 1, 0));
       }
       assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isEqualTo(1);
+      assertThat(dlq(transport, group)).isZero();
+    }
+  }
+
+  @Test
+  void aMoveWhoseAcksAreLostLeavesTheMessagesThereAndTheNextMoveAddsNoSecondDeadLetter()
+      throws Exception {
+    String group = "acks-lost";
+    try (TestDatabase db = TestDatabase.embedded();
+        RabbitTransport transport = RabbitTransport.create(Broker.uri(vhost));
+        Raw raw = new Raw()) {
+      transport.declare("orders", group);
+      raw.publish(transport.exchangeName("orders"), "order-paid:10", "{}");
+      raw.publish(transport.exchangeName("orders"), null, "not json"); // malformed: no id
+      raw.rejectAll(transport.queueName("orders", group), 2);
+      await().atMost(Duration.ofSeconds(10)).until(() -> dlq(transport, group) == 2);
+
+      // Given: a move whose acknowledgements never reach RabbitMQ: both come back, counted as
+      // delivered once more (x-delivery-count)
+      try (Once lost = once(db, new AckNeverReached(transport, false))) {
+        assertThat(lost.deadLetters().moveFromBroker("orders", group, 10, m -> {}))
+            .isEqualTo(new BrokerMove(2, 0, 1));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> dlq(transport, group) == 2);
+
+      // When: moved again
+      try (Once once = once(db, transport)) {
+        // Then: both are taken off the broker, the malformed one under the same stand-in id
+        assertThat(once.deadLetters().moveFromBroker("orders", group, 10, m -> {}))
+            .isEqualTo(new BrokerMove(0, 2, 1));
+      }
+      assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isEqualTo(2);
       assertThat(dlq(transport, group)).isZero();
     }
   }
@@ -231,12 +263,17 @@ class BrokerDeadLettersTest {
     }
   }
 
-  /** A process that dies right after the dead letter committed: the ack never reaches RabbitMQ. */
+  /**
+   * A process whose acknowledgements never reach RabbitMQ: it dies right after the dead letter
+   * committed ({@code dies}), or its acks are lost on the way and the messages return on close.
+   */
   private static final class AckNeverReached implements Transport {
     private final Transport delegate;
+    private final boolean dies;
 
-    AckNeverReached(Transport delegate) {
+    AckNeverReached(Transport delegate, boolean dies) {
       this.delegate = delegate;
+      this.dies = dies;
     }
 
     @Override
@@ -253,7 +290,9 @@ class BrokerDeadLettersTest {
 
             @Override
             public void acknowledge(BrokerDeadLetter message) {
-              throw new IllegalStateException("crashed before the ack");
+              if (dies) {
+                throw new IllegalStateException("crashed before the ack");
+              }
             }
 
             @Override
