@@ -32,8 +32,7 @@ class WorkerBrokerDeadLettersMetricsTest {
 
   @Test
   void theWorkersMetricsCountWhatRabbitmqDeadLetteredItself() throws Exception {
-    String schema = "metrics_bdl_" + ProcessHandle.current().pid();
-    exec("CREATE SCHEMA " + schema);
+    String schema = "metrics_bdl_" + ProcessHandle.current().pid(); // the worker creates it
     Path log = Files.createTempFile("once-worker", ".log");
     try (LocalRabbit rabbit = LocalRabbit.vhost("metrics-dlq")) {
       // Given: a careless consumer rejected a message of orders.warehouse before the worker ran
@@ -46,7 +45,9 @@ class WorkerBrokerDeadLettersMetricsTest {
                   java(
                       "worker",
                       "--db",
-                      TestDatabase.embeddedUrl() + "&currentSchema=" + schema,
+                      TestDatabase.embeddedUrl(),
+                      "--schema",
+                      schema,
                       "--transport",
                       "rabbitmq",
                       "--amqp",
@@ -88,7 +89,7 @@ class WorkerBrokerDeadLettersMetricsTest {
         }
       }
     } finally {
-      exec("DROP SCHEMA " + schema + " CASCADE");
+      exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
       System.out.println("worker log: " + Files.readString(log).lines().limit(20).toList());
       Files.deleteIfExists(log);
     }
