@@ -26,6 +26,18 @@ public interface DeadLetters {
    */
   List<DeadLetter> page(DeadLetterFilter filter, long beforeId);
 
+  /**
+   * A page of the dead letters the filter selects for a listing, <b>oldest first</b>, at most
+   * {@code filter.limit()}: those with an id above {@code afterId} (0 for the first page, then the
+   * last id of the previous page). Keyset paging on the table's id: each dead letter is on exactly
+   * one page, and the last page is as fast as the first. Payloads and headers are <b>not read</b>
+   * from the database (a listing shows neither, and a payload may be a megabyte): each event's
+   * payload and headers are empty here; {@link #get} reads them.
+   */
+  default List<DeadLetter> summaries(DeadLetterFilter filter, long afterId) {
+    throw new UnsupportedOperationException("summaries");
+  }
+
   /** How many dead letters the filter selects (its limit ignored). */
   long count(DeadLetterFilter filter);
 

@@ -66,6 +66,12 @@ public final class DeadLetterStore implements DeadLetters {
     return read("page dead letters", c -> admin.pageDeadLetters(c, f, beforeId));
   }
 
+  /** Oldest first, only ids above {@code afterId}, without payloads: a keyset page to list. */
+  @Override
+  public List<DeadLetter> summaries(DeadLetterFilter f, long afterId) {
+    return read("list dead letters", c -> admin.selectDeadLetterSummaries(c, f, afterId));
+  }
+
   @Override
   public long count(DeadLetterFilter f) {
     return read("count dead letters", c -> admin.countDeadLetters(c, f));
@@ -228,8 +234,8 @@ public final class DeadLetterStore implements DeadLetters {
               + old.get(0).consumerId()
               + "). Retention may have deleted the markers that make a second delivery a"
               + " DUPLICATE, so the replay could act twice. Check the effects by hand, then replay"
-              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason), or"
-              + " narrow the selection (--since).");
+              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason) (once"
+              + " dead-letters replay --beyond-horizon), or narrow the selection (--since).");
     }
   }
 

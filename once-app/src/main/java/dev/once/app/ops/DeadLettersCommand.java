@@ -85,13 +85,26 @@ public final class DeadLettersCommand {
     }
   }
 
-  @Command(name = "list", description = "List dead letters (default: open ones), oldest first.")
+  @Command(
+      name = "list",
+      description =
+          "List dead letters (default: open ones), oldest first, --limit at a time; the last line"
+              + " says how to get the next page (--after ID). Payloads are not read.")
   static final class ListCmd extends Base {
     @Option(
         names = "--status",
         defaultValue = "dead",
         description = "dead (open), replayed, discarded or all (default ${DEFAULT-VALUE}).")
     String status;
+
+    @Option(
+        names = "--after",
+        paramLabel = "ID",
+        defaultValue = "0",
+        description =
+            "Only dead letters with an id above this one: the next page after the last id shown"
+                + " (default: from the first).")
+    long after;
 
     @Option(
         names = "--broker",
@@ -108,11 +121,19 @@ public final class DeadLettersCommand {
 
     @Override
     public Integer call() {
+      if (after < 0) {
+        throw new UserError("--after must be an id 0 or more, was " + after);
+      }
       String s = status.equals("all") ? null : status;
       DeadLetterFilter f = filters.filter(s);
       if (broker) {
         BrokerDeadLetterViews.requireBroker(transport, "--broker");
         filters.onlyConsumerAndLimit("--broker", status.equals("dead"));
+        if (after != 0) {
+          throw new UserError(
+              "--broker takes --consumer, --group and --limit only; --after pages Once's own"
+                  + " dead letters");
+        }
         Map<String, String> selected = groups.select(f.consumerId());
         return openDeadLetters(
             db,
@@ -122,8 +143,26 @@ public final class DeadLettersCommand {
             },
             transport);
       }
-      List<DeadLetter> found = withDeadLetters(d -> d.list(f), transport);
-      print(System.out, found);
+      // one more than shown: whether there is a next page, without counting them all
+      DeadLetterFilter oneMore =
+          new DeadLetterFilter(
+              f.consumerId(),
+              f.eventId(),
+              f.type(),
+              f.fingerprint(),
+              f.from(),
+              f.to(),
+              f.status(),
+              f.limit() + 1,
+              f.ids());
+      List<DeadLetter> found = withDeadLetters(d -> d.summaries(oneMore, after), transport);
+      List<DeadLetter> page = found.size() > f.limit() ? found.subList(0, f.limit()) : found;
+      print(System.out, page);
+      if (found.size() > f.limit()) {
+        System.out.printf(
+            "more: once dead-letters list --after %d (with the same filters)%n",
+            page.get(page.size() - 1).id());
+      }
       return 0;
     }
   }
@@ -346,9 +385,17 @@ public final class DeadLettersCommand {
           "Publish the selected open dead letters again, same event id (a consumer that processed"
               + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.")
   static final class Replay extends Resolve {
+    @Option(
+        names = "--beyond-horizon",
+        description =
+            "Replay dead letters older than the replay horizon (7 days) too. Refused without it:"
+                + " retention may have deleted the markers that make a second delivery a"
+                + " DUPLICATE, so check by hand that the effects are not there first.")
+    boolean beyondHorizon;
+
     @Override
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
-      return d.replay(f, actor, reason);
+      return beyondHorizon ? d.replayBeyondHorizon(f, actor, reason) : d.replay(f, actor, reason);
     }
   }
 
