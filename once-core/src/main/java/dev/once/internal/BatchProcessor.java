@@ -194,6 +194,7 @@ final class BatchProcessor {
       return handled;
     } catch (SQLException e) {
       if (once.dialect().isTransient(e)) {
+        listener.transientRollback(events, e);
         return null;
       }
       throw new StoreException("consumer " + config.consumerId() + " batch transaction", e);

@@ -6,6 +6,7 @@ import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
@@ -44,9 +45,12 @@ public final class WorkerCommand implements Callable<Integer> {
       names = "--db",
       required = true,
       description =
-          "PostgreSQL JDBC URL shared by every process, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres.")
+          "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
+              + " --schema there.")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
 
   @Mixin TransportOptions transportOptions;
 
@@ -120,7 +124,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.openAny(db, threads * 2 + relays + 4);
+    Database database = schema.open(db, threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =
@@ -129,7 +133,8 @@ public final class WorkerCommand implements Callable<Integer> {
     WorkerMetrics metrics =
         metricsPort == null
             ? null
-            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
+            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource())
+                .brokerDeadLetters(opened, WarehouseTables.CONSUMER_DESTINATIONS);
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard =
         dashboardOptions.start(database.dataSource(), once.deadLetters(), opened, System.err);

@@ -4,6 +4,7 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -117,6 +118,31 @@ public final class WarehouseTables {
     }
   }
 
+  /**
+   * For a command that only reads them ({@code once check}): fails, creating nothing, when the
+   * demo's tables are not there.
+   */
+  public static void requirePresent(DataSource dataSource, String database) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String table : List.of("demo_orders", "demo_dispatch_jobs", "demo_notifications")) {
+        try {
+          s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+        } catch (SQLException missing) {
+          throw new dev.once.app.UserError(
+              "demo table "
+                  + table
+                  + " not found on "
+                  + database
+                  + ": nothing to check; once demo, once verify, once reset or once worker"
+                  + " create the demo's tables");
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
+    }
+  }
+
   /** Creates the tables if needed and clears everything a previous demo run left. */
   public static void reset(DataSource dataSource, Transport transport) {
     create(dataSource);
@@ -149,7 +175,7 @@ public final class WarehouseTables {
   }
 
   /** A script's statements, split at a ';' that ends a line (MariaDB runs one at a time). */
-  static java.util.List<String> statements(String script) {
+  public static java.util.List<String> statements(String script) {
     return java.util.Arrays.stream(script.split(";[ \t]*(\n|$)"))
         .map(String::strip)
         .filter(statement -> !statement.isEmpty())
