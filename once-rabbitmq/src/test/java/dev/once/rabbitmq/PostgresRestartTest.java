@@ -94,11 +94,10 @@ class PostgresRestartTest {
             transport.brokerDeadLetters(FaultRun.DESTINATION, "warehouse").orElse(-1);
         System.out.printf(
             "FAULT postgres restart under RabbitMQ: %d effects at the stop, down %d ms; after it"
-                + " accepted connections:"
-                + " first effect %d ms, workers that processed again %d of %d; while down: %d"
-                + " failed connection attempts by the engine, %d log lines 'failed' (both until the"
-                + " end), %d producer"
-                + " retries, %d workers held their batch; broker dead letters %d%n",
+                + " accepted connections: first effect %d ms, workers that processed again %d of"
+                + " %d; from the stop on: %d failed connection attempts by the engine, %d log"
+                + " lines 'failed', %d producer retries, %d failed batches of a worker; broker"
+                + " dead letters %d%n",
             effectsAtStop,
             Duration.ofNanos(upNanos - stopNanos).toMillis(),
             firstEffect - upMillis,
