@@ -195,8 +195,11 @@ final class BatchProcessor {
     } catch (SQLException e) {
       if (once.dialect().isTransient(e)) {
         listener.transientRollback(events, e);
-        return null;
+        if (!StoreOutage.is(e)) {
+          return null; // a conflict: returned to the transport, to run again soon
+        }
       }
+      // a lost or refused connection: the worker keeps the deliveries and pauses (ConsumerImpl)
       throw new StoreException("consumer " + config.consumerId() + " batch transaction", e);
     } catch (RuntimeException e) {
       throw e;
