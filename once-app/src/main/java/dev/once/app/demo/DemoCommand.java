@@ -11,6 +11,7 @@ import dev.once.app.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
 import dev.once.app.scenario.ForeignData;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
@@ -174,7 +175,9 @@ public final class DemoCommand implements Callable<Integer> {
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
         if (metricsPort != null) {
-          metrics = WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
+          metrics =
+              WorkerMetrics.start(metricsBind, metricsPort, database.dataSource())
+                  .brokerDeadLetters(transport, WarehouseTables.CONSUMER_DESTINATIONS);
           scenario.listener(metrics.listener());
           progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }

@@ -5,6 +5,7 @@ import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
@@ -14,9 +15,11 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +36,8 @@ import picocli.CommandLine.Parameters;
       DeadLettersCommand.ListCmd.class,
       DeadLettersCommand.Show.class,
       DeadLettersCommand.Replay.class,
-      DeadLettersCommand.Discard.class
+      DeadLettersCommand.Discard.class,
+      DeadLettersCommand.Move.class
     })
 public final class DeadLettersCommand {
 
@@ -63,14 +67,19 @@ public final class DeadLettersCommand {
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
-      try (Database database = Database.openAny(db, 4)) {
-        Migrations.requirePresent(database.dataSource());
-        try (Transport transport =
-            transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
-          try (Once once =
-              Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
-            return work.apply(once.deadLetters());
-          }
+      return openDeadLetters(db, (d, t) -> work.apply(d), transportOptions);
+    }
+  }
+
+  static <T> T openDeadLetters(
+      String db, BiFunction<DeadLetters, Transport, T> work, TransportOptions transportOptions) {
+    try (Database database = Database.openAny(db, 4)) {
+      Migrations.requirePresent(database.dataSource());
+      try (Transport transport =
+          transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
+        try (Once once =
+            Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
+          return work.apply(once.deadLetters(), transport);
         }
       }
     }
@@ -97,6 +106,17 @@ public final class DeadLettersCommand {
                 + " (default: from the first).")
     long after;
 
+    @Option(
+        names = "--broker",
+        description =
+            "List what the broker dead-lettered on its own instead (RabbitMQ's"
+                + " <queue>.dead-letter: rejects, the delivery limit), left where it is: at most"
+                + " --limit (up to 1000) per consumer group, payloads as size and hash. Needs --transport"
+                + " rabbitmq; takes --consumer, --group and --limit.")
+    boolean broker;
+
+    @Mixin BrokerGroups groups;
+
     @Mixin TransportOptions transport;
 
     @Override
@@ -106,6 +126,24 @@ public final class DeadLettersCommand {
       }
       String s = status.equals("all") ? null : status;
       DeadLetterFilter f = filters.filter(s);
+      if (broker) {
+        BrokerDeadLetterViews.requireBroker(transport, "--broker");
+        filters.onlyConsumerAndLimit("--broker", status.equals("dead"));
+        Flags.range("--limit with --broker", f.limit(), 1, 1_000); // each one is held in memory
+        if (after != 0) {
+          throw new UserError(
+              "--broker takes --consumer, --group and --limit only; --after pages Once's own"
+                  + " dead letters");
+        }
+        Map<String, String> selected = groups.select(f.consumerId());
+        return openDeadLetters(
+            db,
+            (d, t) -> {
+              BrokerDeadLetterViews.list(System.out, d, t, selected, f.limit());
+              return 0;
+            },
+            transport);
+      }
       // one more than shown: whether there is a next page, without counting them all
       DeadLetterFilter oneMore =
           new DeadLetterFilter(
@@ -127,6 +165,49 @@ public final class DeadLettersCommand {
             page.get(page.size() - 1).id());
       }
       return 0;
+    }
+  }
+
+  @Command(
+      name = "move",
+      description = {
+        "Move what the broker dead-lettered on its own (RabbitMQ's <queue>.dead-letter: rejects,"
+            + " the delivery limit) into Once's dead letters, where list, show, replay and"
+            + " discard work on them. Needs --transport rabbitmq.",
+        "One message at a time: its dead letter commits before the broker's copy is"
+            + " acknowledged, so an interrupted move loses nothing, and moving a message again adds"
+            + " no second dead letter. A message that cannot be decoded becomes a"
+            + " MalformedMessage dead letter."
+      })
+  static final class Move implements Callable<Integer> {
+    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    String db;
+
+    @Option(names = "--consumer", description = "Only this consumer group.")
+    String consumer;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "1000",
+        description = "At most this many per consumer group (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Mixin BrokerGroups groups;
+
+    @Mixin TransportOptions transport;
+
+    @Override
+    public Integer call() {
+      Flags.range("--limit", limit, 1, 1_000_000);
+      BrokerDeadLetterViews.requireBroker(transport, "move");
+      Map<String, String> selected = groups.select(consumer);
+      return openDeadLetters(
+          db,
+          (d, t) -> {
+            BrokerDeadLetterViews.move(System.out, System.err, d, t, selected, limit);
+            return 0;
+          },
+          transport);
     }
   }
 

@@ -133,7 +133,8 @@ public final class WorkerCommand implements Callable<Integer> {
     WorkerMetrics metrics =
         metricsPort == null
             ? null
-            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
+            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource())
+                .brokerDeadLetters(opened, WarehouseTables.CONSUMER_DESTINATIONS);
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard =
         dashboardOptions.start(database.dataSource(), once.deadLetters(), opened, System.err);
