@@ -32,6 +32,27 @@ class VerifyCommandTest {
     assertVerified(json, 500, 10);
   }
 
+  /** With --schema, the producer too writes there: the check finds every order in it. */
+  @Test
+  void withASchemaOfItsOwnTheProducerWritesThereToo() throws Exception {
+    Run run =
+        Run.of(
+            "verify",
+            "--workers",
+            "2",
+            "--events",
+            "200",
+            "--kills",
+            "7",
+            "--timeout",
+            "30",
+            "--schema",
+            "verify_own_" + ProcessHandle.current().pid(),
+            "--json");
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertVerified(new ObjectMapper().readTree(run.out()), 200, 7);
+  }
+
   /** verify can fail: workers that acknowledge on receipt lose the orders they die with. */
   @Test
   void verifyFailsWhenTheWorkersAcknowledgeBeforeTheirTransactionCommits() throws Exception {
