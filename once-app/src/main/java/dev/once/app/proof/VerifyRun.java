@@ -76,6 +76,10 @@ final class VerifyRun {
     args.addAll(List.of("--events", Integer.toString(settings.events())));
     args.addAll(List.of("--rate", Double.toString(settings.rate())));
     args.addAll(List.of("--db", dbUrl()));
+    int schema = settings.childArgs().indexOf("--schema");
+    if (schema >= 0) { // the producer writes into the namespace the workers and the check read
+      args.addAll(settings.childArgs().subList(schema, schema + 2));
+    }
     return args;
   }
 
