@@ -5,8 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -16,6 +16,12 @@ import javax.sql.DataSource;
  */
 public final class Database implements AutoCloseable {
   public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
+
+  /**
+   * The environment variable read when {@code --db} is absent: a JDBC URL with a password given
+   * there stays out of the process list ({@code ps}) and the shell's history.
+   */
+  public static final String ENV = "ONCE_DB";
 
   private final EmbeddedPostgres embedded;
   private final HikariDataSource dataSource;
@@ -31,10 +37,11 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Opens the PostgreSQL at {@code url}, or the embedded database when it is null: for the commands
-   * whose own SQL (the bench) is PostgreSQL's.
+   * Opens the PostgreSQL at {@code flag} (or {@code $ONCE_DB}), or the embedded database when both
+   * are absent: for the commands whose own SQL (the bench) is PostgreSQL's.
    */
-  public static Database open(String url, int poolSize) {
+  public static Database open(String flag, int poolSize) {
+    String url = url(flag);
     if (url != null && !url.startsWith("jdbc:postgresql:")) {
       throw new UserError(
           "--db must be a PostgreSQL JDBC URL such as"
@@ -49,10 +56,11 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Opens {@code url} on PostgreSQL or MariaDB/MySQL, or the embedded database when it is null: for
-   * every command but the bench.
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL, or the embedded
+   * database when both are absent: for every command but the bench.
    */
-  public static Database openAny(String url, int poolSize) {
+  public static Database openAny(String flag, int poolSize) {
+    String url = url(flag);
     if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {
       throw new UserError(
           "--db must be a PostgreSQL or MariaDB/MySQL JDBC URL such as"
@@ -62,6 +70,27 @@ public final class Database implements AutoCloseable {
               + "'");
     }
     return url == null ? embedded(poolSize) : server(url, poolSize);
+  }
+
+  /** {@code --db} if given, else {@code $ONCE_DB} if set, else null (the embedded database). */
+  public static String url(String flag) {
+    if (flag != null) {
+      return flag;
+    }
+    String env = System.getenv(ENV);
+    return env == null || env.isBlank() ? null : env.strip();
+  }
+
+  /** {@link #url} for the commands that cannot run on an embedded database of their own. */
+  public static String requireUrl(String flag) {
+    String url = url(flag);
+    if (url == null) {
+      throw new UserError(
+          "--db is required (or the environment variable "
+              + ENV
+              + "): the JDBC URL of the database every process shares");
+    }
+    return url;
   }
 
   private static boolean isMariaDb(String url) {
@@ -74,18 +103,15 @@ public final class Database implements AutoCloseable {
 
   private static Database embedded(int poolSize) {
     try {
-      Files.createDirectories(EMBEDDED_DATA);
-      EmbeddedPostgres pg =
-          EmbeddedPostgres.builder()
-              .setDataDirectory(EMBEDDED_DATA)
-              .setCleanDataDirectory(false)
-              .setServerConfig("fsync", "on")
-              .setServerConfig("synchronous_commit", "on")
-              .setServerConfig("max_connections", "200")
-              .start();
-      String url = pg.getJdbcUrl("postgres", "postgres");
+      EmbeddedServer.Started pg =
+          EmbeddedServer.start(
+              EMBEDDED_DATA,
+              Map.of("fsync", "on", "synchronous_commit", "on", "max_connections", "200"));
       return new Database(
-          pg, pool(url, poolSize), "embedded PostgreSQL (" + EMBEDDED_DATA + ")", url);
+          pg.postgres(),
+          pool(pg.jdbcUrl(), poolSize),
+          "embedded PostgreSQL (" + EMBEDDED_DATA + ")",
+          pg.jdbcUrl());
     } catch (IOException e) {
       throw new UserError(
           "embedded PostgreSQL did not start in " + EMBEDDED_DATA + ": " + e.getMessage(), e);

@@ -10,7 +10,7 @@ final class BenchOptions {
       names = "--db",
       description =
           "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres."
-              + " Default: an embedded PostgreSQL in .once/pg.")
+              + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin TransportOptions transport;

@@ -87,7 +87,7 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--db",
       description =
           "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres."
-              + " Default: an embedded PostgreSQL in .once/pg.")
+              + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
 
   @Option(

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
         "Shows the outbox, the table queue, the retry backlog and the open dead letters: how many"
             + " wait and the age of the oldest.")
 public final class StatusCommand implements Callable<Integer> {
-  @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+  @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
   String db;
 
   @Option(names = "--json", description = "Print one JSON object on stdout.")

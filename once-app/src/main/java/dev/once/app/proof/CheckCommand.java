@@ -28,7 +28,7 @@ public final class CheckCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      description = "PostgreSQL JDBC URL. Default: the embedded PostgreSQL in .once/pg.")
+      description = "JDBC URL. Default: $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
 
   @Option(

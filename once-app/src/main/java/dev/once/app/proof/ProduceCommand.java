@@ -41,8 +41,9 @@ public final class ProduceCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      required = true,
-      description = "PostgreSQL JDBC URL shared by every process.")
+      description =
+          "JDBC URL shared by every process. Default: $ONCE_DB (put a URL with a password there:"
+              + " a command line is visible to every user in ps).")
   String db;
 
   @Option(names = "--events", required = true, description = "Orders to produce.")
@@ -82,7 +83,7 @@ public final class ProduceCommand implements Callable<Integer> {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
-    try (Database database = Database.openAny(db, threads + 2)) {
+    try (Database database = Database.openAny(Database.requireUrl(db), threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
       WarehouseTables.create(ds);

@@ -22,7 +22,7 @@ public final class ResetCommand implements Runnable {
 
   @Option(
       names = "--db",
-      description = "PostgreSQL JDBC URL. Default: the embedded PostgreSQL in .once/pg.")
+      description = "JDBC URL. Default: $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin TransportOptions transportOptions;

@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,8 +39,9 @@ public final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL JDBC URL. Default: an embedded PostgreSQL in .once/pg, started by this"
-              + " process and shared with the workers.")
+          "JDBC URL. Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg, started by this"
+              + " process and shared with the workers. The workers get it in their environment,"
+              + " never on their command line.")
   String db;
 
   @Mixin TransportOptions transportOptions;
@@ -110,9 +113,15 @@ public final class VerifyCommand implements Callable<Integer> {
     }
   }
 
+  /** The URLs, which may hold passwords, for the children's environment (never their argv). */
+  private Map<String, String> childEnv(Database database) {
+    Map<String, String> env = new HashMap<>(transportOptions.env());
+    env.put(Database.ENV, database.jdbcUrl());
+    return env;
+  }
+
   private VerifySettings settings(Database database) throws IOException {
-    List<String> childArgs = new ArrayList<>(List.of("--db", database.jdbcUrl()));
-    childArgs.addAll(transportOptions.args());
+    List<String> childArgs = new ArrayList<>(transportOptions.args());
     if (earlyAck) {
       childArgs.add("--early-ack");
     }
@@ -131,6 +140,7 @@ public final class VerifyCommand implements Callable<Integer> {
         rate,
         Duration.ofSeconds(timeoutSeconds),
         childArgs,
+        childEnv(database),
         logs.resolve("children.log"));
   }
 }

@@ -42,10 +42,10 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      required = true,
       description =
-          "PostgreSQL JDBC URL shared by every process, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres.")
+          "JDBC URL shared by every process, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres. Default: $ONCE_DB (put a"
+              + " URL with a password there: a command line is visible to every user in ps).")
   String db;
 
   @Mixin TransportOptions transportOptions;
@@ -120,7 +120,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.openAny(db, threads * 2 + relays + 4);
+    Database database = Database.openAny(Database.requireUrl(db), threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =
