@@ -127,19 +127,27 @@ public final class Database implements AutoCloseable {
     try {
       return new HikariDataSource(cfg);
     } catch (HikariPool.PoolInitializationException e) {
+      throw cannotConnect(url, e.getCause() == null ? e : e.getCause());
+    } catch (RuntimeException e) { // "Failed to get driver instance": no driver takes this URL
       throw new UserError(
-          "cannot connect to "
+          "no JDBC driver accepts --db "
               + redact(url)
-              + ": "
-              + ErrorHandler.message(e.getCause() == null ? e : e.getCause()),
+              + ": check its syntax (in a URL, a '%' starts an escape such as %25, and '/', '@',"
+              + " '?', '&', '#' or a space in a password must be escaped)",
           e);
     }
   }
 
+  private static UserError cannotConnect(String url, Throwable cause) {
+    return new UserError(
+        Secrets.scrub("cannot connect to " + redact(url) + ": " + ErrorHandler.message(cause)),
+        cause);
+  }
+
   /** The URL without a password, for messages and reports. */
   static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&]*", "$1***")
-        .replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
+    Secrets.learn(url);
+    return Secrets.scrub(url);
   }
 
   public DataSource dataSource() {

@@ -103,6 +103,16 @@ public final class TransportOptions {
   }
 
   /**
+   * The RabbitMQ URI, checked as the transport checks it (scheme, host, port; errors name it
+   * without its password), for code that connects with the AMQP client itself (the bench).
+   */
+  public String checkedAmqp() {
+    try (RabbitTransport checked = RabbitTransport.builder().uri(amqp()).build()) {
+      return amqp(); // build() validates and does not connect
+    }
+  }
+
+  /**
    * Opens the chosen transport. {@code visibilityTimeout} is how long a crashed worker's deliveries
    * stay invisible on the table queue.
    */
