@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.spi.BrokerDeadLetter;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,6 +25,18 @@ public interface DeadLetters {
    * last id of the previous page). Keyset paging: as fast on the last page as on the first.
    */
   List<DeadLetter> page(DeadLetterFilter filter, long beforeId);
+
+  /**
+   * A page of the dead letters the filter selects for a listing, <b>oldest first</b>, at most
+   * {@code filter.limit()}: those with an id above {@code afterId} (0 for the first page, then the
+   * last id of the previous page). Keyset paging on the table's id: each dead letter is on exactly
+   * one page, and the last page is as fast as the first. Payloads and headers are <b>not read</b>
+   * from the database (a listing shows neither, and a payload may be a megabyte): each event's
+   * payload and headers are empty here; {@link #get} reads them.
+   */
+  default List<DeadLetter> summaries(DeadLetterFilter filter, long afterId) {
+    throw new UnsupportedOperationException("summaries");
+  }
 
   /** How many dead letters the filter selects (its limit ignored). */
   long count(DeadLetterFilter filter);
@@ -57,4 +70,34 @@ public interface DeadLetters {
 
   /** Discards the open dead letters the filter selects (they stay listed as discarded). */
   List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason);
+
+  /**
+   * Up to {@code limit} of the messages the broker dead-lettered on its own for {@code
+   * consumerGroup} of {@code destination} (RabbitMQ: {@code <queue>.dead-letter}, fed by rejects
+   * and the delivery limit), read and given back where they were; empty where the transport keeps
+   * no such messages. On RabbitMQ each look counts as a delivery of the message in the dead-letter
+   * queue (see docs/RABBITMQ.md).
+   */
+  default List<BrokerDeadLetter> peekBroker(String destination, String consumerGroup, int limit) {
+    throw new UnsupportedOperationException("peekBroker");
+  }
+
+  /**
+   * Moves up to {@code limit} of the broker's own dead letters of {@code consumerGroup} into Once's
+   * dead letters of that consumer, so that they can be listed, replayed and discarded like the
+   * others. One message at a time: its dead letter commits, then the broker's message is
+   * acknowledged; a crash between leaves the message in the broker, and moving it again adds no
+   * second dead letter while the first is open. A message is decoded by {@link
+   * dev.once.spi.MessageDecoder}'s rule; one that cannot be is dead-lettered as {@code
+   * dev.once.MalformedMessage} under its stand-in id.
+   *
+   * @param progress called with the counts so far after each message
+   */
+  default BrokerMove moveFromBroker(
+      String destination,
+      String consumerGroup,
+      int limit,
+      java.util.function.Consumer<BrokerMove> progress) {
+    throw new UnsupportedOperationException("moveFromBroker");
+  }
 }

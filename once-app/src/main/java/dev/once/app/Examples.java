@@ -35,6 +35,8 @@ final class Examples {
           Map.entry(
               "once dead-letters discard",
               "once dead-letters discard 12 --reason \"order cancelled\""),
+          Map.entry(
+              "once dead-letters move", "once dead-letters move --transport rabbitmq --limit 500"),
           Map.entry("once bench", "once bench --db " + DB + " --json > bench.json"),
           Map.entry("once bench markers", "once bench markers --markers 1000000"),
           Map.entry("once bench e2e", "once bench e2e --db " + DB + " --events 20000 --json"),

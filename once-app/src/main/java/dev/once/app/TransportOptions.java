@@ -113,6 +113,24 @@ public final class TransportOptions {
   }
 
   /**
+   * Whether the chosen transport's broker dead-letters messages on its own (RabbitMQ: {@code
+   * <queue>.dead-letter}); the table queue and Kafka do not. Refuses an unknown {@code
+   * --transport}.
+   */
+  public boolean keepsBrokerDeadLetters() {
+    return switch (transport) {
+      case "rabbitmq" -> true;
+      case "table", "kafka" -> false;
+      default -> throw unknown();
+    };
+  }
+
+  private UserError unknown() {
+    return new UserError(
+        "--transport must be 'table', 'rabbitmq' or 'kafka', was '" + transport + "'");
+  }
+
+  /**
    * Opens the chosen transport. {@code visibilityTimeout} is how long a crashed worker's deliveries
    * stay invisible on the table queue.
    */
@@ -122,9 +140,7 @@ public final class TransportOptions {
           TableQueueTransport.builder(dataSource).visibilityTimeout(visibilityTimeout).build();
       case "rabbitmq" -> rabbitmq();
       case "kafka" -> kafka();
-      default ->
-          throw new UserError(
-              "--transport must be 'table', 'rabbitmq' or 'kafka', was '" + transport + "'");
+      default -> throw unknown();
     };
   }
 

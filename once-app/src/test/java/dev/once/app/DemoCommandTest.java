@@ -75,6 +75,8 @@ class DemoCommandTest {
     String url = LocalServer.url();
     try (java.sql.Connection first = java.sql.DriverManager.getConnection(url);
         java.sql.Statement s = first.createStatement()) {
+      s.execute("CREATE SCHEMA IF NOT EXISTS once_demo");
+      s.execute("SET search_path TO once_demo"); // the demo's namespace, whatever --db names
       s.execute("SELECT pg_advisory_lock(hashtext(current_schema() || '.once_demo_run'))");
       Run r = run("demo", "--events", "10", "--db", url);
       assertThat(r.exit()).isEqualTo(2);

@@ -38,8 +38,8 @@ class MariaDbCommandsTest {
     try (TestDatabase db = TestDatabase.mariadb()) {
       String url = emptied(db);
 
-      Cli.Run demo = Cli.run("demo", "--events", "200", "--db", url);
-      Cli.Run check = Cli.run("check", "--db", url, "--events", "200");
+      Cli.Run demo = Cli.run("demo", "--events", "200", "--db", url, "--schema", db.schema());
+      Cli.Run check = Cli.run("check", "--db", url, "--schema", db.schema(), "--events", "200");
 
       assertThat(demo.exit()).as(demo.out() + demo.err()).isZero();
       assertThat(check.exit()).as(check.out() + check.err()).isZero();

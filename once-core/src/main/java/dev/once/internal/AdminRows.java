@@ -48,6 +48,29 @@ final class AdminRows {
         }
       };
 
+  /**
+   * The columns of a dead letter but its payload and headers, which a listing does not show: a
+   * payload may be a megabyte, and is private.
+   */
+  static final String DEAD_LETTER_SUMMARY_COLUMNS =
+      """
+      SELECT id, consumer_id, event_id, destination, event_key, event_type,
+             attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+             error_message, final_attempt_crashed, status, dead_at, resolved_at
+        FROM once_dead_letter
+      """;
+
+  /** The event of a summary row: no payload, no headers (not read). */
+  static Event summaryEvent(ResultSet rs) throws SQLException {
+    return new Event(
+        new dev.once.EventId(rs.getString("event_id")),
+        rs.getString("destination"),
+        rs.getString("event_key"),
+        rs.getString("event_type"),
+        null,
+        null);
+  }
+
   /** A dead letter from the {@code once_dead_letter} columns, its event read by the dialect. */
   static DeadLetter deadLetter(Sql sql, ResultSet rs, Event event) throws SQLException {
     return new DeadLetter(

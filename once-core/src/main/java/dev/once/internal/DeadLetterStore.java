@@ -1,5 +1,6 @@
 package dev.once.internal;
 
+import dev.once.BrokerMove;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
@@ -8,6 +9,7 @@ import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
 import dev.once.spi.AdminDialect;
+import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
@@ -19,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /** Reads and resolves dead letters; one transaction per dead letter resolved. */
@@ -61,6 +64,12 @@ public final class DeadLetterStore implements DeadLetters {
   @Override
   public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
     return read("page dead letters", c -> admin.pageDeadLetters(c, f, beforeId));
+  }
+
+  /** Oldest first, only ids above {@code afterId}, without payloads: a keyset page to list. */
+  @Override
+  public List<DeadLetter> summaries(DeadLetterFilter f, long afterId) {
+    return read("list dead letters", c -> admin.selectDeadLetterSummaries(c, f, afterId));
   }
 
   @Override
@@ -225,9 +234,22 @@ public final class DeadLetterStore implements DeadLetters {
               + old.get(0).consumerId()
               + "). Retention may have deleted the markers that make a second delivery a"
               + " DUPLICATE, so the replay could act twice. Check the effects by hand, then replay"
-              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason), or"
-              + " narrow the selection (--since).");
+              + " deliberately with DeadLetters.replayBeyondHorizon(filter, actor, reason) (once"
+              + " dead-letters replay --beyond-horizon), or narrow the selection (--since).");
     }
+  }
+
+  @Override
+  public List<BrokerDeadLetter> peekBroker(String destination, String consumerGroup, int limit) {
+    return new BrokerDeadLetterMover(dataSource, transport, admin, clock)
+        .peek(destination, consumerGroup, limit);
+  }
+
+  @Override
+  public BrokerMove moveFromBroker(
+      String destination, String consumerGroup, int limit, Consumer<BrokerMove> progress) {
+    return new BrokerDeadLetterMover(dataSource, transport, admin, clock)
+        .move(destination, consumerGroup, limit, progress);
   }
 
   @Override

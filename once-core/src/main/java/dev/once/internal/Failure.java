@@ -62,6 +62,27 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
     return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
   }
 
+  /**
+   * The broker dead-lettered the message on its own ({@code reason} in its words: rejected,
+   * delivery_limit, ...), outside Once; names the queue and the reason, nothing of the message.
+   */
+  static Failure brokerDeadLettered(
+      String transport, String queue, String reason, Instant deadAt, long deaths) {
+    String why = reason == null ? "no reason given" : reason;
+    String fingerprint =
+        Redaction.sha256(("broker|" + why).getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+    String message =
+        transport
+            + " dead-lettered it on its own from queue '"
+            + (queue == null ? "?" : queue)
+            + "' ("
+            + why
+            + (deadAt == null ? "" : ", at " + deadAt)
+            + (deaths > 1 ? ", " + deaths + " times" : "")
+            + "); moved into Once's dead letters";
+    return new Failure("dev.once.BrokerDeadLettered", fingerprint, message, false);
+  }
+
   /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
   static Failure refused(String reason) {
     String shape = reason == null ? "" : reason.replaceAll("[0-9]+", "#");

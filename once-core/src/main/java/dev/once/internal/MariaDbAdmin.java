@@ -199,6 +199,23 @@ public class MariaDbAdmin implements AdminDialect {
   }
 
   @Override
+  public List<DeadLetter> selectDeadLetterSummaries(Connection c, DeadLetterFilter f, long afterId)
+      throws SQLException {
+    List<DeadLetter> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            AdminRows.DEAD_LETTER_SUMMARY_COLUMNS + where(f) + " AND id > ? ORDER BY id LIMIT ?")) {
+      MariaDbJdbc.bind(ps, filterParams(f, afterId, f.limit()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(AdminRows.deadLetter(SQL, rs, AdminRows.summaryEvent(rs)));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
   public long countDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT count(*) FROM once_dead_letter" + where(f))) {

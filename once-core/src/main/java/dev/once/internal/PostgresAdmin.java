@@ -172,6 +172,23 @@ public class PostgresAdmin implements AdminDialect {
   }
 
   @Override
+  public List<DeadLetter> selectDeadLetterSummaries(Connection c, DeadLetterFilter f, long afterId)
+      throws SQLException {
+    List<DeadLetter> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            AdminRows.DEAD_LETTER_SUMMARY_COLUMNS + FILTER + " AND id > ? ORDER BY id LIMIT ?")) {
+      Jdbc.bind(ps, filter(c, f, afterId, f.limit()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(AdminRows.deadLetter(AdminRows.POSTGRES, rs, AdminRows.summaryEvent(rs)));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
   public long countDeadLetters(Connection c, DeadLetterFilter f) throws SQLException {
     return Jdbc.queryLong(c, "SELECT count(*) FROM once_dead_letter" + FILTER, filter(c, f));
   }

@@ -53,6 +53,14 @@ public interface AdminDialect {
   List<DeadLetter> pageDeadLetters(Connection c, DeadLetterFilter filter, long beforeId)
       throws SQLException;
 
+  /**
+   * A keyset page for a listing: the dead letters the filter selects with an id above {@code
+   * afterId}, oldest first, at most the filter's limit, without reading the payload and headers
+   * columns (the events' payloads and headers are empty).
+   */
+  List<DeadLetter> selectDeadLetterSummaries(Connection c, DeadLetterFilter filter, long afterId)
+      throws SQLException;
+
   /** How many dead letters the filter selects (its limit ignored). */
   long countDeadLetters(Connection c, DeadLetterFilter filter) throws SQLException;
 

@@ -33,11 +33,12 @@ import java.util.TreeMap;
  *   <li><b>body</b>: at most {@link Event#MAX_PAYLOAD_BYTES} bytes, kept as they are (JSON or not).
  * </ul>
  *
- * A malformed message becomes a stand-in event: id {@code malformed:<sha-256 of the message>} (the
- * same message gives the same id, so a redelivery finds its dead letter and adds none), type
- * {@value #MALFORMED_TYPE}, no key, the body when it is within the limit, and its raw properties as
- * headers named {@code raw.*}: the message id and type cut to {@value #SHOWN} characters with
- * control characters escaped, every other header value and the body only as size and hash.
+ * A malformed message becomes a stand-in event: id {@code malformed:<sha-256 of the message>}, the
+ * broker's own headers left out (the same message gives the same id on every delivery, so a
+ * redelivery finds its dead letter and adds none), type {@value #MALFORMED_TYPE}, no key, the body
+ * when it is within the limit, and its raw properties as headers named {@code raw.*}: the message
+ * id and type cut to {@value #SHOWN} characters with control characters escaped, every other header
+ * value and the body only as size and hash.
  */
 public final class MessageDecoder {
   /** The type of the stand-in event of a malformed delivery. */
@@ -246,8 +247,10 @@ public final class MessageDecoder {
     raw.headers().forEach((n, v) -> sorted.put(n == null ? "(null)" : n, v));
     sorted.forEach(
         (name, value) -> {
-          identity.append('\n').append(name).append('=').append(described(value));
+          // the broker's own headers change from one delivery of the message to the next
+          // (x-delivery-count): they are not part of its identity
           if (!isBrokerHeader(name)) {
+            identity.append('\n').append(name).append('=').append(described(value));
             shown.put("raw.header." + shown(name), summary(value));
           }
         });

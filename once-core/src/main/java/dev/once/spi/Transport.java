@@ -87,6 +87,16 @@ public interface Transport extends AutoCloseable {
     return OptionalLong.empty();
   }
 
+  /**
+   * A reader of the messages counted by {@link #brokerDeadLetters}, to look at them or move them
+   * into Once's dead letters ({@code DeadLetters.moveFromBroker}); empty where the broker keeps no
+   * dead letters of its own (the default).
+   */
+  default java.util.Optional<BrokerDeadLetterReader> brokerDeadLetterReader(
+      String destination, String consumerGroup) {
+    return java.util.Optional.empty();
+  }
+
   /** Discards every message waiting for {@code consumerGroup}: for demos and admin tools. */
   default void purge(String destination, String consumerGroup) {
     throw new UnsupportedOperationException(name() + " cannot purge queues");

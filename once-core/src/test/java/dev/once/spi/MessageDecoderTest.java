@@ -81,4 +81,17 @@ class MessageDecoderTest {
     assertThat(one.event().headers().toString()).doesNotContain("4111").doesNotContain("1234");
     assertThat(one.event().headers().get("raw.header.bad")).isEqualTo("(null)");
   }
+
+  @Test
+  void aRedeliveryOfAMalformedMessageGetsTheSameStandInIdThoughTheBrokerAddedHeaders() {
+    Map<String, Object> first = new HashMap<>();
+    first.put("bad", null);
+    Map<String, Object> again = new HashMap<>(first);
+    again.put("x-delivery-count", 3L); // a quorum queue counts the returns
+    again.put("x-death", List.of(Map.of("reason", "rejected", "count", 1L)));
+    again.put("x-first-death-reason", "rejected");
+    byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+    assertThat(decode(null, "T", again, body).event().id())
+        .isEqualTo(decode(null, "T", first, body).event().id());
+  }
 }

@@ -4,13 +4,16 @@ import dev.once.Event;
 import dev.once.rabbitmq.internal.Connections;
 import dev.once.rabbitmq.internal.MessageCodec;
 import dev.once.rabbitmq.internal.Publisher;
+import dev.once.rabbitmq.internal.RabbitDeadLetterReader;
 import dev.once.rabbitmq.internal.RabbitReceiver;
 import dev.once.rabbitmq.internal.Topology;
+import dev.once.spi.BrokerDeadLetterReader;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
@@ -113,6 +116,19 @@ public final class RabbitTransport implements Transport {
   @Override
   public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
     return OptionalLong.of(topology.deadLettered(destination, consumerGroup));
+  }
+
+  /**
+   * Reads the group's dead-letter queue {@code <queue>.dead-letter} with basic.get; what is read
+   * and not acknowledged goes back with basic.nack when the reader is closed.
+   */
+  @Override
+  public Optional<BrokerDeadLetterReader> brokerDeadLetterReader(
+      String destination, String consumerGroup) {
+    String queue = topology.names().queue(destination, consumerGroup);
+    return Optional.of(
+        new RabbitDeadLetterReader(
+            connections, destination, topology.names().deadLetterQueue(queue)));
   }
 
   @Override

@@ -6,9 +6,12 @@ import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
+import dev.once.app.scenario.ForeignData;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.dashboard.Dashboard;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
@@ -86,9 +89,19 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres."
-              + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
+          "PostgreSQL or MariaDB JDBC URL, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables are in"
+              + " --schema there. Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
+
+  @Option(
+      names = ForeignData.FORCE_FLAG,
+      description =
+          "Run even though the Once tables hold other consumers' rows (refused otherwise: the"
+              + " demo's names may be theirs too). Clears the demo's rows only.")
+  boolean forceShared;
 
   @Option(
       names = "--metrics-port",
@@ -130,7 +143,7 @@ public final class DemoCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = Database.openAny(db, workers * 5 + 12)) {
+    try (Database database = schema.open(db, workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events
@@ -147,6 +160,12 @@ public final class DemoCommand implements Callable<Integer> {
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());
+      ForeignData.refuseUnlessForced(
+          database.dataSource(),
+          "once demo",
+          database.description(),
+          forceShared,
+          progress::println);
       try (DemoRunLock lock = DemoRunLock.take(database.dataSource(), database.description());
           Transport transport =
               transportOptions.open(database.dataSource(), Duration.ofSeconds(2));
@@ -156,7 +175,9 @@ public final class DemoCommand implements Callable<Integer> {
             new DemoScenario(database.dataSource(), transport, settings, progress);
         WorkerMetrics metrics = null;
         if (metricsPort != null) {
-          metrics = WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
+          metrics =
+              WorkerMetrics.start(metricsBind, metricsPort, database.dataSource())
+                  .brokerDeadLetters(transport, WarehouseTables.CONSUMER_DESTINATIONS);
           scenario.listener(metrics.listener());
           progress.println("metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
         }

@@ -42,8 +42,8 @@ final class DemoRunLock implements AutoCloseable {
       throw new UserError(
           "another once demo is running on "
               + database
-              + "; it would clear the demo tables under it: wait for it to end, or use another"
-              + " database or schema (e.g. &currentSchema=mine in --db)");
+              + "; it would clear the demo tables under it: wait for it to end, or give this one"
+              + " a namespace of its own (--schema mine)");
     } catch (SQLException e) {
       throw new UserError("could not take the demo lock on " + database + ": " + e.getMessage(), e);
     }

@@ -2,16 +2,20 @@ package dev.once.app.metrics;
 
 import dev.once.OnceListener;
 import dev.once.WorkloadStatus;
+import dev.once.micrometer.BrokerDeadLetterGauges;
 import dev.once.micrometer.MicrometerListener;
 import dev.once.micrometer.WorkloadGauges;
+import dev.once.spi.Transport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
  * Everything a process needs for {@code /metrics}: a Prometheus registry, the listener to give to
- * {@code Once.builder().listener(...)}, the database gauges and the HTTP server.
+ * {@code Once.builder().listener(...)}, the database gauges, the broker's own dead letters where it
+ * keeps them, and the HTTP server.
  *
  * <pre>{@code
  * try (WorkerMetrics metrics = WorkerMetrics.start(9464, dataSource)) {
@@ -53,6 +57,16 @@ public final class WorkerMetrics implements AutoCloseable {
       gauges.close();
       throw e;
     }
+  }
+
+  /**
+   * Adds {@code once.broker.dead.letters{consumer}} for each consumer group of {@code groups}
+   * (consumer group → destination) whose broker dead-letters messages on its own (RabbitMQ); none
+   * for the table queue or Kafka. Read from the broker at each scrape.
+   */
+  public WorkerMetrics brokerDeadLetters(Transport transport, Map<String, String> groups) {
+    BrokerDeadLetterGauges.bind(registry, transport, groups);
+    return this;
   }
 
   public OnceListener listener() {

@@ -47,6 +47,24 @@ final class DeadLetterOptions {
         limit);
   }
 
+  /** Refuses the filters {@code what} cannot apply (it reads only a consumer and a limit). */
+  void onlyConsumerAndLimit(String what, boolean defaultStatus) {
+    String[][] given = {
+      {"--event", event}, {"--type", type}, {"--fingerprint", fingerprint},
+      {"--since", since}, {"--until", until}, {"--status", defaultStatus ? null : "given"}
+    };
+    for (String[] g : given) {
+      if (g[1] != null) {
+        throw new UserError(
+            what
+                + " takes --consumer, --group and --limit only; "
+                + g[0]
+                + " filters Once's own"
+                + " dead letters");
+      }
+    }
+  }
+
   static Instant time(String option, String value) {
     if (value == null) {
       return null;

@@ -5,6 +5,7 @@ import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.app.Database;
+import dev.once.app.Flags;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
@@ -14,9 +15,11 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +36,8 @@ import picocli.CommandLine.Parameters;
       DeadLettersCommand.ListCmd.class,
       DeadLettersCommand.Show.class,
       DeadLettersCommand.Replay.class,
-      DeadLettersCommand.Discard.class
+      DeadLettersCommand.Discard.class,
+      DeadLettersCommand.Move.class
     })
 public final class DeadLettersCommand {
 
@@ -63,20 +67,29 @@ public final class DeadLettersCommand {
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
-      try (Database database = Database.openAny(db, 4)) {
-        Migrations.requirePresent(database.dataSource());
-        try (Transport transport =
-            transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
-          try (Once once =
-              Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
-            return work.apply(once.deadLetters());
-          }
+      return openDeadLetters(db, (d, t) -> work.apply(d), transportOptions);
+    }
+  }
+
+  static <T> T openDeadLetters(
+      String db, BiFunction<DeadLetters, Transport, T> work, TransportOptions transportOptions) {
+    try (Database database = Database.openAny(db, 4)) {
+      Migrations.requirePresent(database.dataSource());
+      try (Transport transport =
+          transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
+        try (Once once =
+            Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
+          return work.apply(once.deadLetters(), transport);
         }
       }
     }
   }
 
-  @Command(name = "list", description = "List dead letters (default: open ones), oldest first.")
+  @Command(
+      name = "list",
+      description =
+          "List dead letters (default: open ones), oldest first, --limit at a time; the last line"
+              + " says how to get the next page (--after ID). Payloads are not read.")
   static final class ListCmd extends Base {
     @Option(
         names = "--status",
@@ -84,14 +97,116 @@ public final class DeadLettersCommand {
         description = "dead (open), replayed, discarded or all (default ${DEFAULT-VALUE}).")
     String status;
 
+    @Option(
+        names = "--after",
+        paramLabel = "ID",
+        defaultValue = "0",
+        description =
+            "Only dead letters with an id above this one: the next page after the last id shown"
+                + " (default: from the first).")
+    long after;
+
+    @Option(
+        names = "--broker",
+        description =
+            "List what the broker dead-lettered on its own instead (RabbitMQ's"
+                + " <queue>.dead-letter: rejects, the delivery limit), left where it is: at most"
+                + " --limit per consumer group, payloads as size and hash. Needs --transport"
+                + " rabbitmq; takes --consumer, --group and --limit.")
+    boolean broker;
+
+    @Mixin BrokerGroups groups;
+
     @Mixin TransportOptions transport;
 
     @Override
     public Integer call() {
+      if (after < 0) {
+        throw new UserError("--after must be an id 0 or more, was " + after);
+      }
       String s = status.equals("all") ? null : status;
-      List<DeadLetter> found = withDeadLetters(d -> d.list(filters.filter(s)), transport);
-      print(System.out, found);
+      DeadLetterFilter f = filters.filter(s);
+      if (broker) {
+        BrokerDeadLetterViews.requireBroker(transport, "--broker");
+        filters.onlyConsumerAndLimit("--broker", status.equals("dead"));
+        if (after != 0) {
+          throw new UserError(
+              "--broker takes --consumer, --group and --limit only; --after pages Once's own"
+                  + " dead letters");
+        }
+        Map<String, String> selected = groups.select(f.consumerId());
+        return openDeadLetters(
+            db,
+            (d, t) -> {
+              BrokerDeadLetterViews.list(System.out, d, t, selected, f.limit());
+              return 0;
+            },
+            transport);
+      }
+      // one more than shown: whether there is a next page, without counting them all
+      DeadLetterFilter oneMore =
+          new DeadLetterFilter(
+              f.consumerId(),
+              f.eventId(),
+              f.type(),
+              f.fingerprint(),
+              f.from(),
+              f.to(),
+              f.status(),
+              f.limit() + 1,
+              f.ids());
+      List<DeadLetter> found = withDeadLetters(d -> d.summaries(oneMore, after), transport);
+      List<DeadLetter> page = found.size() > f.limit() ? found.subList(0, f.limit()) : found;
+      print(System.out, page);
+      if (found.size() > f.limit()) {
+        System.out.printf(
+            "more: once dead-letters list --after %d (with the same filters)%n",
+            page.get(page.size() - 1).id());
+      }
       return 0;
+    }
+  }
+
+  @Command(
+      name = "move",
+      description = {
+        "Move what the broker dead-lettered on its own (RabbitMQ's <queue>.dead-letter: rejects,"
+            + " the delivery limit) into Once's dead letters, where list, show, replay and"
+            + " discard work on them. Needs --transport rabbitmq.",
+        "One message at a time: its dead letter commits before the broker's copy is"
+            + " acknowledged, so an interrupted move loses nothing, and moving a message again adds"
+            + " no second dead letter. A message that cannot be decoded becomes a"
+            + " MalformedMessage dead letter."
+      })
+  static final class Move implements Callable<Integer> {
+    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    String db;
+
+    @Option(names = "--consumer", description = "Only this consumer group.")
+    String consumer;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "1000",
+        description = "At most this many per consumer group (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Mixin BrokerGroups groups;
+
+    @Mixin TransportOptions transport;
+
+    @Override
+    public Integer call() {
+      Flags.range("--limit", limit, 1, 1_000_000);
+      BrokerDeadLetterViews.requireBroker(transport, "move");
+      Map<String, String> selected = groups.select(consumer);
+      return openDeadLetters(
+          db,
+          (d, t) -> {
+            BrokerDeadLetterViews.move(System.out, System.err, d, t, selected, limit);
+            return 0;
+          },
+          transport);
     }
   }
 
@@ -270,9 +385,17 @@ public final class DeadLettersCommand {
           "Publish the selected open dead letters again, same event id (a consumer that processed"
               + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.")
   static final class Replay extends Resolve {
+    @Option(
+        names = "--beyond-horizon",
+        description =
+            "Replay dead letters older than the replay horizon (7 days) too. Refused without it:"
+                + " retention may have deleted the markers that make a second delivery a"
+                + " DUPLICATE, so check by hand that the effects are not there first.")
+    boolean beyondHorizon;
+
     @Override
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
-      return d.replay(f, actor, reason);
+      return beyondHorizon ? d.replayBeyondHorizon(f, actor, reason) : d.replay(f, actor, reason);
     }
   }
 

@@ -5,22 +5,31 @@ import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
+import dev.once.app.TransportOptions;
+import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import javax.sql.DataSource;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code once status}: what waits where, and for how long, read from the database. */
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
-    description =
-        "Shows the outbox, the table queue, the retry backlog and the open dead letters: how many"
-            + " wait and the age of the oldest.")
+    description = {
+      "Shows the outbox, the table queue, the retry backlog and the open dead letters: how many"
+          + " wait and the age of the oldest.",
+      "With --transport rabbitmq, also what RabbitMQ dead-lettered on its own per consumer group"
+          + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters."
+    })
 public final class StatusCommand implements Callable<Integer> {
   @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
   String db;
@@ -28,28 +37,97 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object on stdout.")
   boolean json;
 
+  @Mixin TransportOptions transport;
+
+  @Mixin BrokerGroups groups;
+
   @Override
   public Integer call() throws Exception {
     try (Database database = Database.openAny(db, 2)) {
       Migrations.requirePresent(database.dataSource());
       WorkloadStatus s = WorkloadStatus.read(database.dataSource());
+      List<BrokerCount> broker =
+          transport.keepsBrokerDeadLetters()
+              ? BrokerCount.read(transport, groups.select(null), database.dataSource())
+              : null;
       if (json) {
-        System.out.println(new ObjectMapper().writeValueAsString(toJson(s)));
+        System.out.println(new ObjectMapper().writeValueAsString(toJson(s, broker)));
       } else {
         print(System.out, s, database.description());
+        printBroker(System.out, broker);
       }
-      return 0;
+      return broker != null && broker.stream().anyMatch(b -> b.error() != null) ? 1 : 0;
     }
   }
 
-  static Map<String, Object> toJson(WorkloadStatus s) {
+  /** {@code broker}: null when the transport keeps no dead letters of its own (key left out). */
+  static Map<String, Object> toJson(WorkloadStatus s, List<BrokerCount> broker) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("at", s.at().toString());
     json.put("outbox", rows(s.outbox(), "destination"));
     json.put("queue", rows(s.queue(), "consumer"));
     json.put("retries", rows(s.retries(), "consumer"));
     json.put("dead_letters", rows(s.deadLetters(), "consumer"));
+    if (broker != null) {
+      json.put("broker_dead_letters", broker.stream().map(BrokerCount::toJson).toList());
+    }
     return json;
+  }
+
+  /**
+   * What the broker dead-lettered on its own for one consumer group.
+   *
+   * @param count null when it could not be read
+   * @param error why not, or null
+   */
+  record BrokerCount(String consumer, String destination, Long count, String error) {
+
+    static List<BrokerCount> read(
+        TransportOptions options, Map<String, String> groups, DataSource dataSource) {
+      try (Transport transport = options.open(dataSource, Duration.ofSeconds(30))) {
+        List<BrokerCount> counts = new ArrayList<>();
+        groups.forEach((group, destination) -> counts.add(read(transport, group, destination)));
+        return counts;
+      }
+    }
+
+    private static BrokerCount read(Transport transport, String group, String destination) {
+      try {
+        OptionalLong n = transport.brokerDeadLetters(destination, group);
+        return new BrokerCount(group, destination, n.isPresent() ? n.getAsLong() : null, null);
+      } catch (RuntimeException e) {
+        return new BrokerCount(group, destination, null, e.getMessage());
+      }
+    }
+
+    Map<String, Object> toJson() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("consumer", consumer);
+      m.put("destination", destination);
+      m.put("waiting", count);
+      if (error != null) {
+        m.put("error", error);
+      }
+      return m;
+    }
+  }
+
+  static void printBroker(PrintStream out, List<BrokerCount> broker) {
+    if (broker == null) {
+      return;
+    }
+    for (BrokerCount b : broker) {
+      if (b.error() != null) {
+        out.printf("  %-10s %-22s not read: %s%n", "broker", b.consumer(), b.error());
+      } else {
+        out.printf(
+            "  %-10s %-22s %10s%n", "broker", b.consumer(), b.count() == null ? "-" : b.count());
+      }
+    }
+    out.printf(
+        "%n  broker: what the broker dead-lettered on its own (<queue>.dead-letter), outside"
+            + " Once's dead letters;%n  look with 'once dead-letters list --broker', take them in"
+            + " with 'once dead-letters move'.%n");
   }
 
   private static List<Map<String, Object>> rows(List<Backlog> rows, String key) {

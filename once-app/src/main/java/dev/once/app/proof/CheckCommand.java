@@ -3,11 +3,15 @@ package dev.once.app.proof;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Database;
 import dev.once.app.Flags;
+import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.scenario.WarehouseCheck;
+import dev.once.app.scenario.WarehouseTables;
 import dev.once.app.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -28,8 +32,12 @@ public final class CheckCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      description = "JDBC URL. Default: $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
+      description =
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
 
   @Option(
       names = "--wait",
@@ -52,7 +60,9 @@ public final class CheckCommand implements Callable<Integer> {
       Flags.atLeast("--events", expected, 0);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (Database database = Database.openAny(db, 2)) {
+    try (Database database = schema.openExisting(db, 2)) {
+      Migrations.requirePresent(database.dataSource()); // read only: nothing is applied
+      WarehouseTables.requirePresent(database.dataSource(), database.description());
       WarehouseVerdict verdict = await(database, expected == null ? -1 : expected, waitSeconds);
       if (json) {
         out.println(new ObjectMapper().writeValueAsString(CheckReport.toJson(verdict)));

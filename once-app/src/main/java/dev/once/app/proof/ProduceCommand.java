@@ -5,6 +5,7 @@ import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.UserError;
 import dev.once.app.scenario.OrderProducer;
 import dev.once.app.scenario.ProductionGate;
@@ -42,9 +43,13 @@ public final class ProduceCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "JDBC URL shared by every process. Default: $ONCE_DB (put a URL with a password there:"
-              + " a command line is visible to every user in ps).")
+          "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
+              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
+              + " line is visible to every user in ps).")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
 
   @Option(names = "--events", required = true, description = "Orders to produce.")
   int events;
@@ -83,7 +88,7 @@ public final class ProduceCommand implements Callable<Integer> {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
-    try (Database database = Database.openAny(Database.requireUrl(db), threads + 2)) {
+    try (Database database = schema.open(Database.requireUrl(db), threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
       WarehouseTables.create(ds);

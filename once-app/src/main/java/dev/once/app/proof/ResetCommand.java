@@ -2,7 +2,9 @@ package dev.once.app.proof;
 
 import dev.once.app.Database;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.TransportOptions;
+import dev.once.app.scenario.ForeignData;
 import dev.once.app.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.time.Duration;
@@ -22,8 +24,19 @@ public final class ResetCommand implements Runnable {
 
   @Option(
       names = "--db",
-      description = "JDBC URL. Default: $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
+      description =
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
+
+  @Option(
+      names = ForeignData.FORCE_FLAG,
+      description =
+          "Run even though the Once tables hold other consumers' rows (refused otherwise: the"
+              + " demo's names may be theirs too). Clears the demo's rows only.")
+  boolean forceShared;
 
   @Mixin TransportOptions transportOptions;
 
@@ -31,8 +44,14 @@ public final class ResetCommand implements Runnable {
 
   @Override
   public void run() {
-    try (Database database = Database.openAny(db, 2)) {
+    try (Database database = schema.open(db, 2)) {
       Migrations.apply(database.dataSource());
+      ForeignData.refuseUnlessForced(
+          database.dataSource(),
+          "once reset",
+          database.description(),
+          forceShared,
+          spec.commandLine().getErr()::println);
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
         WarehouseTables.reset(database.dataSource(), transport);

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.Database;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.TransportOptions;
+import dev.once.app.scenario.ForeignData;
 import dev.once.app.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.io.IOException;
@@ -39,10 +41,20 @@ public final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "JDBC URL. Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg, started by this"
-              + " process and shared with the workers. The workers get it in their environment,"
-              + " never on their command line.")
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else an embedded PostgreSQL in .once/pg, started by this process and"
+              + " shared with the workers, which get it in their environment, never on their"
+              + " command line.")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
+
+  @Option(
+      names = ForeignData.FORCE_FLAG,
+      description =
+          "Run even though the Once tables hold other consumers' rows (refused otherwise: the"
+              + " demo's names may be theirs too). Clears the demo's rows only.")
+  boolean forceShared;
 
   @Mixin TransportOptions transportOptions;
 
@@ -88,8 +100,14 @@ public final class VerifyCommand implements Callable<Integer> {
     Logging.quietEngine(true);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter progress = spec.commandLine().getErr();
-    try (Database database = Database.openAny(db, 8)) {
+    try (Database database = schema.open(db, 8)) {
       Migrations.apply(database.dataSource());
+      ForeignData.refuseUnlessForced(
+          database.dataSource(),
+          "once verify",
+          database.description(),
+          forceShared,
+          progress::println);
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(5))) {
         WarehouseTables.reset(database.dataSource(), transport);
@@ -121,7 +139,8 @@ public final class VerifyCommand implements Callable<Integer> {
   }
 
   private VerifySettings settings(Database database) throws IOException {
-    List<String> childArgs = new ArrayList<>(transportOptions.args());
+    List<String> childArgs = new ArrayList<>(schema.args());
+    childArgs.addAll(transportOptions.args());
     if (earlyAck) {
       childArgs.add("--early-ack");
     }

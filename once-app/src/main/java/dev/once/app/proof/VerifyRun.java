@@ -77,6 +77,10 @@ final class VerifyRun {
     List<String> args = new ArrayList<>(List.of("produce", "--control-stdin", "--from", "1"));
     args.addAll(List.of("--events", Integer.toString(settings.events())));
     args.addAll(List.of("--rate", Double.toString(settings.rate())));
+    int schema = settings.childArgs().indexOf("--schema"); // the workers' namespace
+    if (schema >= 0) {
+      args.addAll(settings.childArgs().subList(schema, schema + 2));
+    }
     return args; // the database: ONCE_DB in its environment
   }
 

@@ -6,6 +6,7 @@ import dev.once.app.Database;
 import dev.once.app.Flags;
 import dev.once.app.Logging;
 import dev.once.app.Migrations;
+import dev.once.app.ScenarioSchema;
 import dev.once.app.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
@@ -43,10 +44,13 @@ public final class WorkerCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "JDBC URL shared by every process, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres. Default: $ONCE_DB (put a"
-              + " URL with a password there: a command line is visible to every user in ps).")
+          "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
+              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
+              + " line is visible to every user in ps).")
   String db;
+
+  @Mixin ScenarioSchema schema = new ScenarioSchema();
 
   @Mixin TransportOptions transportOptions;
 
@@ -120,7 +124,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.openAny(Database.requireUrl(db), threads * 2 + relays + 4);
+    Database database = schema.open(Database.requireUrl(db), threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =
@@ -129,7 +133,8 @@ public final class WorkerCommand implements Callable<Integer> {
     WorkerMetrics metrics =
         metricsPort == null
             ? null
-            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource());
+            : WorkerMetrics.start(metricsBind, metricsPort, database.dataSource())
+                .brokerDeadLetters(opened, WarehouseTables.CONSUMER_DESTINATIONS);
     Once once = WarehousePipeline.once(database.dataSource(), transport, listeners(metrics));
     Dashboard dashboard =
         dashboardOptions.start(database.dataSource(), once.deadLetters(), opened, System.err);

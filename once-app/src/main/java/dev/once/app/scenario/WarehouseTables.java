@@ -4,6 +4,7 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -114,6 +115,31 @@ public final class WarehouseTables {
       c.commit();
     } catch (SQLException e) {
       throw new IllegalStateException("could not create the demo tables: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * For a command that only reads them ({@code once check}): fails, creating nothing, when the
+   * demo's tables are not there.
+   */
+  public static void requirePresent(DataSource dataSource, String database) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String table : List.of("demo_orders", "demo_dispatch_jobs", "demo_notifications")) {
+        try {
+          s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+        } catch (SQLException missing) {
+          throw new dev.once.app.UserError(
+              "demo table "
+                  + table
+                  + " not found on "
+                  + database
+                  + ": nothing to check; once demo, once verify, once reset or once worker"
+                  + " create the demo's tables");
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
     }
   }
 

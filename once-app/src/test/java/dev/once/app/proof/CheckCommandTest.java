@@ -59,7 +59,7 @@ class CheckCommandTest {
 
   @Test
   void dataWhereEveryOrderWasProcessedOncePassesWithExitCodeZero() {
-    Run run = Run.of("check", "--db", url);
+    Run run = Run.of("check", "--db", url, "--schema", db.schema());
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.out()).contains("OK: every order processed exactly once");
   }
@@ -67,7 +67,7 @@ class CheckCommandTest {
   @Test
   void aDoubledEffectFailsAndNamesTheOrder() {
     dispatchJob(2);
-    Run run = Run.of("check", "--db", url);
+    Run run = Run.of("check", "--db", url, "--schema", db.schema());
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
     assertThat(run.out())
         .contains("1 duplicate effects")
@@ -80,7 +80,7 @@ class CheckCommandTest {
   void aMissingEffectFailsAndNamesTheOrder() {
     db.execute("DELETE FROM demo_notifications WHERE order_id = 3");
     db.execute("DELETE FROM once_inbox WHERE consumer_id = 'notifier' AND event_id LIKE '%:3'");
-    Run run = Run.of("check", "--db", url);
+    Run run = Run.of("check", "--db", url, "--schema", db.schema());
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
     assertThat(run.out())
         .contains("1 orders without a dispatch job or a notification")
@@ -94,7 +94,7 @@ class CheckCommandTest {
     db.execute(
         "INSERT INTO once_outbox (event_id, destination, event_key, event_type, payload,"
             + " key_partition) VALUES ('order-paid:3', 'orders', '3', 'OrderPaid', '', 0)");
-    Run run = Run.of("check", "--db", url, "--json", "--wait", "1");
+    Run run = Run.of("check", "--db", url, "--schema", db.schema(), "--json", "--wait", "1");
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
     JsonNode json = new ObjectMapper().readTree(run.out());
     assertThat(json.get("ok").asBoolean()).isFalse();

@@ -36,7 +36,9 @@ class VerifyRabbitTest {
           Run.of(
               "verify",
               "--db",
-              TestDatabase.LOCAL_URL + "&currentSchema=" + schema,
+              TestDatabase.LOCAL_URL,
+              "--schema",
+              schema,
               "--transport",
               "rabbitmq",
               "--amqp",
