@@ -156,13 +156,16 @@ public final class Database implements AutoCloseable {
   private static void createNamespace(
       String url, String schema, String description, boolean create) {
     boolean mariadb = isMariaDb(url);
+    try {
+      DriverManager.getDriver(url); // a driver takes a URL only if it can parse it
+    } catch (SQLException e) {
+      throw noDriver(description, e);
+    }
     Connection c;
     try {
       c = DriverManager.getConnection(url);
     } catch (SQLException e) {
-      throw e.getMessage() != null && e.getMessage().startsWith("No suitable driver")
-          ? noDriver(description, e)
-          : cannotConnect(description, e);
+      throw cannotConnect(description, e);
     }
     try (c;
         Statement s = c.createStatement()) {

@@ -36,9 +36,9 @@ class EmbeddedPasswordTest {
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
         .isEqualTo("rw-------");
     String password = Files.readString(file).strip();
-    assertThat(url).endsWith("&password=" + password);
+    assertThat(url).contains("&password=" + password);
     try (Database again = Database.openAny(null, 1)) {
-      assertThat(again.jdbcUrl()).as("created once, reused").endsWith("&password=" + password);
+      assertThat(again.jdbcUrl()).as("created once, reused").contains("&password=" + password);
     }
     assertThat(Cli.run("schema", "apply").exit()).as("the CLI with no flags").isZero();
     Cli.Run status = Cli.run("status");

@@ -162,7 +162,8 @@ public final class WorkerCommand implements Callable<Integer> {
     System.err.println(
         "once worker: running on " + database.description() + ", transport " + transport.name());
     if (metrics != null) {
-      System.err.println("once worker: metrics at http://localhost:" + metrics.port() + "/metrics");
+      System.err.println(
+          "once worker: metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
     }
     stopped.await();
     return 0;
