@@ -1,5 +1,6 @@
 package dev.once;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
@@ -38,6 +39,16 @@ public interface OnceListener {
 
   /** Consumer: the handler threw; its changes and the marker are rolled back. */
   default void handlerFailed(ReceivedEvent event, Throwable error) {}
+
+  /**
+   * Consumer: the batch transaction was rolled back by a transient conflict of the database — a
+   * deadlock, a lock wait timeout, a lost connection ({@link dev.once.spi.Dialect#isTransient}).
+   * Nothing of it committed; every delivery of the batch is returned to the transport after the
+   * retry policy's initial backoff and runs again, without an attempt charged. On MariaDB/MySQL,
+   * InnoDB's locks on concurrent inserts of the same marker make this happen now and then (see
+   * docs/MARIADB.md); count it to see how often.
+   */
+  default void transientRollback(List<ReceivedEvent> batch, SQLException cause) {}
 
   /** Consumer: the batch transaction committed; nothing is acknowledged yet. */
   default void committed(List<ReceivedEvent> events) {}

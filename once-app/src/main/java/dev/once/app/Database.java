@@ -15,9 +15,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The database a command runs on: the PostgreSQL server at {@code --db}, or an embedded PostgreSQL
- * (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code .once/pg} in the
- * working directory, fsync and synchronous_commit on.
+ * The database a command runs on: the PostgreSQL or MariaDB/MySQL server at {@code --db}, or an
+ * embedded PostgreSQL (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code
+ * .once/pg} in the working directory, fsync and synchronous_commit on.
  *
  * <p>The demo scenario's commands (demo, verify, worker, produce, check, reset) run in a namespace
  * of their own, {@link #openScenario}: a PostgreSQL schema, or a MariaDB database, named by {@code
@@ -55,21 +55,13 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Opens the PostgreSQL at {@code flag} (or {@code $ONCE_DB}), or the embedded database when both
-   * are absent: for the commands whose own SQL (the bench) is PostgreSQL's.
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
+   * names, or the embedded database in its default schema when both are absent: for the bench,
+   * whose tables and consumers are its own ({@code bench_*}, {@code bench*}).
    */
   public static Database open(String flag, int poolSize) {
     String url = url(flag);
-    if (url != null && !url.startsWith("jdbc:postgresql:")) {
-      throw new UserError(
-          "--db must be a PostgreSQL JDBC URL such as"
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres, was '"
-              + redact(url)
-              + "'"
-              + (isMariaDb(url)
-                  ? " (bench runs on PostgreSQL only; the other commands take a MariaDB URL)"
-                  : ""));
-    }
+    checkUrl(url);
     return url == null ? embedded(poolSize, null) : server(url, poolSize);
   }
 

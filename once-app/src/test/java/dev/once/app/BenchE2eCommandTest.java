@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.test.Services;
+import dev.once.test.TestDatabase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -51,6 +52,27 @@ class BenchE2eCommandTest {
       JsonNode json = e2e("rabbitmq", "amqp://guest:guest@127.0.0.1:5672/" + vhost, "--hops", "2");
       assertFigures(json, 2);
       assertThat(json.get("transport").asText()).isEqualTo("rabbitmq");
+    } finally {
+      ctl("delete_vhost", vhost);
+    }
+  }
+
+  @Test
+  void benchE2eOnRabbitmqAndMariaDbPrintsEveryFigureAndNoDuplicateEffect() throws Exception {
+    requireRabbit();
+    String vhost = "once-bench-e2e-m-" + ProcessHandle.current().pid();
+    ctl("add_vhost", vhost);
+    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    try (TestDatabase db = TestDatabase.mariadb()) {
+      JsonNode json =
+          e2eOn(
+              MariaDbCommandsTest.emptied(db),
+              "rabbitmq",
+              "amqp://guest:guest@127.0.0.1:5672/" + vhost,
+              "--hops",
+              "2");
+      assertFigures(json, 2);
+      assertThat(json.get("database").asText()).startsWith("jdbc:mariadb:");
     } finally {
       ctl("delete_vhost", vhost);
     }
@@ -105,34 +127,40 @@ class BenchE2eCommandTest {
   /** Runs {@code once bench e2e} with 200 orders in a fresh schema, then drops it. */
   private static JsonNode e2e(String transport, String amqp, String... more) throws Exception {
     try (BenchSchema schema = new BenchSchema()) {
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "bench",
-                  "e2e",
-                  "--events",
-                  "200",
-                  "--workers",
-                  "2",
-                  "--latency-producers",
-                  "4",
-                  "--latency-seconds",
-                  "1",
-                  "--latency-rate",
-                  "100",
-                  "--transport",
-                  transport,
-                  "--json",
-                  "--db",
-                  schema.url()));
-      if (amqp != null) {
-        args.addAll(List.of("--amqp", amqp));
-      }
-      args.addAll(List.of(more));
-      DemoCommandTest.Run r = DemoCommandTest.run(args.toArray(String[]::new));
-      assertThat(r.exit()).as(r.err()).isZero();
-      return new ObjectMapper().readTree(r.out());
+      return e2eOn(schema.url(), transport, amqp, more);
     }
+  }
+
+  /** Runs {@code once bench e2e} with 200 orders on the database at {@code url}. */
+  private static JsonNode e2eOn(String url, String transport, String amqp, String... more)
+      throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "e2e",
+                "--events",
+                "200",
+                "--workers",
+                "2",
+                "--latency-producers",
+                "4",
+                "--latency-seconds",
+                "1",
+                "--latency-rate",
+                "100",
+                "--transport",
+                transport,
+                "--json",
+                "--db",
+                url));
+    if (amqp != null) {
+      args.addAll(List.of("--amqp", amqp));
+    }
+    args.addAll(List.of(more));
+    DemoCommandTest.Run r = DemoCommandTest.run(args.toArray(String[]::new));
+    assertThat(r.exit()).as(r.err()).isZero();
+    return new ObjectMapper().readTree(r.out());
   }
 
   private static void requireRabbit() {

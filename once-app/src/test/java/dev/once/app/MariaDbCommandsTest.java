@@ -2,10 +2,12 @@ package dev.once.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
-/** The commands that only use Once's API run on MariaDB; the scenario's commands refuse it. */
+/** The commands run on MariaDB: schema, status, dead letters, the demo and its check, the bench. */
 class MariaDbCommandsTest {
 
   @Test
@@ -47,8 +49,81 @@ class MariaDbCommandsTest {
     }
   }
 
+  @Test
+  void benchAndItsThreeCeilingsRunOnMariaDb() throws Exception {
+    try (TestDatabase db = TestDatabase.mariadb()) {
+      Cli.Run r =
+          Cli.run(
+              "bench",
+              "--events",
+              "200",
+              "--workers",
+              "2",
+              "--latency-producers",
+              "4",
+              "--latency-seconds",
+              "1",
+              "--latency-rate",
+              "100",
+              "--warmup",
+              "50",
+              "--json",
+              "--db",
+              emptied(db));
+
+      assertThat(r.exit()).as(r.err()).isZero();
+      JsonNode json = new ObjectMapper().readTree(r.out());
+      for (String field :
+          new String[] {"once_eps", "ceiling_db_eps", "ceiling_broker_eps", "ceiling_c_eps"}) {
+        assertThat(json.get(field).asDouble()).as(field).isPositive();
+      }
+      assertThat(json.get("duplicate_effects").asLong()).isZero();
+      assertThat(json.get("effects").asLong()).isGreaterThanOrEqualTo(200);
+      assertThat(json.get("database").asText()).startsWith("jdbc:mariadb:");
+      // deadlocks (InnoDB locks the unpurged rows the warm-up's reset deleted) are run again
+      assertThat(json.has("ceiling_a_rollbacks")).isTrue();
+      assertThat(json.has("once_rollbacks")).isTrue();
+      // every phase cleared what it wrote: no bench row is left for a relay or a receiver
+      assertThat(db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL")).isZero();
+      assertThat(db.count("SELECT count(*) FROM bench_c_outbox")).isZero();
+    }
+  }
+
+  @Test
+  void benchE2eAndItsCeilingsPAndCRunOnMariaDbWithoutASecondEffect() throws Exception {
+    try (TestDatabase db = TestDatabase.mariadb()) {
+      Cli.Run r =
+          Cli.run(
+              "bench",
+              "e2e",
+              "--events",
+              "200",
+              "--workers",
+              "2",
+              "--latency-producers",
+              "4",
+              "--latency-seconds",
+              "1",
+              "--latency-rate",
+              "100",
+              "--json",
+              "--db",
+              emptied(db));
+
+      assertThat(r.exit()).as(r.err()).isZero();
+      JsonNode json = new ObjectMapper().readTree(r.out());
+      for (String field : new String[] {"e2e_eps", "ceiling_p_eps", "ceiling_c_eps", "p99_ms"}) {
+        assertThat(json.get(field).asDouble()).as(field).isPositive();
+      }
+      assertThat(json.get("duplicate_effects").asLong()).isZero();
+      assertThat(json.get("ceiling_c_duplicate_effects").asLong()).isZero();
+      long orders = 200 + json.get("paced_events").asLong();
+      assertThat(json.get("effects").asLong()).isEqualTo(orders * 2);
+    }
+  }
+
   /** The test database without the Once tables (the CLI applies them with Flyway); its URL. */
-  private static String emptied(TestDatabase db) {
+  static String emptied(TestDatabase db) {
     db.execute(
         "DROP TABLE once_outbox, once_inbox, once_relay_partition, once_queue_binding,"
             + " once_queue, once_operation, once_attempt, once_dead_letter,"

@@ -173,6 +173,7 @@ final class BatchProcessor {
       return handled;
     } catch (SQLException e) {
       if (once.dialect().isTransient(e)) {
+        listener.transientRollback(events, e);
         return null;
       }
       throw new StoreException("consumer " + config.consumerId() + " batch transaction", e);

@@ -7,6 +7,7 @@ import dev.once.OperationResult;
 import dev.once.OperationState;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -67,6 +68,11 @@ public final class Listeners implements OnceListener {
   @Override
   public void handlerFailed(ReceivedEvent event, Throwable error) {
     each("handlerFailed", l -> l.handlerFailed(event, error));
+  }
+
+  @Override
+  public void transientRollback(List<ReceivedEvent> batch, SQLException cause) {
+    each("transientRollback", l -> l.transientRollback(batch, cause));
   }
 
   @Override

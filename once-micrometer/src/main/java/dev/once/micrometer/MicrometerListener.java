@@ -7,6 +7,7 @@ import dev.once.ReceivedEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
@@ -19,6 +20,8 @@ import java.util.List;
  *   <li>{@code once.consumer.received{consumer}}: deliveries received
  *   <li>{@code once.consumer.outcomes{consumer,outcome}}: PROCESSED (completions), DUPLICATE,
  *       STALE, RETRY, DEAD
+ *   <li>{@code once.consumer.rollbacks{consumer,sqlstate}}: batch transactions rolled back by a
+ *       transient conflict (deadlock, lock wait timeout, lost connection) and run again
  *   <li>{@code once.relay.published{destination}}: events confirmed by the broker and marked sent
  *   <li>{@code once.relay.publish.failures{destination}}: publishes the broker refused
  *   <li>{@code once.relay.publish.latency}: outbox commit to marked sent, oldest row of each batch
@@ -53,6 +56,15 @@ public final class MicrometerListener implements OnceListener {
     if (!batch.isEmpty()) {
       counter("once.consumer.received", "consumer", batch.get(0).consumerId())
           .increment(batch.size());
+    }
+  }
+
+  @Override
+  public void transientRollback(List<ReceivedEvent> batch, SQLException cause) {
+    if (!batch.isEmpty()) {
+      String state = cause.getSQLState() == null ? "none" : cause.getSQLState();
+      counter("once.consumer.rollbacks", "consumer", batch.get(0).consumerId(), "sqlstate", state)
+          .increment();
     }
   }
 

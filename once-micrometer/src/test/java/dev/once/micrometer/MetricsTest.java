@@ -6,11 +6,14 @@ import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MetricsTest {
@@ -87,6 +90,25 @@ class MetricsTest {
                   assertThat(m.getId().getTags())
                       .allSatisfy(t -> assertThat(t.getValue()).doesNotContain("order-paid")));
     }
+  }
+
+  @Test
+  void aTransientRollbackIsCountedPerConsumerAndSqlState() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerListener listener = new MicrometerListener(registry);
+    Event e = Event.of(EventId.of("order-paid", 1), "orders", "1", "OrderPaid", "{}");
+    List<ReceivedEvent> batch = List.of(new ReceivedEvent("warehouse", e, 1, false));
+
+    listener.transientRollback(batch, new SQLException("Deadlock found", "40001", 1213));
+    listener.transientRollback(batch, new SQLException("Deadlock found", "40001", 1213));
+    listener.transientRollback(batch, new SQLException("Lock wait timeout", "HY000", 1205));
+
+    assertThat(rollbacks(registry, "40001")).isEqualTo(2);
+    assertThat(rollbacks(registry, "HY000")).isEqualTo(1);
+  }
+
+  private static double rollbacks(SimpleMeterRegistry r, String state) {
+    return r.counter("once.consumer.rollbacks", "consumer", "warehouse", "sqlstate", state).count();
   }
 
   private static double outcome(SimpleMeterRegistry r, String outcome) {

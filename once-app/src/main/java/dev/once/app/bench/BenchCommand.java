@@ -72,13 +72,14 @@ public final class BenchCommand implements Callable<Integer> {
       if (warmup > 0) {
         progress.printf("  warm-up: %d events through each phase, not measured ...%n", warmup);
         BenchSettings w = options.settings(warmup, 0);
-        CeilingDb.run(env.dataSource(), w);
+        CeilingDb.run(env.dataSource(), w, env.rollbacks().ceilingA);
         ceilingB(env, w);
         ceilingC(env, w);
         new OnceRun(env, w, 0, new PrintStream(OutputStream.nullOutputStream())).run();
+        env.rollbacks().clear();
       }
       progress.println("  ceiling A: the consumer's SQL alone ...");
-      double a = CeilingDb.run(env.dataSource(), s);
+      double a = CeilingDb.run(env.dataSource(), s, env.rollbacks().ceilingA);
       progress.printf("  ceiling A: %.0f events/s%n  ceiling B: the broker alone ...%n", a);
       double b = ceilingB(env, s);
       progress.printf("  ceiling B: %.0f events/s%n  ceiling C: hand-written pipeline ...%n", b);
@@ -86,7 +87,8 @@ public final class BenchCommand implements Callable<Integer> {
       progress.printf("  ceiling C: %.0f events/s%n  Once end to end ...%n", c);
       OnceRun.Result once = new OnceRun(env, s, latencyRate, progress).run();
       BenchReport report =
-          new BenchReport(s, env.description(), env.transportName(), a, b, c, once, warmup);
+          new BenchReport(
+              s, env.description(), env.transportName(), a, b, c, once, warmup, env.rollbacks());
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));
       } else {
@@ -106,7 +108,9 @@ public final class BenchCommand implements Callable<Integer> {
       HandPipeline pipeline =
           new HandPipeline(env.dataSource(), broker, s, HandPipeline.Shape.DRAIN);
       try {
-        return pipeline.drain();
+        double eps = pipeline.drain();
+        env.rollbacks().ceilingC.addAndGet(pipeline.conflicts());
+        return eps;
       } finally {
         pipeline.close();
         broker.purge(BenchTables.C_OUT, BenchTables.SINK);

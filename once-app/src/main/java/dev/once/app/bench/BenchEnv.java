@@ -22,6 +22,7 @@ final class BenchEnv implements AutoCloseable {
   private final Database database;
   private final TransportOptions transport;
   private final BenchSettings settings;
+  private final Rollbacks rollbacks = new Rollbacks();
 
   /** Partitions of the bench's Kafka topics, Once's and the hand-written pipeline's alike. */
   static final int KAFKA_PARTITIONS = 6;
@@ -37,6 +38,7 @@ final class BenchEnv implements AutoCloseable {
       transport.checkedAmqp(); // before ceiling A, not after it
     }
     this.settings = settings;
+    rollbacks.clear(); // the producers' count is per process: a new bench starts at 0
     this.database =
         Database.open(
             options.db,
@@ -65,6 +67,11 @@ final class BenchEnv implements AutoCloseable {
 
   BenchSettings settings() {
     return settings;
+  }
+
+  /** Transactions rolled back by a deadlock and run again, per phase (Once hears them too). */
+  Rollbacks rollbacks() {
+    return rollbacks;
   }
 
   DataSource dataSource() {

@@ -9,7 +9,9 @@ final class BenchOptions {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres."
+          "PostgreSQL or MariaDB/MySQL JDBC URL, e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
+              + " jdbc:mariadb://127.0.0.1:3306/test?user=root."
               + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
 

@@ -15,7 +15,8 @@ record BenchReport(
     double ceilingBrokerEps,
     double ceilingHandEps,
     OnceRun.Result once,
-    int warmupEvents) {
+    int warmupEvents,
+    Rollbacks rollbacks) {
 
   double ratioDb() {
     return once.onceEps() / ceilingDbEps;
@@ -60,6 +61,10 @@ record BenchReport(
     j.put("events", settings.events());
     j.put("effects", once.effects());
     j.put("duplicate_effects", once.effects() - once.distinctEffects());
+    j.put("once_rollbacks", rollbacks.once.get());
+    j.put("ceiling_a_rollbacks", rollbacks.ceilingA.get());
+    j.put("ceiling_c_rollbacks", rollbacks.ceilingC.get());
+    j.put("producer_rollbacks", Rollbacks.PRODUCERS.get());
     j.put("transport", transport);
     j.put("ceiling_broker", brokerCeilingKind());
     j.put("database", database);
@@ -114,6 +119,13 @@ record BenchReport(
     out.printf(
         "  effects %d, duplicate effects %d%n",
         once.effects(), once.effects() - once.distinctEffects());
+    out.printf(
+        "  transactions rolled back by a deadlock and run again: Once %d, A %d, C %d,"
+            + " producers %d%n",
+        rollbacks.once.get(),
+        rollbacks.ceilingA.get(),
+        rollbacks.ceilingC.get(),
+        Rollbacks.PRODUCERS.get());
   }
 
   static double round(double v) {

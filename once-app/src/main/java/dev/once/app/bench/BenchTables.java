@@ -2,6 +2,7 @@ package dev.once.app.bench;
 
 import dev.once.app.scenario.Drain;
 import dev.once.app.scenario.WarehousePipeline;
+import dev.once.app.scenario.WarehouseTables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -83,23 +84,83 @@ final class BenchTables {
       """
           + HandPipeline.CLEAR;
 
+  /** The same tables on MariaDB/MySQL (ids compare byte for byte, as on PostgreSQL). */
+  private static final String CREATE_MARIADB =
+      """
+      CREATE TABLE IF NOT EXISTS bench_orders (
+          order_id   bigint      PRIMARY KEY,
+          created_at datetime(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_effects (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_notifications (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      """
+          + HandPipeline.CREATE_MARIADB;
+
+  /** MariaDB truncates one table per statement. */
+  private static final String CLEAR_MARIADB =
+      """
+      TRUNCATE bench_orders;
+      TRUNCATE bench_effects;
+      TRUNCATE bench_notifications;
+      DELETE FROM once_inbox
+       WHERE consumer_id IN ('bench', 'bench-ceiling', 'bench-notify')
+         AND event_id NOT LIKE 'earlier:%';
+      DELETE FROM once_outbox
+       WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out', 'bench-dispatch');
+      """
+          + HandPipeline.CLEAR_MARIADB;
+
   private BenchTables() {}
 
   /**
    * Clears the bench's rows, then vacuums Once's tables: a run's deletes and sent rows leave dead
    * index entries at the head of the queue and pending-outbox indexes, and with autovacuum off (as
    * on the development machines) the next run would scan them all. Every phase starts from the same
-   * state, as it would on a database whose autovacuum keeps up.
+   * state, as it would on a database whose autovacuum keeps up. On MariaDB/MySQL the same tables in
+   * their SQL; InnoDB purges deleted rows by itself.
    */
   static void reset(DataSource dataSource) {
+    if (isMariaDb(dataSource)) {
+      run(dataSource, CREATE_MARIADB + CLEAR_MARIADB);
+      return;
+    }
     run(dataSource, CREATE + CLEAR);
     run(dataSource, "VACUUM once_outbox, once_queue, once_inbox");
   }
 
+  /** Whether the bench runs on MariaDB/MySQL (its tables and the ceilings' SQL differ). */
+  static boolean isMariaDb(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection()) {
+      return WarehouseTables.isMariaDb(c);
+    } catch (SQLException e) {
+      throw new IllegalStateException("bench SQL failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs a script: in one call on PostgreSQL, statement by statement (split at a ';' that ends a
+   * line) on MariaDB/MySQL, which runs one statement per call.
+   */
   static void run(DataSource dataSource, String sql) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      s.execute(sql);
+      if (WarehouseTables.isMariaDb(c)) {
+        for (String statement : WarehouseTables.statements(sql)) {
+          s.execute(statement);
+        }
+      } else {
+        s.execute(sql);
+      }
     } catch (SQLException e) {
       throw new IllegalStateException("bench SQL failed: " + e.getMessage(), e);
     }

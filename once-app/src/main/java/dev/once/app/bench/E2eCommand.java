@@ -92,6 +92,7 @@ public final class E2eCommand implements Callable<Integer> {
         OnceE2e.ceilingP(env, w);
         ceilingC(env, w);
         OnceE2e.run(env, w, hops, 0, new PrintStream(OutputStream.nullOutputStream()));
+        env.rollbacks().clear();
       }
       progress.printf("  %s ceiling P: the producers alone ...%n", now());
       double p = OnceE2e.ceilingP(env, s);
@@ -112,7 +113,7 @@ public final class E2eCommand implements Callable<Integer> {
     }
   }
 
-  record Hand(double eps, long[] latencies, long duplicates) {}
+  record Hand(double eps, long[] latencies, long duplicates, long rollbacks) {}
 
   private Hand ceilingC(BenchEnv env, BenchSettings s) throws Exception {
     HandPipeline.Shape shape = hops == 2 ? HandPipeline.Shape.TWO_HOPS : HandPipeline.Shape.ONE_HOP;
@@ -122,7 +123,7 @@ public final class E2eCommand implements Callable<Integer> {
         double eps = pipeline.endToEnd();
         long[] latencies = pipeline.timings().latencies(1, s.events() + 1L);
         pipeline.close();
-        return new Hand(eps, latencies, pipeline.duplicateEffects());
+        return new Hand(eps, latencies, pipeline.duplicateEffects(), pipeline.conflicts());
       } finally {
         pipeline.close();
         BenchTables.reset(env.dataSource());
@@ -151,6 +152,9 @@ public final class E2eCommand implements Callable<Integer> {
     j.put("effects", once.effects());
     j.put("duplicate_effects", once.duplicateEffects());
     j.put("ceiling_c_duplicate_effects", c.duplicates());
+    j.put("once_rollbacks", env.rollbacks().once.get());
+    j.put("ceiling_c_rollbacks", c.rollbacks());
+    j.put("producer_rollbacks", Rollbacks.PRODUCERS.get());
     j.put("hops", hops);
     j.put("events", s.events());
     j.put("transport", env.transportName());

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
@@ -30,6 +31,12 @@ import javax.sql.DataSource;
  * <p>As in Once: the relay's transaction commits asynchronously and runs without sequential scans
  * (losing it only means publishing again), and a commit that writes outbox rows wakes the relays of
  * this process at once.
+ *
+ * <p>On MariaDB/MySQL, as Once's MariaDB dialect does it: the markers one {@code INSERT} each, in
+ * event-id order, where a duplicate key (error 1062) means "not inserted" and every other error is
+ * thrown (never {@code INSERT IGNORE}, which turns other errors into warnings); outbox rows the
+ * same; the relay's transaction at {@code READ COMMITTED}; a consumer transaction that InnoDB rolls
+ * back for a deadlock or a lock wait timeout runs again.
  */
 final class HandPipeline implements AutoCloseable {
   /** What the pipeline does with an order. */
@@ -86,6 +93,59 @@ final class HandPipeline implements AutoCloseable {
                bench_c_notifications;
       """;
 
+  /** The same tables on MariaDB/MySQL: the pending index is on (sent_at, id), NULLs first. */
+  static final String CREATE_MARIADB =
+      """
+      CREATE TABLE IF NOT EXISTS bench_c_orders (
+          order_id   bigint      PRIMARY KEY,
+          created_at datetime(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_c_outbox (
+          id          bigint       AUTO_INCREMENT PRIMARY KEY,
+          event_id    varchar(200) NOT NULL UNIQUE,
+          destination varchar(200) NOT NULL,
+          event_key   varchar(200),
+          event_type  varchar(200) NOT NULL,
+          payload     longblob     NOT NULL,
+          created_at  datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+          sent_at     datetime(6),
+          INDEX bench_c_outbox_pending (sent_at, id)
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_c_inbox (
+          consumer_id varchar(200) NOT NULL,
+          event_id    varchar(200) NOT NULL,
+          created_at  datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+          PRIMARY KEY (consumer_id, event_id)
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_c_effects (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      CREATE TABLE IF NOT EXISTS bench_c_notifications (
+          id         bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id   bigint       NOT NULL,
+          event_id   varchar(200) NOT NULL,
+          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
+      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      """;
+
+  static final String CLEAR_MARIADB =
+      """
+      TRUNCATE bench_c_orders;
+      TRUNCATE bench_c_outbox;
+      TRUNCATE bench_c_inbox;
+      TRUNCATE bench_c_effects;
+      TRUNCATE bench_c_notifications;
+      """;
+
+  /** ER_DUP_ENTRY: the unique key holds the value already (the statement alone is undone). */
+  private static final int DUPLICATE_KEY = 1062;
+
+  /** How often a consumer transaction runs again after a deadlock or lock wait timeout. */
+  private static final int CONFLICT_RETRIES = 10;
+
   private static final String INSERT_ORDER = "INSERT INTO bench_c_orders (order_id) VALUES (?)";
   private static final String INSERT_OUTBOX =
       """
@@ -115,11 +175,23 @@ final class HandPipeline implements AutoCloseable {
       RETURNING event_id
       """;
   private static final String PENDING = "SELECT count(*) FROM bench_c_outbox WHERE sent_at IS NULL";
+  private static final String INSERT_OUTBOX_MARIADB =
+      """
+      INSERT INTO bench_c_outbox (event_id, destination, event_key, event_type, payload)
+      VALUES (?, ?, ?, ?, ?)
+      """;
+  private static final String MARK_SENT_MARIADB =
+      "UPDATE bench_c_outbox SET sent_at = UTC_TIMESTAMP(6) WHERE id IN (%s)";
+  private static final String INSERT_MARKER_MARIADB =
+      "INSERT INTO bench_c_inbox (consumer_id, event_id) VALUES (?, ?)";
 
   private final DataSource dataSource;
   private final HandBroker broker;
   private final BenchSettings s;
   private final Shape shape;
+  private final boolean mariadb;
+  private final String insertOutbox;
+  private final AtomicLong conflicts = new AtomicLong();
   private final E2eTimings timings = new E2eTimings(BenchTables.C_IN, BenchTables.C_CONSUMER);
   private final Signal outbox = new Signal();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -131,7 +203,9 @@ final class HandPipeline implements AutoCloseable {
     this.broker = broker;
     this.s = s;
     this.shape = shape;
-    BenchTables.run(dataSource, CREATE + CLEAR);
+    this.mariadb = BenchTables.isMariaDb(dataSource);
+    this.insertOutbox = mariadb ? INSERT_OUTBOX_MARIADB : INSERT_OUTBOX;
+    BenchTables.run(dataSource, mariadb ? CREATE_MARIADB + CLEAR_MARIADB : CREATE + CLEAR);
     broker.declare(BenchTables.C_IN, BenchTables.C_CONSUMER);
     broker.purge(BenchTables.C_IN, BenchTables.C_CONSUMER);
     if (shape == Shape.TWO_HOPS) {
@@ -145,6 +219,11 @@ final class HandPipeline implements AutoCloseable {
 
   E2eTimings timings() {
     return timings;
+  }
+
+  /** Consumer transactions rolled back by a deadlock or lock wait timeout and run again. */
+  long conflicts() {
+    return conflicts.get();
   }
 
   /**
@@ -208,7 +287,7 @@ final class HandPipeline implements AutoCloseable {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement order = c.prepareStatement(INSERT_ORDER);
-          PreparedStatement out = c.prepareStatement(INSERT_OUTBOX)) {
+          PreparedStatement out = c.prepareStatement(insertOutbox)) {
         for (long id = from; id < to; id++) {
           order.setLong(1, id);
           order.executeUpdate();
@@ -217,7 +296,7 @@ final class HandPipeline implements AutoCloseable {
           out.setString(3, Long.toString(id));
           out.setString(4, "BenchPaid");
           out.setBytes(5, Pipeline.payload(id).getBytes(StandardCharsets.UTF_8));
-          out.executeUpdate();
+          insertUnlessDuplicate(out);
         }
       }
       c.commit();
@@ -286,7 +365,7 @@ final class HandPipeline implements AutoCloseable {
       c.setAutoCommit(false);
       try {
         try (Statement st = c.createStatement()) {
-          st.execute(RELAY_SETTINGS);
+          st.execute(mariadb ? "SET TRANSACTION ISOLATION LEVEL READ COMMITTED" : RELAY_SETTINGS);
         }
         List<Long> ids = new ArrayList<>();
         List<Msg> batch = new ArrayList<>();
@@ -308,10 +387,7 @@ final class HandPipeline implements AutoCloseable {
         }
         if (!batch.isEmpty()) {
           publisher.publishConfirmed(batch);
-          try (PreparedStatement ps = c.prepareStatement(MARK_SENT)) {
-            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
-            ps.executeUpdate();
-          }
+          markSent(c, ids);
         }
         c.commit();
         return batch.size();
@@ -319,6 +395,23 @@ final class HandPipeline implements AutoCloseable {
         c.rollback();
         throw e;
       }
+    }
+  }
+
+  private void markSent(Connection c, List<Long> ids) throws SQLException {
+    if (!mariadb) {
+      try (PreparedStatement ps = c.prepareStatement(MARK_SENT)) {
+        ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+        ps.executeUpdate();
+      }
+      return;
+    }
+    String in = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
+    try (PreparedStatement ps = c.prepareStatement(MARK_SENT_MARIADB.formatted(in))) {
+      for (int i = 0; i < ids.size(); i++) {
+        ps.setLong(i + 1, ids.get(i));
+      }
+      ps.executeUpdate();
     }
   }
 
@@ -351,6 +444,20 @@ final class HandPipeline implements AutoCloseable {
    * effect row (and its outgoing outbox row when {@code emits}), then the commit.
    */
   private void consume(String group, List<Msg> got, boolean emits) throws SQLException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        consumeOnce(group, got, emits);
+        return;
+      } catch (SQLException e) {
+        if (attempt == CONFLICT_RETRIES || !Rollbacks.isConflict(e)) {
+          throw e;
+        }
+        conflicts.incrementAndGet();
+      }
+    }
+  }
+
+  private void consumeOnce(String group, List<Msg> got, boolean emits) throws SQLException {
     String effects =
         group.equals(BenchTables.C_NOTIFIER) ? "bench_c_notifications" : "bench_c_effects";
     String outDestination = shape == Shape.DRAIN ? BenchTables.C_OUT : BenchTables.C_DISPATCH;
@@ -361,7 +468,7 @@ final class HandPipeline implements AutoCloseable {
         try (PreparedStatement effect =
                 c.prepareStatement(
                     "INSERT INTO " + effects + " (order_id, event_id) VALUES (?, ?)");
-            PreparedStatement out = c.prepareStatement(INSERT_OUTBOX)) {
+            PreparedStatement out = c.prepareStatement(insertOutbox)) {
           for (Msg m : got) {
             if (!fresh.contains(m.id())) {
               continue; // a duplicate: its effect is already there
@@ -379,7 +486,7 @@ final class HandPipeline implements AutoCloseable {
               out.setString(3, m.key());
               out.setString(4, "DispatchQueued");
               out.setBytes(5, ("{\"orderId\":" + orderId + "}").getBytes(StandardCharsets.UTF_8));
-              out.executeUpdate();
+              insertUnlessDuplicate(out);
             }
           }
         }
@@ -391,11 +498,22 @@ final class HandPipeline implements AutoCloseable {
     }
   }
 
-  private static Set<String> insertMarkers(Connection c, String group, List<Msg> got)
-      throws SQLException {
+  private Set<String> insertMarkers(Connection c, String group, List<Msg> got) throws SQLException {
     String[] ids = got.stream().map(Msg::id).toArray(String[]::new);
     Arrays.sort(ids); // a fixed order: two batches never wait on each other's markers in a cycle
     Set<String> inserted = new HashSet<>();
+    if (mariadb) { // one INSERT per marker; a duplicate key means "not inserted"
+      try (PreparedStatement ps = c.prepareStatement(INSERT_MARKER_MARIADB)) {
+        for (String id : ids) {
+          ps.setString(1, group);
+          ps.setString(2, id);
+          if (insertUnlessDuplicate(ps)) {
+            inserted.add(id);
+          }
+        }
+      }
+      return inserted;
+    }
     try (PreparedStatement ps = c.prepareStatement(INSERT_MARKERS)) {
       ps.setString(1, group);
       ps.setArray(2, c.createArrayOf("text", ids));
@@ -406,6 +524,22 @@ final class HandPipeline implements AutoCloseable {
       }
     }
     return inserted;
+  }
+
+  /**
+   * Runs a prepared INSERT: true if it inserted its row. On PostgreSQL its {@code ON CONFLICT DO
+   * NOTHING} reports a duplicate as 0 rows; on MariaDB/MySQL a duplicate key fails the statement
+   * alone (error 1062), which is "not inserted". Every other error is thrown.
+   */
+  private static boolean insertUnlessDuplicate(PreparedStatement ps) throws SQLException {
+    try {
+      return ps.executeUpdate() > 0;
+    } catch (SQLException e) {
+      if (e.getErrorCode() == DUPLICATE_KEY) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   @Override

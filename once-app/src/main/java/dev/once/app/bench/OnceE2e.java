@@ -107,6 +107,7 @@ final class OnceE2e {
         .destinations(BenchTables.IN, BenchTables.E2E_DISPATCH)
         .relayBatchSize(env.settings().relayBatch())
         .listener(timings)
+        .listener(env.rollbacks())
         .build();
   }
 

@@ -41,7 +41,7 @@ final class OnceRun {
   Result run() throws Exception {
     try (Transport transport = env.openTransport()) {
       env.reset(transport);
-      try (Pipeline p = new Pipeline(env.dataSource(), transport, s)) {
+      try (Pipeline p = new Pipeline(env.dataSource(), transport, s, env.rollbacks())) {
         double producerSeconds = Producers.fullSpeed(p, s, 1, s.events());
         double producerEps = s.events() / producerSeconds;
         progress.printf("  producers committed %d events in %.1f s%n", s.events(), producerSeconds);

@@ -4,6 +4,7 @@ import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.app.scenario.WarehousePipeline;
 import dev.once.spi.Transport;
@@ -28,6 +29,12 @@ final class Pipeline implements AutoCloseable {
   private final List<Relay> relays = new ArrayList<>();
 
   Pipeline(DataSource dataSource, Transport transport, BenchSettings settings) {
+    this(dataSource, transport, settings, OnceListener.NOOP);
+  }
+
+  /** {@code listener}: hears the pipeline too (the bench's rollback count). */
+  Pipeline(
+      DataSource dataSource, Transport transport, BenchSettings settings, OnceListener listener) {
     this.settings = settings;
     this.once =
         Once.builder()
@@ -36,6 +43,7 @@ final class Pipeline implements AutoCloseable {
             .destinations(BenchTables.IN, BenchTables.OUT)
             .relayBatchSize(settings.relayBatch())
             .listener(timings)
+            .listener(listener)
             .build();
   }
 

@@ -111,7 +111,7 @@ public final class DeadLettersCommand {
         description =
             "List what the broker dead-lettered on its own instead (RabbitMQ's"
                 + " <queue>.dead-letter: rejects, the delivery limit), left where it is: at most"
-                + " --limit per consumer group, payloads as size and hash. Needs --transport"
+                + " --limit (up to 1000) per consumer group, payloads as size and hash. Needs --transport"
                 + " rabbitmq; takes --consumer, --group and --limit.")
     boolean broker;
 
@@ -129,6 +129,7 @@ public final class DeadLettersCommand {
       if (broker) {
         BrokerDeadLetterViews.requireBroker(transport, "--broker");
         filters.onlyConsumerAndLimit("--broker", status.equals("dead"));
+        Flags.range("--limit with --broker", f.limit(), 1, 1_000); // each one is held in memory
         if (after != 0) {
           throw new UserError(
               "--broker takes --consumer, --group and --limit only; --after pages Once's own"

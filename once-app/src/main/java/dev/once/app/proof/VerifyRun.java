@@ -77,8 +77,8 @@ final class VerifyRun {
     List<String> args = new ArrayList<>(List.of("produce", "--control-stdin", "--from", "1"));
     args.addAll(List.of("--events", Integer.toString(settings.events())));
     args.addAll(List.of("--rate", Double.toString(settings.rate())));
-    int schema = settings.childArgs().indexOf("--schema"); // the workers' namespace
-    if (schema >= 0) {
+    int schema = settings.childArgs().indexOf("--schema");
+    if (schema >= 0) { // the producer writes into the namespace the workers and the check read
       args.addAll(settings.childArgs().subList(schema, schema + 2));
     }
     return args; // the database: ONCE_DB in its environment

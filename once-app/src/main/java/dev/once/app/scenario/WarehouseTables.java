@@ -175,7 +175,7 @@ public final class WarehouseTables {
   }
 
   /** A script's statements, split at a ';' that ends a line (MariaDB runs one at a time). */
-  static java.util.List<String> statements(String script) {
+  public static java.util.List<String> statements(String script) {
     return java.util.Arrays.stream(script.split(";[ \t]*(\n|$)"))
         .map(String::strip)
         .filter(statement -> !statement.isEmpty())

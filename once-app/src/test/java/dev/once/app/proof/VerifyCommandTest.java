@@ -14,10 +14,43 @@ class VerifyCommandTest {
 
   @Test
   void twoWorkerProcessesKilledTenTimesProcessEveryOrderExactlyOnce() throws Exception {
-    Run run = Run.of("verify", "--workers", "2", "--events", "500", "--kills", "10", "--json");
+    // a namespace of its own: every child (workers and producer) must use it, not the default
+    Run run =
+        Run.of(
+            "verify",
+            "--workers",
+            "2",
+            "--events",
+            "500",
+            "--kills",
+            "10",
+            "--schema",
+            "verify_embedded",
+            "--json");
     assertThat(run.exitCode()).as(run.toString()).isZero();
     JsonNode json = new ObjectMapper().readTree(run.out());
     assertVerified(json, 500, 10);
+  }
+
+  /** With --schema, the producer too writes there: the check finds every order in it. */
+  @Test
+  void withASchemaOfItsOwnTheProducerWritesThereToo() throws Exception {
+    Run run =
+        Run.of(
+            "verify",
+            "--workers",
+            "2",
+            "--events",
+            "200",
+            "--kills",
+            "7",
+            "--timeout",
+            "30",
+            "--schema",
+            "verify_own_" + ProcessHandle.current().pid(),
+            "--json");
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertVerified(new ObjectMapper().readTree(run.out()), 200, 7);
   }
 
   /** verify can fail: workers that acknowledge on receipt lose the orders they die with. */

@@ -2,9 +2,15 @@ package dev.once.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.Event;
 import dev.once.Once;
+import dev.once.ReceivedEvent;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
+import dev.once.spi.PublishResult;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
+import dev.once.spring.OnceHandler;
 import dev.once.test.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,7 +19,11 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -68,6 +78,77 @@ class OnceDashboardAutoConfigurationTest {
                           HttpResponse.BodyHandlers.ofString());
               assertThat(overview.statusCode()).isEqualTo(200);
               assertThat(overview.body()).contains("\"consumers\"");
+            });
+  }
+
+  static class Handlers {
+    @OnceHandler(consumer = "warehouse", destination = "orders")
+    public void on(ReceivedEvent event) {}
+  }
+
+  /** A broker that dead-lettered 3 messages of orders.warehouse on its own. */
+  static final class BrokerWithDeadLetters implements Transport {
+    @Override
+    public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
+      return destination.equals("orders") && consumerGroup.equals("warehouse")
+          ? OptionalLong.of(3)
+          : OptionalLong.of(0);
+    }
+
+    @Override
+    public String name() {
+      return "broker-with-dead-letters";
+    }
+
+    @Override
+    public void declare(String destination, String consumerGroup) {}
+
+    @Override
+    public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Receiver receiver(String destination, String consumerGroup) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
+  void theDashboardAsksTheApplicationsTransportForTheBrokersOwnDeadLettersPerConsumer() {
+    runner()
+        .withPropertyValues(
+            "once.dashboard.enabled=true",
+            "once.dashboard.port=0",
+            "once.consumers.warehouse.enabled=false", // the transport above receives nothing
+            "once.relay.enabled=false",
+            "once.retention.enabled=false")
+        .withBean(Handlers.class)
+        .withBean("myTransport", Transport.class, BrokerWithDeadLetters::new)
+        .run(
+            ctx -> {
+              Dashboard dashboard = ctx.getBean(Dashboard.class);
+              // a dead letter of warehouse, so that the consumer is listed
+              try (Connection c = ctx.getBean(DataSource.class).getConnection();
+                  Statement s = c.createStatement()) {
+                s.execute(
+                    "INSERT INTO once_dead_letter (consumer_id, event_id, destination,"
+                        + " event_type, payload, attempts, first_failed_at, last_failed_at,"
+                        + " error_class, error_fingerprint, error_message, dead_at) VALUES"
+                        + " ('warehouse', 'order-paid:1', 'orders', 'OrderPaid', '\\x7b7d', 1,"
+                        + " now(), now(), 'X', 'f', 'm', now())");
+              }
+              dashboard.sampleNow();
+              HttpResponse<String> overview =
+                  HttpClient.newHttpClient()
+                      .send(
+                          HttpRequest.newBuilder(URI.create(dashboard.url() + "api/overview"))
+                              .build(),
+                          HttpResponse.BodyHandlers.ofString());
+              assertThat(overview.body()).contains("\"broker_dead_letters\":3");
             });
   }
 
