@@ -14,7 +14,19 @@ class VerifyCommandTest {
 
   @Test
   void twoWorkerProcessesKilledTenTimesProcessEveryOrderExactlyOnce() throws Exception {
-    Run run = Run.of("verify", "--workers", "2", "--events", "500", "--kills", "10", "--json");
+    // a namespace of its own: every child (workers and producer) must use it, not the default
+    Run run =
+        Run.of(
+            "verify",
+            "--workers",
+            "2",
+            "--events",
+            "500",
+            "--kills",
+            "10",
+            "--schema",
+            "verify_embedded",
+            "--json");
     assertThat(run.exitCode()).as(run.toString()).isZero();
     JsonNode json = new ObjectMapper().readTree(run.out());
     assertVerified(json, 500, 10);
