@@ -43,10 +43,12 @@ public interface OnceListener {
   /**
    * Consumer: the batch transaction was rolled back by a transient conflict of the database — a
    * deadlock, a lock wait timeout, a lost connection ({@link dev.once.spi.Dialect#isTransient}).
-   * Nothing of it committed; every delivery of the batch is returned to the transport after the
-   * retry policy's initial backoff and runs again, without an attempt charged. On MariaDB/MySQL,
-   * InnoDB's locks on concurrent inserts of the same marker make this happen now and then (see
-   * docs/MARIADB.md); count it to see how often.
+   * Nothing of it committed; every delivery of the batch runs again, without an attempt charged:
+   * returned to the transport after the retry policy's initial backoff (a conflict), or kept by the
+   * worker and run again after its pause (a lost or refused connection, which a broker would
+   * otherwise count against its delivery limit). On MariaDB/MySQL, InnoDB's locks on concurrent
+   * inserts of the same marker make this happen now and then (see docs/MARIADB.md); count it to see
+   * how often.
    */
   default void transientRollback(List<ReceivedEvent> batch, SQLException cause) {}
 

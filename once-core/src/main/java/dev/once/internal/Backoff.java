@@ -3,11 +3,13 @@ package dev.once.internal;
 import java.time.Duration;
 
 /**
- * The pause of an engine loop after a failure: doubles from 100 ms up to 30 s; resets on success.
+ * The pause of an engine loop after a failure: doubles from 100 ms up to 5 s; resets on success.
+ * The cap bounds how long a loop may still sleep once the database or broker is back (a few seconds
+ * after an outage of any length), at the cost of one try per loop every 5 s while it lasts.
  */
 final class Backoff {
   private static final Duration FIRST = Duration.ofMillis(100);
-  private static final Duration MAX = Duration.ofSeconds(30);
+  static final Duration MAX = Duration.ofSeconds(5);
   private Duration next = FIRST;
 
   Duration next() {

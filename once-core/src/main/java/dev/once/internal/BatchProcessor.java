@@ -45,22 +45,43 @@ final class BatchProcessor {
   }
 
   int process(Receiver receiver) throws InterruptedException {
-    List<Delivery> deliveries = receiver.poll(config.batchSize(), config.pollTimeout());
-    if (deliveries.isEmpty()) {
-      return 0;
+    List<Delivery> held = new ArrayList<>();
+    return process(receiver, held);
+  }
+
+  /**
+   * Polls a batch into {@code held} (which must be empty) and handles it; returns its size. If
+   * handling fails, {@code held} keeps the deliveries not yet settled, for {@link #handleHeld}.
+   */
+  int process(Receiver receiver, List<Delivery> held) throws InterruptedException {
+    held.addAll(receiver.poll(config.batchSize(), config.pollTimeout()));
+    int polled = held.size();
+    handleHeld(receiver, held);
+    return polled;
+  }
+
+  /**
+   * Handles the deliveries in {@code held}, removing each once it is settled (acknowledged, or
+   * returned for a retry): if this throws, the ones left were not, and may be handled again on the
+   * same receiver.
+   */
+  void handleHeld(Receiver receiver, List<Delivery> held) {
+    if (held.isEmpty()) {
+      return;
     }
-    List<Delivery> fresh = new ArrayList<>(deliveries.size());
+    List<Delivery> fresh = new ArrayList<>(held.size());
     List<Delivery> suspects = new ArrayList<>();
-    for (Delivery d : deliveries) {
+    for (Delivery d : held) {
       (isSuspect(d) ? suspects : fresh).add(d);
     }
     for (Delivery d : suspects) {
       handle(receiver, List.of(d), true);
+      held.removeIf(h -> h == d);
     }
     if (!fresh.isEmpty()) {
       handle(receiver, fresh, false);
+      held.clear();
     }
-    return deliveries.size();
   }
 
   /**
@@ -174,8 +195,11 @@ final class BatchProcessor {
     } catch (SQLException e) {
       if (once.dialect().isTransient(e)) {
         listener.transientRollback(events, e);
-        return null;
+        if (!StoreOutage.is(e)) {
+          return null; // a conflict: returned to the transport, to run again soon
+        }
       }
+      // a lost or refused connection: the worker keeps the deliveries and pauses (ConsumerImpl)
       throw new StoreException("consumer " + config.consumerId() + " batch transaction", e);
     } catch (RuntimeException e) {
       throw e;

@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
+import dev.once.spi.Delivery;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -11,7 +12,9 @@ import org.slf4j.LoggerFactory;
  * Runs a consumer's worker threads. Each worker owns a receiver and loops over {@link
  * BatchProcessor#process}. An {@link Error} from a batch is a crash of that worker: its receiver is
  * closed without acknowledging anything (so the broker hands the deliveries out again) and a fresh
- * one replaces it, as a restarted process would. A store failure is retried with backoff.
+ * one replaces it, as a restarted process would. A store failure is retried with backoff; when the
+ * database could not be reached at all ({@link StoreOutage}) the worker keeps its receiver and the
+ * deliveries it had not settled, and handles them again after the pause.
  */
 final class ConsumerImpl implements Consumer {
   private static final Logger log = LoggerFactory.getLogger(ConsumerImpl.class);
@@ -74,20 +77,60 @@ final class ConsumerImpl implements Consumer {
 
   private void work() {
     dev.once.spi.Receiver receiver = null;
+    List<Delivery> held = new ArrayList<>();
     Backoff backoff = new Backoff();
+    int outageTries = 0;
+    long outageSince = 0;
     while (running) {
       try {
         if (receiver == null) {
           receiver = newReceiver();
         }
-        processor.process(receiver);
+        if (held.isEmpty()) {
+          processor.process(receiver, held);
+        } else {
+          processor.handleHeld(receiver, held);
+        }
         backoff.reset();
+        if (outageTries > 0) {
+          log.info(
+              "consumer {} has a database connection again, after {} failed tries in {} ms",
+              config.consumerId(),
+              outageTries,
+              (System.nanoTime() - outageSince) / 1_000_000);
+          outageTries = 0;
+        }
       } catch (InterruptedException e) {
         break;
       } catch (Throwable e) { // Error = crash of this worker; RuntimeException = store/broker down
         if (!running) {
           break;
         }
+        if (!(e instanceof Error) && StoreOutage.is(e)) {
+          // The database is down, restarting, full or ended the session: keep the receiver and the
+          // deliveries. Closing it would hand them back to the broker, which counts each return
+          // against its delivery limit; they run again as they are.
+          if (outageTries++ == 0) {
+            outageSince = System.nanoTime();
+            log.warn(
+                "consumer {} batch failed, the database connection failed; keeping {} deliveries"
+                    + " and trying again, first in {}, then at most every {}: {}",
+                config.consumerId(),
+                held.size(),
+                backoff.next(),
+                Backoff.MAX,
+                e.toString());
+          } else {
+            log.debug(
+                "consumer {}: still no database connection (try {}): {}",
+                config.consumerId(),
+                outageTries,
+                e.toString());
+          }
+          backoff.pause();
+          continue;
+        }
+        held.clear();
         closeQuietly(receiver);
         receiver = null;
         if (e instanceof Error) {

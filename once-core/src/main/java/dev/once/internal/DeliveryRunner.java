@@ -4,6 +4,7 @@ import dev.once.ConsumerConfig;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
+import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -119,6 +120,11 @@ final class DeliveryRunner {
     try {
       config.handler().handle(tx, event);
     } catch (Exception e) {
+      SQLException lost = StoreOutage.lostConnection(e, c);
+      if (lost != null) { // the database ended the session under the handler: not its failure
+        throw new StoreException(
+            "consumer " + config.consumerId() + " transaction (its session ended)", lost);
+      }
       if (undo == Undo.RERUN_BATCH) { // the transaction runner rolls everything back
         throw new RerunWithSavepoints(event.id().value(), e);
       }

@@ -4,6 +4,10 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.RecoveryDelayHandler;
+import com.rabbitmq.client.impl.recovery.RecordedBinding;
+import com.rabbitmq.client.impl.recovery.RecordedExchange;
+import com.rabbitmq.client.impl.recovery.RecordedQueue;
+import com.rabbitmq.client.impl.recovery.TopologyRecoveryFilter;
 import dev.once.rabbitmq.BrokerUnavailableException;
 import dev.once.rabbitmq.RabbitConfig;
 import java.io.IOException;
@@ -16,8 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The transport's two connections: one for publishing, one for consuming (so flow control on
  * publishers never stalls acknowledgements). Opened on first use; once open, the client recovers
- * them (and their channels, consumers and topology) with a doubling, capped delay. A connection
- * that could not be opened at all is tried again at the next use, not in a loop.
+ * them (and their channels and consumers, see {@link #CONSUMERS_ONLY}) with a doubling, capped
+ * delay. A connection that could not be opened at all is tried again at the next use, not in a
+ * loop.
  */
 public final class Connections implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Connections.class);
@@ -46,11 +51,37 @@ public final class Connections implements AutoCloseable {
     }
     f.setAutomaticRecoveryEnabled(true);
     f.setTopologyRecoveryEnabled(true);
+    f.setTopologyRecoveryFilter(CONSUMERS_ONLY);
     f.setRecoveryDelayHandler(backoff(config));
     f.setConnectionTimeout((int) config.connectionTimeout().toMillis());
     f.setRequestedHeartbeat(10);
     return f;
   }
+
+  /**
+   * What the client brings back after a reconnection: the consumers, not the exchanges, queues and
+   * bindings. Those are durable (they outlive a broker restart), and the client would declare each
+   * again on the short-lived channel that first declared it, long closed: one ERROR with a stack
+   * trace per entity at every recovery. A receiver whose queue is really gone (a broker that lost
+   * its data) sees its consumer fail and is replaced, and a new receiver declares the topology.
+   */
+  static final TopologyRecoveryFilter CONSUMERS_ONLY =
+      new TopologyRecoveryFilter() {
+        @Override
+        public boolean filterExchange(RecordedExchange exchange) {
+          return false;
+        }
+
+        @Override
+        public boolean filterQueue(RecordedQueue queue) {
+          return false;
+        }
+
+        @Override
+        public boolean filterBinding(RecordedBinding binding) {
+          return false;
+        }
+      };
 
   /** initial, 2×initial, 4×initial … up to max, then max for every further attempt. */
   static RecoveryDelayHandler backoff(RabbitConfig config) {

@@ -1,0 +1,109 @@
+package dev.once.test;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A {@link DataSource} that counts the connections asked of it and the asks that failed: during a
+ * fault, the attempts an engine makes (a hot loop shows as thousands). Failures are also counted
+ * per thread name, to tell the engine's threads ({@code once-…}) from the test's own.
+ */
+public final class CountingDataSource implements DataSource {
+  private final DataSource delegate;
+  private final AtomicLong asked = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final Map<String, AtomicLong> failedByThread = new ConcurrentHashMap<>();
+
+  public CountingDataSource(DataSource delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Calls of getConnection so far. */
+  public long asked() {
+    return asked.get();
+  }
+
+  /** Calls of getConnection that threw so far. */
+  public long failed() {
+    return failed.get();
+  }
+
+  /** Calls of getConnection that threw so far on threads whose name starts with {@code prefix}. */
+  public long failedOn(String prefix) {
+    return failedByThread.entrySet().stream()
+        .filter(e -> e.getKey().startsWith(prefix))
+        .mapToLong(e -> e.getValue().get())
+        .sum();
+  }
+
+  private void fail() {
+    failed.incrementAndGet();
+    failedByThread
+        .computeIfAbsent(Thread.currentThread().getName(), n -> new AtomicLong())
+        .incrementAndGet();
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    asked.incrementAndGet();
+    try {
+      return delegate.getConnection();
+    } catch (SQLException | RuntimeException e) {
+      fail();
+      throw e;
+    }
+  }
+
+  @Override
+  public Connection getConnection(String user, String password) throws SQLException {
+    asked.incrementAndGet();
+    try {
+      return delegate.getConnection(user, password);
+    } catch (SQLException | RuntimeException e) {
+      fail();
+      throw e;
+    }
+  }
+
+  @Override
+  public PrintWriter getLogWriter() throws SQLException {
+    return delegate.getLogWriter();
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) throws SQLException {
+    delegate.setLogWriter(out);
+  }
+
+  @Override
+  public void setLoginTimeout(int seconds) throws SQLException {
+    delegate.setLoginTimeout(seconds);
+  }
+
+  @Override
+  public int getLoginTimeout() throws SQLException {
+    return delegate.getLoginTimeout();
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    return delegate.getParentLogger();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return iface.isInstance(this) || delegate.isWrapperFor(iface);
+  }
+}
