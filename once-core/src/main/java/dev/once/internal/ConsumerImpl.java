@@ -134,10 +134,10 @@ final class ConsumerImpl implements Consumer {
         closeQuietly(receiver);
         receiver = null;
         if (e instanceof Error) {
-          log.warn(
+          log.warn( // an Error of a handler: its message may quote the payload
               "consumer {} worker crashed: {}; deliveries come back",
               config.consumerId(),
-              e.toString());
+              Failure.withoutMessage(e));
         } else {
           log.warn(
               "consumer {} batch failed; again in {}: {}",
