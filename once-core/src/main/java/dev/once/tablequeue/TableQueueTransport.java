@@ -50,17 +50,22 @@ public final class TableQueueTransport implements Transport {
    */
   private final String sender = PgNotifier.newSender();
 
+  /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
+  private final boolean inRelayTransaction;
+
   private TableQueueTransport(
       DataSource dataSource,
       Dialect dialect,
       Duration visibilityTimeout,
       Duration pollInterval,
-      Clock clock) {
+      Clock clock,
+      boolean inRelayTransaction) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
     this.pollInterval = pollInterval;
     this.clock = clock;
+    this.inRelayTransaction = inRelayTransaction;
     this.notifier =
         dialect.store().notifies()
             ? new PgNotifier(
@@ -84,6 +89,7 @@ public final class TableQueueTransport implements Transport {
     private Duration pollInterval = Duration.ofMillis(500);
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
+    private boolean publishInRelayTransaction;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -114,6 +120,19 @@ public final class TableQueueTransport implements Transport {
       return this;
     }
 
+    /**
+     * Whether a relay of a Once built on this very data source writes its batch to the queue in its
+     * own (asynchronously committed) transaction instead of a synchronous enqueue commit of the
+     * queue's own. One commit less per relay batch, and no republished copy after a crash between
+     * publish and mark-sent; but measured end to end (docs/PERFORMANCE.md, round 3 engine work) the
+     * queue then fills in smaller steps, consumer batches shrink and the consumers' synchronous
+     * commits per event grow, so it is off by default.
+     */
+    public Builder publishInRelayTransaction(boolean publishInRelayTransaction) {
+      this.publishInRelayTransaction = publishInRelayTransaction;
+      return this;
+    }
+
     /** The database's dialect; by default chosen from the data source's metadata. */
     public Builder dialect(Dialect dialect) {
       this.dialect = dialect;
@@ -127,7 +146,8 @@ public final class TableQueueTransport implements Transport {
       Validate.positive("tableQueue.pollInterval", pollInterval);
       Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
-      return new TableQueueTransport(dataSource, chosen, visibilityTimeout, pollInterval, clock);
+      return new TableQueueTransport(
+          dataSource, chosen, visibilityTimeout, pollInterval, clock, publishInRelayTransaction);
     }
   }
 
@@ -172,7 +192,8 @@ public final class TableQueueTransport implements Transport {
   }
 
   /**
-   * True for Once's own data source (the same object): then a relay enqueues its batch in its own
+   * True for Once's own data source (the same object) when {@link
+   * Builder#publishInRelayTransaction} is on: then a relay enqueues its batch in its own
    * transaction, which replaces a synchronous enqueue commit per relay batch by nothing (the
    * relay's commit is asynchronous, see {@code StoreDialect#beginEngineTransaction}). A database
    * crash that loses the relay's commit loses the enqueued rows with it, and the outbox rows are
@@ -181,7 +202,7 @@ public final class TableQueueTransport implements Transport {
    */
   @Override
   public boolean publishesIn(DataSource dataSource) {
-    return dataSource == this.dataSource;
+    return inRelayTransaction && dataSource == this.dataSource;
   }
 
   @Override

@@ -213,9 +213,10 @@ class CrashWindowTest {
   }
 
   /**
-   * The table queue on Once's own data source is written in the relay's transaction: a relay that
-   * dies after publishing, before marking sent, leaves the row pending and no copy in the queue, so
-   * the next relay publishes it once and the consumer sees it once.
+   * The table queue on Once's own data source, with {@code publishInRelayTransaction}, is written
+   * in the relay's transaction: a relay that dies after publishing, before marking sent, leaves the
+   * row pending and no copy in the queue, so the next relay publishes it once and the consumer sees
+   * it once.
    */
   @ParameterizedTest
   @EnumSource(DatabaseKind.class)

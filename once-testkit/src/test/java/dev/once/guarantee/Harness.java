@@ -46,8 +46,9 @@ final class Harness implements AutoCloseable {
 
   /**
    * {@code queueApart}: the table queue gets its own data source object (on the same database), so
-   * that relays publish to it in a transaction of its own, as to a broker, instead of in the
-   * relay's transaction.
+   * that relays publish to it in a transaction of its own, as to a broker; otherwise it shares
+   * Once's data source and relays publish to it in their own transaction ({@code
+   * publishInRelayTransaction}).
    */
   Harness(
       TestDatabase db,
@@ -59,6 +60,7 @@ final class Harness implements AutoCloseable {
     this.transport =
         TableQueueTransport.builder(queueApart ? distinct(db.dataSource()) : db.dataSource())
             .visibilityTimeout(VISIBILITY)
+            .publishInRelayTransaction(!queueApart)
             .build();
     OnceBuilder builder =
         Once.builder().dataSource(db.dataSource()).transport(transport).destinations(DEST, FOLLOW);
