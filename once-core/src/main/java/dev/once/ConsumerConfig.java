@@ -15,6 +15,9 @@ import java.time.Duration;
  *     subtransactions in one transaction)
  * @param pollTimeout how long a poll waits for the first delivery
  * @param retry attempts, backoff and the exceptions that are not retried
+ * @param batchLinger how long a poll that had to wait for its first delivery waits for more before
+ *     the batch starts, 0 to 1 s ({@link Duration#ZERO}: none); see {@link
+ *     ConsumerBuilder#batchLinger}
  */
 public record ConsumerConfig(
     String consumerId,
@@ -23,7 +26,28 @@ public record ConsumerConfig(
     int workers,
     int batchSize,
     Duration pollTimeout,
-    RetryPolicy retry) {
+    RetryPolicy retry,
+    Duration batchLinger) {
+
+  /** The settings with the default {@link ConsumerBuilder#DEFAULT_BATCH_LINGER}. */
+  public ConsumerConfig(
+      String consumerId,
+      String destination,
+      Handler handler,
+      int workers,
+      int batchSize,
+      Duration pollTimeout,
+      RetryPolicy retry) {
+    this(
+        consumerId,
+        destination,
+        handler,
+        workers,
+        batchSize,
+        pollTimeout,
+        retry,
+        ConsumerBuilder.DEFAULT_BATCH_LINGER);
+  }
 
   public ConsumerConfig {
     Validate.name("consumer.id", consumerId);
@@ -33,5 +57,10 @@ public record ConsumerConfig(
     Validate.range("consumer.batchSize", batchSize, 1, 64);
     Validate.positive("consumer.pollTimeout", pollTimeout);
     Validate.notNull("consumer.retry", retry);
+    Validate.notNull("consumer.batchLinger", batchLinger);
+    if (batchLinger.isNegative() || batchLinger.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw new ConfigurationException(
+          "consumer.batchLinger", "must be between 0 and 1 s, was " + batchLinger);
+    }
   }
 }

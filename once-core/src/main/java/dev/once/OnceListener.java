@@ -58,7 +58,11 @@ public interface OnceListener {
   /** Consumer: the delivery was acknowledged (or negatively acknowledged, for RETRY). */
   default void outcome(ReceivedEvent event, Outcome outcome, Duration sinceReceived) {}
 
-  /** Relay: the broker confirmed these events; they are not marked sent yet. */
+  /**
+   * Relay: the broker confirmed these events; they are not marked sent yet. With a transport that
+   * publishes in the relay's own transaction (the table queue on Once's data source) they are
+   * written in that transaction, which has not committed yet.
+   */
   default void published(List<Event> events) {}
 
   /** Relay: these events are marked sent. {@code oldestAge} is the age of the oldest of them. */

@@ -84,6 +84,28 @@ class OperationInputTest {
   }
 
   @Test
+  void aProviderErrorBodyThatEchoesTheRequestIsCutAndScrubbedInLastError() {
+    String request = "{\"card\":\"4111111111111111\",\"holder\":\"Ada Lovelace\"}";
+    String body = "HTTP 500 " + "x".repeat(5_000) + " bad card 4111111111111111";
+    Operations charges =
+        f.operations(
+            b ->
+                b.call(
+                    (key, req) -> {
+                      throw new java.io.IOException(
+                          "holder Ada Lovelace, card 4111111111111111 refused: " + body);
+                    }));
+    OperationResult r = charges.call("charge:815", request);
+
+    assertThat(r.state()).isEqualTo(OperationState.UNKNOWN);
+    assertThat(r.error())
+        .startsWith("no answer: java.io.IOException: holder ***, card *** refused: HTTP 500 xxx")
+        .doesNotContain("4111")
+        .doesNotContain("Lovelace");
+    assertThat(r.error().length()).isLessThanOrEqualTo("no answer: ".length() + 1001);
+  }
+
+  @Test
   void theBuilderRequiresAnExplicitIdempotencyDeclarationAndPolicy() {
     assertThatThrownBy(
             () ->

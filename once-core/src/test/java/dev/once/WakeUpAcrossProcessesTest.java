@@ -3,9 +3,14 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.once.spi.Channel;
+import dev.once.spi.Dialects;
+import dev.once.spi.StoreDialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +45,35 @@ class WakeUpAcrossProcessesTest {
                     assertThat(
                             db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NOT NULL"))
                         .isEqualTo(1));
+      }
+    }
+  }
+
+  /**
+   * A process's own notifications do not wake its own waiters a second time (its engines woke them
+   * directly when they committed); other senders' do, and so do notifications without a sender (an
+   * older version's).
+   */
+  @Test
+  void aListenerSkipsItsOwnSendersNotifications() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      StoreDialect store = Dialects.forDataSource(db.dataSource()).store();
+      AtomicInteger woken = new AtomicInteger();
+      AutoCloseable listener =
+          store.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
+      try (Connection c = db.dataSource().getConnection()) {
+        c.setAutoCommit(true);
+        Thread.sleep(500); // LISTEN is in place
+        store.notify(c, Channel.QUEUE, "me");
+        Thread.sleep(1_000);
+        assertThat(woken.get()).as("after its own notification").isZero();
+
+        store.notify(c, Channel.QUEUE, "someone-else");
+        await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(1));
+        store.notify(c, Channel.QUEUE);
+        await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(2));
+      } finally {
+        listener.close();
       }
     }
   }

@@ -5,13 +5,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -28,6 +28,12 @@ import javax.sql.DataSource;
  */
 public final class Database implements AutoCloseable {
   public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
+
+  /**
+   * The environment variable read when {@code --db} is absent: a JDBC URL with a password given
+   * there stays out of the process list ({@code ps}) and the shell's history.
+   */
+  public static final String ENV = "ONCE_DB";
 
   /** The namespace of the demo scenario's commands unless {@code --schema} names another. */
   public static final String DEMO_SCHEMA = "once_demo";
@@ -49,30 +55,34 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Opens {@code url} on PostgreSQL or MariaDB/MySQL in the schema the URL names, or the embedded
-   * database in its default schema when it is null: for the bench, whose tables and consumers are
-   * its own ({@code bench_*}, {@code bench*}).
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
+   * names, or the embedded database in its default schema when both are absent: for the bench,
+   * whose tables and consumers are its own ({@code bench_*}, {@code bench*}).
    */
-  public static Database open(String url, int poolSize) {
+  public static Database open(String flag, int poolSize) {
+    String url = url(flag);
     checkUrl(url);
     return url == null ? embedded(poolSize, null) : server(url, poolSize);
   }
 
   /**
-   * Opens {@code url} on PostgreSQL or MariaDB/MySQL in the schema the URL names, or the embedded
-   * database (its {@value #DEMO_SCHEMA} schema, where the demo runs) when it is null: for the
-   * commands that look at a user's Once tables (status, dead-letters, dashboard, schema apply).
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
+   * names, or the embedded database (its {@value #DEMO_SCHEMA} schema, where the demo runs) when
+   * both are absent: for the commands that look at a user's Once tables (status, dead-letters,
+   * dashboard, schema apply).
    */
-  public static Database openAny(String url, int poolSize) {
+  public static Database openAny(String flag, int poolSize) {
+    String url = url(flag);
     checkUrl(url);
     return url == null ? embedded(poolSize, DEMO_SCHEMA) : server(url, poolSize);
   }
 
   /**
    * Opens the demo scenario's namespace: schema {@code schema} (null: {@value #DEMO_SCHEMA}) of the
-   * PostgreSQL at {@code url} or of the embedded one, or database {@code schema} of the MariaDB at
-   * {@code url}, created if needed. The URL's own schema or database is not used: the demo's
-   * consumers ({@code warehouse}, {@code notifier}) may be names a user has too.
+   * PostgreSQL at {@code url} (or {@code $ONCE_DB}) or of the embedded one, or database {@code
+   * schema} of the MariaDB at {@code url}, created if needed. The URL's own schema or database is
+   * not used: the demo's consumers ({@code warehouse}, {@code notifier}) may be names a user has
+   * too.
    */
   public static Database openScenario(String url, String schema, int poolSize) {
     return openScenario(url, schema, poolSize, true);
@@ -82,7 +92,8 @@ public final class Database implements AutoCloseable {
    * {@link #openScenario(String, String, int)}; with {@code create} false (a command that only
    * reads), a namespace that is not there is an error saying so, and nothing is created.
    */
-  public static Database openScenario(String url, String schema, int poolSize, boolean create) {
+  public static Database openScenario(String flag, String schema, int poolSize, boolean create) {
+    String url = url(flag);
     checkUrl(url);
     String name = schema == null ? DEMO_SCHEMA : schema;
     if (!SCHEMA_NAME.matcher(name).matches()) {
@@ -137,11 +148,16 @@ public final class Database implements AutoCloseable {
   private static void createNamespace(
       String url, String schema, String description, boolean create) {
     boolean mariadb = isMariaDb(url);
+    try {
+      DriverManager.getDriver(url); // a driver takes a URL only if it can parse it
+    } catch (SQLException e) {
+      throw noDriver(description, e);
+    }
     Connection c;
     try {
       c = DriverManager.getConnection(url);
     } catch (SQLException e) {
-      throw new UserError("cannot connect to " + description + ": " + ErrorHandler.message(e), e);
+      throw cannotConnect(description, e);
     }
     try (c;
         Statement s = c.createStatement()) {
@@ -170,7 +186,7 @@ public final class Database implements AutoCloseable {
               + " on "
               + description
               + " for the demo's tables: "
-              + ErrorHandler.message(e)
+              + Secrets.scrub(ErrorHandler.message(e))
               + " (create it, or name an existing one with --schema)",
           e);
     }
@@ -184,6 +200,27 @@ public final class Database implements AutoCloseable {
         return rs.next();
       }
     }
+  }
+
+  /** {@code --db} if given, else {@code $ONCE_DB} if set, else null (the embedded database). */
+  public static String url(String flag) {
+    if (flag != null) {
+      return flag;
+    }
+    String env = System.getenv(ENV);
+    return env == null || env.isBlank() ? null : env.strip();
+  }
+
+  /** {@link #url} for the commands that cannot run on an embedded database of their own. */
+  public static String requireUrl(String flag) {
+    String url = url(flag);
+    if (url == null) {
+      throw new UserError(
+          "--db is required (or the environment variable "
+              + ENV
+              + "): the JDBC URL of the database every process shares");
+    }
+    return url;
   }
 
   private static boolean isMariaDb(String url) {
@@ -201,16 +238,12 @@ public final class Database implements AutoCloseable {
 
   private static Database embedded(int poolSize, String schema, boolean create) {
     try {
-      Files.createDirectories(EMBEDDED_DATA);
-      EmbeddedPostgres pg =
-          EmbeddedPostgres.builder()
-              .setDataDirectory(EMBEDDED_DATA)
-              .setCleanDataDirectory(false)
-              .setServerConfig("fsync", "on")
-              .setServerConfig("synchronous_commit", "on")
-              .setServerConfig("max_connections", "200")
-              .start();
-      String url = pg.getJdbcUrl("postgres", "postgres");
+      EmbeddedServer.Started started =
+          EmbeddedServer.start(
+              EMBEDDED_DATA,
+              Map.of("fsync", "on", "synchronous_commit", "on", "max_connections", "200"));
+      EmbeddedPostgres pg = started.postgres();
+      String url = started.jdbcUrl();
       String description = "embedded PostgreSQL (" + EMBEDDED_DATA + ")";
       if (schema != null) {
         try {
@@ -238,19 +271,31 @@ public final class Database implements AutoCloseable {
     try {
       return new HikariDataSource(cfg);
     } catch (HikariPool.PoolInitializationException e) {
-      throw new UserError(
-          "cannot connect to "
-              + redact(url)
-              + ": "
-              + ErrorHandler.message(e.getCause() == null ? e : e.getCause()),
-          e);
+      throw cannotConnect(redact(url), e.getCause() == null ? e : e.getCause());
+    } catch (RuntimeException e) { // "Failed to get driver instance": no driver takes this URL
+      throw noDriver(redact(url), e);
     }
+  }
+
+  private static UserError noDriver(String description, Throwable cause) {
+    return new UserError(
+        "no JDBC driver accepts --db "
+            + description
+            + ": check its syntax (in a URL, a '%' starts an escape such as %25, and '/', '@',"
+            + " '?', '&', '#' or a space in a password must be escaped)",
+        cause);
+  }
+
+  private static UserError cannotConnect(String description, Throwable cause) {
+    return new UserError(
+        Secrets.scrub("cannot connect to " + description + ": " + ErrorHandler.message(cause)),
+        cause);
   }
 
   /** The URL without a password, for messages and reports. */
   static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&]*", "$1***")
-        .replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
+    Secrets.learn(url);
+    return Secrets.scrub(url);
   }
 
   public DataSource dataSource() {

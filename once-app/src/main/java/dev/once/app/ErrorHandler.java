@@ -2,6 +2,7 @@ package dev.once.app;
 
 import dev.once.OnceException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -11,17 +12,20 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Turns failures into one line naming the problem and exit code 2; the stack trace only with {@code
- * ONCE_DEBUG=1}.
+ * ONCE_DEBUG=1}. Both go through {@link Secrets#scrub}: drivers quote URLs in their messages.
  */
 final class ErrorHandler implements IExecutionExceptionHandler {
   static final int EXIT_BAD_INPUT = 2;
 
   @Override
   public int handleExecutionException(Exception e, CommandLine cli, ParseResult parsed) {
-    cli.getErr().println("once: " + message(e));
+    cli.getErr().println("once: " + Secrets.scrub(message(e)));
     if ("1".equals(System.getenv("ONCE_DEBUG"))) {
-      e.printStackTrace(cli.getErr());
+      StringWriter trace = new StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      cli.getErr().print(Secrets.scrub(trace.toString()));
     }
+    cli.getErr().flush();
     return EXIT_BAD_INPUT;
   }
 
@@ -34,7 +38,7 @@ final class ErrorHandler implements IExecutionExceptionHandler {
     public int handleParseException(ParameterException e, String[] args) {
       CommandLine cli = e.getCommandLine();
       PrintWriter err = cli.getErr();
-      err.println("once: " + e.getMessage());
+      err.println("once: " + Secrets.scrub(e.getMessage()));
       UnmatchedArgumentException.printSuggestions(e, err);
       err.println("(see '" + cli.getCommandSpec().qualifiedName() + " --help')");
       err.flush();

@@ -45,11 +45,15 @@ public final class Main implements Runnable {
 
   /** Runs the command line and returns the exit code (0 ok, 1 check failed, 2 bad input). */
   public static int run(String... args) {
+    Secrets.learnAll(args);
+    JulBridge.install();
     return commandLine().execute(args);
   }
 
   /** As {@link #run(String...)}, printing through {@code out} and {@code err} (for tests). */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
+    Secrets.learnAll(args);
+    JulBridge.install();
     CommandLine cli = commandLine();
     cli.setOut(out);
     cli.setErr(err);

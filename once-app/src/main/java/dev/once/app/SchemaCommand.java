@@ -42,7 +42,8 @@ final class SchemaCommand {
   static final class Apply implements Runnable {
     @Option(
         names = "--db",
-        description = "PostgreSQL or MariaDB JDBC URL; embedded PostgreSQL when absent.")
+        description =
+            "PostgreSQL or MariaDB JDBC URL; default $ONCE_DB, else the embedded PostgreSQL.")
     String db;
 
     @Override

@@ -6,6 +6,7 @@ import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import picocli.CommandLine.Option;
 
@@ -20,10 +21,21 @@ public final class TransportOptions {
               + " --bootstrap: an embedded broker, data in .once/kafka).")
   String transport;
 
+  /**
+   * The environment variable read when {@code --amqp} is absent: a URI with a password given there
+   * stays out of the process list ({@code ps}) and the shell's history.
+   */
+  public static final String AMQP_ENV = "ONCE_AMQP_URI";
+
+  static final String DEFAULT_AMQP = "amqp://guest:guest@127.0.0.1:5672/";
+
   @Option(
       names = "--amqp",
-      defaultValue = "amqp://guest:guest@127.0.0.1:5672/",
-      description = "RabbitMQ URI for --transport rabbitmq (default ${DEFAULT-VALUE}).")
+      description =
+          "RabbitMQ URI for --transport rabbitmq. Default: $ONCE_AMQP_URI, else "
+              + DEFAULT_AMQP
+              + " (put a URI with a password in ONCE_AMQP_URI: a command line is visible to"
+              + " every user in ps).")
   String amqp;
 
   @Option(
@@ -37,12 +49,17 @@ public final class TransportOptions {
     return transport;
   }
 
-  /** These options as command-line arguments, for a child process. */
+  /** These options as command-line arguments, for a child process: nothing secret. */
   public List<String> args() {
     if (transport.equals("kafka")) { // children use this process's broker, embedded or not
-      return List.of("--transport", transport, "--amqp", amqp, "--bootstrap", bootstrap());
+      return List.of("--transport", transport, "--bootstrap", bootstrap());
     }
-    return List.of("--transport", transport, "--amqp", amqp);
+    return List.of("--transport", transport);
+  }
+
+  /** What a child process gets in its environment: the RabbitMQ URI, which may hold a password. */
+  public Map<String, String> env() {
+    return Map.of(AMQP_ENV, amqp());
   }
 
   /** The Kafka cluster: {@code --bootstrap}, or the embedded broker (started on first use). */
@@ -76,9 +93,23 @@ public final class TransportOptions {
     }
   }
 
-  /** The RabbitMQ URI given with {@code --amqp} (or its default). */
+  /** The RabbitMQ URI: {@code --amqp}, else {@code $ONCE_AMQP_URI}, else the local default. */
   public String amqp() {
-    return amqp;
+    if (amqp != null) {
+      return amqp;
+    }
+    String env = System.getenv(AMQP_ENV);
+    return env == null || env.isBlank() ? DEFAULT_AMQP : env.strip();
+  }
+
+  /**
+   * The RabbitMQ URI, checked as the transport checks it (scheme, host, port; errors name it
+   * without its password), for code that connects with the AMQP client itself (the bench).
+   */
+  public String checkedAmqp() {
+    try (RabbitTransport checked = RabbitTransport.builder().uri(amqp()).build()) {
+      return amqp(); // build() validates and does not connect
+    }
   }
 
   /**
@@ -127,6 +158,6 @@ public final class TransportOptions {
   }
 
   private Transport rabbitmq() {
-    return RabbitTransport.builder().uri(amqp).prefetch(32).deliveryLimit(10_000).build();
+    return RabbitTransport.builder().uri(amqp()).prefetch(32).deliveryLimit(10_000).build();
   }
 }

@@ -83,7 +83,7 @@ class SharedDatabaseTest {
 
     assertThat(refused.exit()).as(refused.out() + refused.err()).isEqualTo(2);
     assertThat(refused.err())
-        .contains("once reset refused")
+        .contains("once: reset refused: the Once tables of")
         .contains("consumer billing (1 marker, 1 dead letter)")
         .contains("destination invoices (1 outbox row)")
         .contains("--schema", "--force-shared")

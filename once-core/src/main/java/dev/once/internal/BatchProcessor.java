@@ -54,7 +54,7 @@ final class BatchProcessor {
    * handling fails, {@code held} keeps the deliveries not yet settled, for {@link #handleHeld}.
    */
   int process(Receiver receiver, List<Delivery> held) throws InterruptedException {
-    held.addAll(receiver.poll(config.batchSize(), config.pollTimeout()));
+    held.addAll(receiver.poll(config.batchSize(), config.pollTimeout(), config.batchLinger()));
     int polled = held.size();
     handleHeld(receiver, held);
     return polled;

@@ -81,6 +81,7 @@ final class ConsumerImpl implements Consumer {
     Backoff backoff = new Backoff();
     int outageTries = 0;
     long outageSince = 0;
+    int crashesInARow = 0;
     while (running) {
       try {
         if (receiver == null) {
@@ -92,6 +93,7 @@ final class ConsumerImpl implements Consumer {
           processor.handleHeld(receiver, held);
         }
         backoff.reset();
+        crashesInARow = 0;
         if (outageTries > 0) {
           log.info(
               "consumer {} has a database connection again, after {} failed tries in {} ms",
@@ -134,10 +136,16 @@ final class ConsumerImpl implements Consumer {
         closeQuietly(receiver);
         receiver = null;
         if (e instanceof Error) {
-          log.warn(
+          log.warn( // an Error of a handler: its message may quote the payload
               "consumer {} worker crashed: {}; deliveries come back",
               config.consumerId(),
-              e.toString());
+              Failure.withoutMessage(e));
+          // The first crash resumes at once (a poison's redelivery is isolated and charged); an
+          // Error that comes back without a batch succeeding in between is not a poison the next
+          // try will dead-letter but a broken worker: pause as after any failure, never spin.
+          if (++crashesInARow > 1) {
+            backoff.pause();
+          }
         } else {
           log.warn(
               "consumer {} batch failed; again in {}: {}",

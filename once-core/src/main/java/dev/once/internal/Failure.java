@@ -122,6 +122,18 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
     return scrubbed.length() <= MAX_MESSAGE ? scrubbed : scrubbed.substring(0, MAX_MESSAGE) + "…";
   }
 
+  /**
+   * {@code e} for a log line where no payload is at hand to scrub its message with: the class and
+   * where it was thrown ({@code java.lang.AssertionError at a.B.c(B.java:12)}), never the message,
+   * which may quote a payload.
+   */
+  static String withoutMessage(Throwable e) {
+    StackTraceElement[] frames = e.getStackTrace();
+    return e.getClass().getName()
+        + (frames.length == 0 ? "" : " at " + frames[0])
+        + " (message not logged: it may quote a payload)";
+  }
+
   private static Throwable rootCause(Throwable e) {
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {

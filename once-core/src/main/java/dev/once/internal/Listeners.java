@@ -31,7 +31,11 @@ public final class Listeners implements OnceListener {
       try {
         call.accept(l);
       } catch (RuntimeException e) {
-        log.warn("listener {} failed at {}; processing goes on", l.getClass().getName(), step, e);
+        log.warn( // a listener sees events: its exception's message may quote a payload
+            "listener {} failed at {}; processing goes on: {}",
+            l.getClass().getName(),
+            step,
+            Failure.withoutMessage(e));
       }
     }
   }

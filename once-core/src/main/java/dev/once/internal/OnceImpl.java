@@ -46,6 +46,12 @@ public final class OnceImpl implements Once {
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
   private final PgNotifier outboxNotifier;
 
+  /**
+   * This instance's token in its outbox notifications: its own listener ignores them, since its
+   * relays were woken directly (a second wake-up per commit only made each relay look twice).
+   */
+  private final String sender = PgNotifier.newSender();
+
   public OnceImpl(
       DataSource dataSource,
       Transport transport,
@@ -70,7 +76,8 @@ public final class OnceImpl implements Once {
     this.listener = new Listeners(listeners);
     this.outboxNotifier =
         dialect.store().notifies()
-            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.OUTBOX), "outbox")
+            ? new PgNotifier(
+                dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
     checkSchema(dataSource, dialect);
   }
@@ -243,7 +250,7 @@ public final class OnceImpl implements Once {
     if (outboxListener == null) {
       outboxListener =
           dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.OUTBOX, outboxWakeup::signal)
+              ? dialect.store().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
               : () -> {};
       started.add(outboxListener);
     }

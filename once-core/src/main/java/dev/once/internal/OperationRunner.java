@@ -4,8 +4,10 @@ import dev.once.OperationResult;
 import dev.once.OperationState;
 import dev.once.OperationsConfig;
 import dev.once.ProviderRejectedException;
+import dev.once.Redaction;
 import dev.once.RequestNotSentException;
 import dev.once.spi.OperationRow;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 
@@ -51,9 +53,9 @@ final class OperationRunner {
       return answered(op, owner, OperationState.FAILED, refusal);
     } catch (RequestNotSentException e) {
       OperationState back = uncertain ? OperationState.UNKNOWN : OperationState.PENDING;
-      return unanswered(op, owner, back, "not sent: " + describe(e));
+      return unanswered(op, owner, back, "not sent: " + describe(e, request));
     } catch (Exception e) {
-      return unanswered(op, owner, OperationState.UNKNOWN, "no answer: " + describe(e));
+      return unanswered(op, owner, OperationState.UNKNOWN, "no answer: " + describe(e, request));
     }
     return answered(op, owner, OperationState.SUCCEEDED, response);
   }
@@ -93,8 +95,21 @@ final class OperationRunner {
         now);
   }
 
-  static String describe(Throwable e) {
+  /**
+   * {@code e} as the operation's {@code last_error}: the class and the message (a provider's error
+   * body is often in it), cut to 2 KiB, then scrubbed of the request's values, then cut to 1000
+   * characters: a body that echoes the request shows {@code ***} where its values were.
+   */
+  static String describe(Throwable e, String request) {
     String text = e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-    return text.length() > 1000 ? text.substring(0, 1000) + "…" : text;
+    String capped = text.length() > MAX_BODY ? text.substring(0, MAX_BODY) + "…" : text;
+    String scrubbed =
+        request == null
+            ? capped
+            : Redaction.scrub(capped, request.getBytes(StandardCharsets.UTF_8));
+    return scrubbed.length() > 1000 ? scrubbed.substring(0, 1000) + "…" : scrubbed;
   }
+
+  /** The most of an error text (with a provider's body) read before scrubbing. */
+  static final int MAX_BODY = 2048;
 }

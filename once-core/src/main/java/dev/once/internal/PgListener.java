@@ -22,17 +22,29 @@ public final class PgListener implements AutoCloseable {
   private final String channel;
   private final String listenSql;
   private final Runnable onNotify;
+
+  /** Notifications whose payload ends with this come from this process's sender; null: none. */
+  private final String ownSuffix;
+
   private final Thread thread;
   private volatile boolean running = true;
 
   /**
    * @param channel for the thread's name and logs
    * @param listenSql the statement that subscribes, e.g. {@code LISTEN once_outbox}
+   * @param ownSuffix notifications whose payload ends with it are this process's own (its waiters
+   *     were woken directly) and are ignored; null to take every notification
    */
-  public PgListener(DataSource dataSource, String channel, String listenSql, Runnable onNotify) {
+  public PgListener(
+      DataSource dataSource,
+      String channel,
+      String listenSql,
+      String ownSuffix,
+      Runnable onNotify) {
     this.dataSource = dataSource;
     this.channel = channel;
     this.listenSql = listenSql;
+    this.ownSuffix = ownSuffix;
     this.onNotify = onNotify;
     this.thread = new Thread(this::run, "once-listen-" + channel);
     this.thread.setDaemon(true);
@@ -58,7 +70,7 @@ public final class PgListener implements AutoCloseable {
         Object pg = c.unwrap(poll.getDeclaringClass());
         while (running) {
           Object[] got = (Object[]) poll.invoke(pg, 500);
-          if (got != null && got.length > 0) {
+          if (got != null && fromOthers(got)) {
             onNotify.run();
           }
         }
@@ -70,6 +82,20 @@ public final class PgListener implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Whether any of {@code notifications} (pgjdbc's PGNotification) was sent by someone else. */
+  private boolean fromOthers(Object[] notifications) throws ReflectiveOperationException {
+    for (Object n : notifications) {
+      if (ownSuffix == null) {
+        return true;
+      }
+      Object payload = n.getClass().getMethod("getParameter").invoke(n);
+      if (!(payload instanceof String p) || !p.endsWith(ownSuffix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Method notificationsMethod(Connection c) throws SQLException {

@@ -48,6 +48,15 @@ public final class PgNotifier implements AutoCloseable {
     this.channel = channel;
   }
 
+  /**
+   * A fresh token naming one sending engine (an instance's outbox, a table queue), so that its own
+   * listener can skip its own notifications.
+   */
+  public static String newSender() {
+    return Long.toString(
+        java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
   /** Asks for a notification soon; many calls before it is sent make one notification. */
   public synchronized void signal() {
     if (closed) {

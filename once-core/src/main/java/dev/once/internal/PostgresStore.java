@@ -211,7 +211,21 @@ public class PostgresStore implements StoreDialect {
   @Override
   public AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
     String name = channelName(channel);
-    return new PgListener(dataSource, name, "LISTEN " + name, onNotify).start();
+    return new PgListener(dataSource, name, "LISTEN " + name, null, onNotify).start();
+  }
+
+  /** The payload is the schema, a space and the sender's token. */
+  @Override
+  public void notify(Connection c, Channel channel, String sender) throws SQLException {
+    Jdbc.execute(
+        c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+  }
+
+  @Override
+  public AutoCloseable listen(
+      DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
+    String name = channelName(channel);
+    return new PgListener(dataSource, name, "LISTEN " + name, " " + ownSender, onNotify).start();
   }
 
   private static String channelName(Channel channel) {

@@ -41,7 +41,10 @@ final class Reconciliation {
     } catch (Exception e) {
       listener.operationReconciled(op, null, "lookup failed; tried again later");
       return runner.unanswered(
-          op, owner, OperationState.UNKNOWN, "lookup failed: " + OperationRunner.describe(e));
+          op,
+          owner,
+          OperationState.UNKNOWN,
+          "lookup failed: " + OperationRunner.describe(e, request));
     }
     return switch (answer.kind()) {
       case FOUND -> found(op, owner, answer);

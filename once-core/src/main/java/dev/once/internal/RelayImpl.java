@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * One relay. A batch is one transaction: lock free key partitions (advisory, released at the end of
  * the transaction, also when the process dies), read their oldest pending rows, publish them, wait
  * for confirms, mark the confirmed ones sent, commit. A crash anywhere before the commit leaves the
- * rows pending and they are published again with the same ids.
+ * rows pending and they are published again with the same ids. A transport that keeps its messages
+ * in the same database (the table queue on Once's data source) publishes inside that transaction:
+ * then a crash before the commit leaves no copy behind, and nothing is published twice.
  */
 final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
@@ -35,6 +37,13 @@ final class RelayImpl implements Relay {
   private final OnceConfig config;
   private final Dialect dialect;
   private final DeadLetterWriter deadLetters;
+
+  /**
+   * The transport writes the batch in this relay's transaction (the table queue on Once's own
+   * database): one commit per batch instead of the broker's plus the relay's, and no republish
+   * after a crash between the two.
+   */
+  private final boolean inTransaction;
 
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
@@ -49,6 +58,7 @@ final class RelayImpl implements Relay {
     this.config = once.config();
     this.dialect = once.dialect();
     this.deadLetters = new DeadLetterWriter(dialect);
+    this.inTransaction = once.transport().publishesIn(once.dataSource());
   }
 
   @Override
@@ -65,7 +75,10 @@ final class RelayImpl implements Relay {
         return 0;
       }
       List<Event> events = rows.stream().map(Row::event).toList();
-      PublishResult result = once.transport().publish(events, config.confirmTimeout());
+      PublishResult result =
+          inTransaction
+              ? once.transport().publishInTransaction(c, events)
+              : once.transport().publish(events, config.confirmTimeout());
       List<Row> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         if (result.isConfirmed(i)) {
@@ -76,6 +89,9 @@ final class RelayImpl implements Relay {
       markSent(c, confirmed);
       markFailed(c, rows, result.failures());
       c.commit();
+      if (inTransaction) {
+        once.transport().publishedInTransaction();
+      }
       if (!confirmed.isEmpty()) {
         once.listener()
             .markedSent(

@@ -12,6 +12,24 @@ public interface Receiver extends AutoCloseable {
   /** Up to {@code max} deliveries, waiting at most {@code wait} for the first one. */
   List<Delivery> poll(int max, Duration wait) throws InterruptedException;
 
+  /**
+   * As {@link #poll(int, Duration)}, but a poll that found nothing waiting and had to wait for its
+   * first delivery then waits up to {@code linger} more for the batch to fill up to {@code max}: a
+   * trickle of messages then makes fewer, larger batches (each batch is a synchronous commit)
+   * instead of one batch per message. A poll that finds deliveries waiting returns them at once.
+   * The default ignores {@code linger}.
+   *
+   * @param max the most deliveries to return
+   * @param wait how long to wait for the first delivery
+   * @param linger how long to wait for more after a first delivery that had to be waited for; zero
+   *     for none
+   * @return up to {@code max} deliveries, empty if none came within {@code wait}
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  default List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    return poll(max, wait);
+  }
+
   /** Tells the broker it may discard these deliveries. Call only after the commit. */
   void ack(List<Delivery> deliveries);
 

@@ -97,4 +97,36 @@ public interface StoreDialect {
   default AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
     return () -> {};
   }
+
+  /**
+   * As {@link #notify(Connection, Channel)}, naming the sender: a token of the engine that sends,
+   * so that its own listener can tell its own notifications apart (see {@link #listen(DataSource,
+   * Channel, String, Runnable)}). The default ignores the sender.
+   *
+   * @param c an auto-commit connection of its own
+   * @param channel the channel to notify
+   * @param sender the sending engine's token (letters and digits)
+   * @throws SQLException if the notification cannot be sent
+   */
+  default void notify(Connection c, Channel channel, String sender) throws SQLException {
+    notify(c, channel);
+  }
+
+  /**
+   * As {@link #listen(DataSource, Channel, Runnable)}, but notifications sent with {@code
+   * ownSender} do not call {@code onNotify}: the engine that sent them woke its own waiters
+   * directly, and waking them again only makes each look for work a second time. The default
+   * ignores {@code ownSender}.
+   *
+   * @param dataSource where the listening connection comes from
+   * @param channel the channel to listen on
+   * @param ownSender the token this process's engine sends with (see {@link #notify(Connection,
+   *     Channel, String)})
+   * @param onNotify called on the listener's thread for notifications of other senders
+   * @return closing it stops listening
+   */
+  default AutoCloseable listen(
+      DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
+    return listen(dataSource, channel, onNotify);
+  }
 }

@@ -2,9 +2,12 @@ package dev.once.spi;
 
 import dev.once.Event;
 import dev.once.RetentionPolicy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import javax.sql.DataSource;
 
 /**
  * A broker as Once needs it. Implementations: the table queue in once-core, and each broker in a
@@ -39,6 +42,35 @@ public interface Transport extends AutoCloseable {
    * confirmTimeout}. Messages with the same key must reach the broker in list order.
    */
   PublishResult publish(List<Event> batch, Duration confirmTimeout);
+
+  /**
+   * Whether this transport keeps its messages in the database behind {@code dataSource}, so that
+   * {@link #publishInTransaction} can write a relay's batch in the relay's own transaction. Only
+   * the table queue on Once's own data source does; the default is false.
+   *
+   * @param dataSource the data source of the Once instance whose relay asks
+   */
+  default boolean publishesIn(DataSource dataSource) {
+    return false;
+  }
+
+  /**
+   * Publishes a batch as part of the caller's open transaction on {@code c} (a connection of the
+   * data source for which {@link #publishesIn} said true): the messages exist if and only if that
+   * transaction commits, so the commit is the confirm. The caller calls {@link
+   * #publishedInTransaction()} after the commit. Called only where {@link #publishesIn} is true.
+   *
+   * @param c the caller's connection, in a transaction
+   * @param batch the events, in outbox order
+   * @return which messages the transport took (a refused one is a failure, as in {@link #publish})
+   * @throws SQLException if a statement fails; the caller rolls its transaction back
+   */
+  default PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException {
+    throw new UnsupportedOperationException(name() + " cannot publish in a database transaction");
+  }
+
+  /** Called after a commit that held {@link #publishInTransaction}: wakes the receivers. */
+  default void publishedInTransaction() {}
 
   /**
    * Refuses an event this transport could not carry (a field over the broker's own limit), with an

@@ -46,15 +46,32 @@ final class TableQueueReceiver implements Receiver {
 
   @Override
   public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    return poll(max, wait, Duration.ZERO);
+  }
+
+  /**
+   * After a wait (nothing was there at the first claim), sleeps {@code linger} before claiming
+   * again, so that the rows committed meanwhile come in the same claim.
+   */
+  @Override
+  public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
+    boolean waited = false;
     while (true) {
       long seen = wakeup.generation();
+      if (waited && !linger.isZero()) {
+        long pause = Math.min(linger.toNanos(), deadline - System.nanoTime());
+        if (pause > 0) {
+          Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
+        }
+      }
       List<Delivery> got = claim(max);
       long left = deadline - System.nanoTime();
       if (!got.isEmpty() || left <= 0) {
         return got;
       }
       wakeup.await(seen, Duration.ofNanos(Math.min(left, pollInterval.toNanos())));
+      waited = true;
     }
   }
 

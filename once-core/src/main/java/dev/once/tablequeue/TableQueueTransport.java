@@ -44,6 +44,12 @@ public final class TableQueueTransport implements Transport {
   /** Null where the database cannot wake other processes: their receivers poll. */
   private final PgNotifier notifier;
 
+  /**
+   * This queue's token in its notifications: its own listener ignores them, since its publishes
+   * wake its receivers directly.
+   */
+  private final String sender = PgNotifier.newSender();
+
   private TableQueueTransport(
       DataSource dataSource,
       Dialect dialect,
@@ -57,7 +63,8 @@ public final class TableQueueTransport implements Transport {
     this.clock = clock;
     this.notifier =
         dialect.store().notifies()
-            ? new PgNotifier(dataSource, c -> dialect.store().notify(c, Channel.QUEUE), "queue")
+            ? new PgNotifier(
+                dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }
 
@@ -164,6 +171,35 @@ public final class TableQueueTransport implements Transport {
     }
   }
 
+  /**
+   * True for Once's own data source (the same object): then a relay enqueues its batch in its own
+   * transaction, which replaces a synchronous enqueue commit per relay batch by nothing (the
+   * relay's commit is asynchronous, see {@code StoreDialect#beginEngineTransaction}). A database
+   * crash that loses the relay's commit loses the enqueued rows with it, and the outbox rows are
+   * published again; a receiver that claimed them committed synchronously after that commit, which
+   * flushed it.
+   */
+  @Override
+  public boolean publishesIn(DataSource dataSource) {
+    return dataSource == this.dataSource;
+  }
+
+  @Override
+  public PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException {
+    if (batch.isEmpty()) {
+      return PublishResult.allConfirmed(0);
+    }
+    return result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
+  }
+
+  @Override
+  public void publishedInTransaction() {
+    if (notifier != null) {
+      notifier.signal(); // receivers in other processes
+    }
+    wakeup.signal();
+  }
+
   /** One row for {@code consumerGroup} only: a replay reaches no other group. */
   @Override
   public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
@@ -209,7 +245,7 @@ public final class TableQueueTransport implements Transport {
     if (listener == null) {
       listener =
           dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.QUEUE, wakeup::signal)
+              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signal)
               : () -> {};
     }
   }

@@ -72,8 +72,8 @@ class DatabaseRestartTest {
 
         assertThat(effectsAtStop).as("the restart came while events flowed").isLessThan(EVENTS);
         assertThat(run.producerFailures()).as("the producer saw the outage").isPositive();
-        assertThat(workersHit).as("workers that saw the outage").isPositive();
         run.assertEachProcessedOnce(EVENTS);
+        assertThat(workersHit).as("(the test's premise) workers that saw the outage").isPositive();
         assertThat(run.workersAfter(upMillis))
             .as("worker threads that processed events after the restart (none stayed dead)")
             .isEqualTo(Pipeline.WORKERS);

@@ -109,9 +109,12 @@ public final class RabbitTransportBuilder {
                 recoveryInitialDelay)));
   }
 
-  /** The URI without its user information, for messages: a password never reaches a log. */
+  /**
+   * The URI without its user information (up to the last {@code @}: a password may hold a {@code /}
+   * its user forgot to escape), for messages: a password never reaches a log.
+   */
   static String redacted(String uri) {
-    return uri.replaceAll("^([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@", "$1***@");
+    return uri.replaceAll("^([A-Za-z][A-Za-z0-9+.-]*://).*@", "$1***@");
   }
 
   private URI parseUri() {
@@ -123,7 +126,20 @@ public final class RabbitTransportBuilder {
             "rabbitmq.uri", "must start with amqp:// or amqps://, was '" + redacted(uri) + "'");
       }
       if (parsed.getHost() == null) {
-        throw new ConfigurationException("rabbitmq.uri", "has no host: '" + redacted(uri) + "'");
+        throw new ConfigurationException(
+            "rabbitmq.uri",
+            "has no host: '"
+                + redacted(uri)
+                + "' (a '/', '@', ':', '?' or '#' in the user or password must be %-escaped)");
+      }
+      if (parsed.getPort() == 0 || parsed.getPort() > 65_535) {
+        throw new ConfigurationException(
+            "rabbitmq.uri",
+            "port must be between 1 and 65535, was "
+                + parsed.getPort()
+                + " in '"
+                + redacted(uri)
+                + "'");
       }
       return parsed;
     } catch (URISyntaxException e) {

@@ -189,8 +189,10 @@ class CrashWindowTest {
   void aRelayStoppedAfterPublishRepublishesTheSameIdAndTheConsumerSeesADuplicate(
       DatabaseKind kind) {
     String id = "order-paid:r";
+    // a queue on a data source of its own: the relay publishes to it as to a broker
     try (TestDatabase db = kind.get();
-        Harness h = new Harness(db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
+        Harness h =
+            new Harness(db, true, b -> b, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
       assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
@@ -207,6 +209,45 @@ class CrashWindowTest {
       assertThat(h.effects(id)).isEqualTo(1);
       assertThat(h.markers("warehouse", id)).isEqualTo(1);
       assertThat(h.outcomes).containsExactlyInAnyOrder(Outcome.PROCESSED, Outcome.DUPLICATE);
+    }
+  }
+
+  /**
+   * The table queue on Once's own data source is written in the relay's transaction: a relay that
+   * dies after publishing, before marking sent, leaves the row pending and no copy in the queue, so
+   * the next relay publishes it once and the consumer sees it once.
+   */
+  @ParameterizedTest
+  @EnumSource(DatabaseKind.class)
+  void aRelayStoppedAfterPublishingInItsOwnTransactionLeavesNoCopy(DatabaseKind kind) {
+    String id = "order-paid:t";
+    try (TestDatabase db = kind.get();
+        Harness h = new Harness(db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
+      Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
+      h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
+      assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
+      assertThat(db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL"))
+          .as("still pending")
+          .isEqualTo(1);
+      assertThat(db.count("SELECT count(*) FROM once_queue WHERE event_id = ?", id))
+          .as("copies after the crash")
+          .isZero();
+
+      assertThat(h.once.newRelay().runOnce()).as("published again").isEqualTo(1);
+      assertThat(db.count("SELECT count(*) FROM once_queue WHERE event_id = ?", id))
+          .as("copies")
+          .isEqualTo(1);
+      h.runUntil(consumer, () -> h.outcomes.size() == 1);
+
+      assertThat(h.effects(id)).isEqualTo(1);
+      assertThat(h.markers("warehouse", id)).isEqualTo(1);
+      assertThat(h.outcomes).containsExactly(Outcome.PROCESSED);
+      assertThat(
+              db.count(
+                  "SELECT count(*) FROM once_outbox WHERE event_id = ? AND sent_at IS NOT NULL",
+                  id))
+          .as("marked sent")
+          .isEqualTo(1);
     }
   }
 }

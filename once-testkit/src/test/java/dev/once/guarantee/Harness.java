@@ -13,10 +13,13 @@ import dev.once.RetryPolicy;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SimulatedCrash;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
 
 /**
  * One test's pipeline on a real PostgreSQL: a table queue with a short visibility timeout, an
@@ -38,10 +41,25 @@ final class Harness implements AutoCloseable {
   }
 
   Harness(TestDatabase db, UnaryOperator<OnceBuilder> tweak, OnceListener... listeners) {
+    this(db, false, tweak, listeners);
+  }
+
+  /**
+   * {@code queueApart}: the table queue gets its own data source object (on the same database), so
+   * that relays publish to it in a transaction of its own, as to a broker, instead of in the
+   * relay's transaction.
+   */
+  Harness(
+      TestDatabase db,
+      boolean queueApart,
+      UnaryOperator<OnceBuilder> tweak,
+      OnceListener... listeners) {
     this.db = db;
     db.execute("CREATE TABLE effects (event_id text NOT NULL, worker text)");
     this.transport =
-        TableQueueTransport.builder(db.dataSource()).visibilityTimeout(VISIBILITY).build();
+        TableQueueTransport.builder(queueApart ? distinct(db.dataSource()) : db.dataSource())
+            .visibilityTimeout(VISIBILITY)
+            .build();
     OnceBuilder builder =
         Once.builder().dataSource(db.dataSource()).transport(transport).destinations(DEST, FOLLOW);
     for (OnceListener l : listeners) {
@@ -56,6 +74,21 @@ final class Harness implements AutoCloseable {
         });
     this.once = tweak.apply(builder).build();
     transport.declare(FOLLOW, "downstream");
+  }
+
+  /** Another object for the same data source: to Once, a different database. */
+  private static DataSource distinct(DataSource dataSource) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              try {
+                return method.invoke(dataSource, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** The handler of the tests: one effect row and one outgoing event, all through {@code tx}. */

@@ -1,13 +1,18 @@
 package dev.once.app.bench;
 
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
+import dev.once.app.Secrets;
 import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
 import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 
 /** The database and broker a bench runs on, with the schema and the bench tables in place. */
@@ -29,6 +34,9 @@ final class BenchEnv implements AutoCloseable {
   /** {@code kafka}: whether this bench runs on Kafka too ({@code bench e2e} does). */
   BenchEnv(BenchOptions options, BenchSettings settings, boolean kafka) {
     this.transport = options.transport;
+    if (transport.name().equals("rabbitmq")) {
+      transport.checkedAmqp(); // before ceiling A, not after it
+    }
     this.settings = settings;
     rollbacks.clear(); // the producers' count is per process: a new bench starts at 0
     this.database =
@@ -80,6 +88,17 @@ final class BenchEnv implements AutoCloseable {
 
   String amqp() {
     return transport.amqp();
+  }
+
+  /** A connection of the bench's own AMQP client; a failure names the broker, not its password. */
+  static Connection connect(ConnectionFactory factory, String uri, String name) {
+    try {
+      return factory.newConnection(name);
+    } catch (IOException | TimeoutException e) {
+      String why = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+      throw new UserError(
+          "RabbitMQ at " + Secrets.scrub(uri) + " is not reachable: " + Secrets.scrub(why), e);
+    }
   }
 
   /**

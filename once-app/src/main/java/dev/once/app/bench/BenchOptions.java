@@ -12,7 +12,7 @@ final class BenchOptions {
           "PostgreSQL or MariaDB/MySQL JDBC URL, e.g."
               + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
               + " jdbc:mariadb://127.0.0.1:3306/test?user=root."
-              + " Default: an embedded PostgreSQL in .once/pg.")
+              + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin TransportOptions transport;

@@ -32,8 +32,8 @@ final class CeilingRabbit {
     if (java.net.URI.create(uri).getPath().equals("/")) {
       f.setVirtualHost("/"); // as RabbitTransport reads 'amqp://host/': the vhost '/'
     }
-    try (Connection pub = f.newConnection("once-bench-ceiling-publish");
-        Connection sub = f.newConnection("once-bench-ceiling-consume")) {
+    try (Connection pub = BenchEnv.connect(f, uri, "once-bench-ceiling-publish");
+        Connection sub = BenchEnv.connect(f, uri, "once-bench-ceiling-consume")) {
       try (Channel admin = pub.createChannel()) {
         admin.queueDelete(QUEUE);
         admin.queueDeclare(QUEUE, true, false, false, Map.of("x-queue-type", "quorum"));

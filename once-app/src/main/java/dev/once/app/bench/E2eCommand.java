@@ -1,10 +1,12 @@
 package dev.once.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.ConsumerBuilder;
 import dev.once.app.Logging;
 import dev.once.app.UserError;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -67,6 +69,14 @@ public final class E2eCommand implements Callable<Integer> {
               + " their code; 0 for none (default ${DEFAULT-VALUE}).")
   int warmup;
 
+  @Option(
+      names = "--batch-linger-ms",
+      defaultValue = "-1",
+      description =
+          "Once's consumers' batch linger (ConsumerBuilder.batchLinger) in ms; -1 for Once's"
+              + " default (default ${DEFAULT-VALUE}).")
+  int batchLingerMs;
+
   @Override
   public Integer call() throws Exception {
     BenchSettings s = options.settings(events, latencySeconds, 1);
@@ -77,6 +87,12 @@ public final class E2eCommand implements Callable<Integer> {
       throw new UserError(
           "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
     }
+    if (batchLingerMs < -1 || batchLingerMs > 1000) {
+      throw new UserError(
+          "--batch-linger-ms must be -1 (Once's default) or 0 to 1000, was " + batchLingerMs);
+    }
+    Duration linger =
+        batchLingerMs < 0 ? ConsumerBuilder.DEFAULT_BATCH_LINGER : Duration.ofMillis(batchLingerMs);
     if (warmup < 0) {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
@@ -91,7 +107,7 @@ public final class E2eCommand implements Callable<Integer> {
         BenchSettings w = options.settings(warmup, 0, 1);
         OnceE2e.ceilingP(env, w);
         ceilingC(env, w);
-        OnceE2e.run(env, w, hops, 0, new PrintStream(OutputStream.nullOutputStream()));
+        OnceE2e.run(env, w, hops, 0, linger, new PrintStream(OutputStream.nullOutputStream()));
         env.rollbacks().clear();
       }
       progress.printf("  %s ceiling P: the producers alone ...%n", now());
@@ -101,9 +117,10 @@ public final class E2eCommand implements Callable<Integer> {
       Hand c = ceilingC(env, s);
       progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
       progress.printf("  %s Once end to end ...%n", now());
-      OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, progress);
+      OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
       progress.printf("  %s done%n", now());
       Map<String, Object> j = json(s, env, p, c, once);
+      j.put("batch_linger_ms", linger.toMillis());
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(j));
       } else {

@@ -326,8 +326,8 @@ interface HandBroker extends AutoCloseable {
       if (java.net.URI.create(uri).getPath().equals("/")) {
         f.setVirtualHost("/");
       }
-      this.pub = f.newConnection("once-bench-c-publish");
-      this.sub = f.newConnection("once-bench-c-consume");
+      this.pub = BenchEnv.connect(f, uri, "once-bench-c-publish");
+      this.sub = BenchEnv.connect(f, uri, "once-bench-c-consume");
       this.prefetch = prefetch;
     }
 

@@ -56,15 +56,21 @@ final class OnceE2e {
     }
   }
 
+  /** {@code linger}: the batch linger of Once's consumers. */
   static Result run(
-      BenchEnv env, BenchSettings s, int hops, double latencyRate, PrintStream progress)
+      BenchEnv env,
+      BenchSettings s,
+      int hops,
+      double latencyRate,
+      java.time.Duration linger,
+      PrintStream progress)
       throws Exception {
     try (Transport transport = env.openTransport()) {
       env.resetE2e(transport);
       E2eTimings timings = new E2eTimings(BenchTables.IN, finalConsumer(hops));
       List<AutoCloseable> running = new ArrayList<>();
       try (Once once = build(env, transport, timings)) {
-        start(once, s, hops, running);
+        start(once, s, hops, linger, running);
         long n = s.events();
         Producers.fullSpeed(
             (from, to) -> produce(once, from, to), s.producers(), s.producerBatch(), 1, n);
@@ -111,7 +117,12 @@ final class OnceE2e {
         .build();
   }
 
-  private static void start(Once once, BenchSettings s, int hops, List<AutoCloseable> running) {
+  private static void start(
+      Once once,
+      BenchSettings s,
+      int hops,
+      java.time.Duration linger,
+      List<AutoCloseable> running) {
     WarehousePipeline.Extras none = WarehousePipeline.Extras.NONE;
     Consumer first =
         once.consumer(BenchTables.CONSUMER)
@@ -122,6 +133,7 @@ final class OnceE2e {
                     : WarehousePipeline.notifier("bench_effects", none))
             .workers(s.workers())
             .batchSize(s.batch())
+            .batchLinger(linger)
             .build();
     running.add(first.start());
     if (hops == 2) {
@@ -132,6 +144,7 @@ final class OnceE2e {
                   WarehousePipeline.notifier(BenchTables.NOTIFICATIONS, none))
               .workers(s.workers())
               .batchSize(s.batch())
+              .batchLinger(linger)
               .build();
       running.add(second.start());
     }

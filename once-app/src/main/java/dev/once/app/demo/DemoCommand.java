@@ -91,7 +91,7 @@ public final class DemoCommand implements Callable<Integer> {
       description =
           "PostgreSQL or MariaDB JDBC URL, e.g."
               + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables are in"
-              + " --schema there. Default: an embedded PostgreSQL in .once/pg.")
+              + " --schema there. Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();

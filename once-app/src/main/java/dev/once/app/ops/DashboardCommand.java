@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
       "Actions need the token printed at start (open the printed URL); --read-only hides them."
     })
 public final class DashboardCommand implements Callable<Integer> {
-  @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+  @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
   String db;
 
   @Option(

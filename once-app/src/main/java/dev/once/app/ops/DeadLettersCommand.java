@@ -43,7 +43,7 @@ public final class DeadLettersCommand {
 
   /** Options shared by every subcommand, and the run around them. */
   abstract static class Base implements Callable<Integer> {
-    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
     String db;
 
     @Mixin DeadLetterOptions filters;
@@ -180,7 +180,7 @@ public final class DeadLettersCommand {
             + " MalformedMessage dead letter."
       })
   static final class Move implements Callable<Integer> {
-    @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+    @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
     String db;
 
     @Option(names = "--consumer", description = "Only this consumer group.")

@@ -11,9 +11,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How the CLI shows a dead letter's payload: by default only size and hash; with mask fields, the
- * JSON with those fields' values (at any depth) replaced by {@code "***"}; the raw text only when
- * asked with {@code --show-payload} (masks still apply).
+ * How the CLI shows a dead letter's payload: by default only size, hash and JSON shape (keys and
+ * value types, {@link Redaction#shape}); with mask fields, the JSON with those fields' values (at
+ * any depth) replaced by {@code "***"}; the raw text only when asked with {@code --show-payload}
+ * (masks still apply).
  */
 final class PayloadView {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -22,7 +23,7 @@ final class PayloadView {
 
   static String render(byte[] payload, boolean show, Set<String> masks) {
     if (!show && masks.isEmpty()) {
-      return Redaction.summary(payload);
+      return Redaction.describe(payload);
     }
     String text = new String(payload, StandardCharsets.UTF_8);
     if (masks.isEmpty()) {

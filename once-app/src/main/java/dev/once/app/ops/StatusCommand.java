@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
           + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters."
     })
 public final class StatusCommand implements Callable<Integer> {
-  @Option(names = "--db", description = "PostgreSQL JDBC URL; embedded database when absent.")
+  @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
   String db;
 
   @Option(names = "--json", description = "Print one JSON object on stdout.")

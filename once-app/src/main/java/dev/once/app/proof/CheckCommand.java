@@ -33,8 +33,8 @@ public final class CheckCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default: the"
-              + " embedded PostgreSQL in .once/pg.")
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();

@@ -10,13 +10,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@code once} command in a process of its own, started with this JVM's java binary and class
- * path. Its standard output is read for {@code ready}, {@code stats} and {@code halt} lines; its
- * standard error goes to a log file.
+ * path. Secrets (URLs with passwords) go in its environment, which only its owner can read, never
+ * on its command line, which every user sees in {@code ps}. Its standard output is read for {@code
+ * ready}, {@code stats} and {@code halt} lines; its standard error goes to a log file.
  */
 final class Child {
   private final String name;
@@ -34,7 +36,7 @@ final class Child {
     reader.start();
   }
 
-  static Child start(String name, Path log, List<String> args) {
+  static Child start(String name, Path log, List<String> args, Map<String, String> env) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add("-Xmx256m");
@@ -44,13 +46,12 @@ final class Child {
     command.add(Main.class.getName());
     command.addAll(args);
     try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-      return new Child(name, p);
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().putAll(env);
+      return new Child(name, builder.start());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start " + command, e);
+      throw new UncheckedIOException("cannot start " + name + " (" + args + ")", e);
     }
   }
 

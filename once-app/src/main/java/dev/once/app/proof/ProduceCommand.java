@@ -42,11 +42,11 @@ public final class ProduceCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      required = true,
       description =
           "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
               + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
-              + " --schema there.")
+              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
+              + " line is visible to every user in ps).")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();
@@ -88,7 +88,7 @@ public final class ProduceCommand implements Callable<Integer> {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
-    try (Database database = schema.open(db, threads + 2)) {
+    try (Database database = schema.open(Database.requireUrl(db), threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
       WarehouseTables.create(ds);

@@ -25,8 +25,8 @@ public final class ResetCommand implements Runnable {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default: the"
-              + " embedded PostgreSQL in .once/pg.")
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();

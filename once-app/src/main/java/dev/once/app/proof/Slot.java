@@ -3,6 +3,7 @@ package dev.once.app.proof;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One place for a child process in a verify run (a worker, or the producer): the child now running
@@ -15,6 +16,7 @@ final class Slot {
   final String name;
   final boolean producer;
   private final List<String> args;
+  private final Map<String, String> env;
   private final Path log;
   private final List<Child> incarnations = new ArrayList<>();
   Child child;
@@ -23,16 +25,17 @@ final class Slot {
   long deadlineNanos;
   boolean finished;
 
-  Slot(String name, boolean producer, List<String> args, Path log) {
+  Slot(String name, boolean producer, List<String> args, Map<String, String> env, Path log) {
     this.name = name;
     this.producer = producer;
     this.args = args;
+    this.env = env;
     this.log = log;
   }
 
   /** Starts (again) a process with the same command line, unarmed. */
   void start() {
-    child = Child.start(name + "#" + incarnations.size(), log, args);
+    child = Child.start(name + "#" + incarnations.size(), log, args, env);
     incarnations.add(child);
     armedWindow = null;
   }

@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,9 +41,10 @@ public final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--db",
       description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default: an"
-              + " embedded PostgreSQL in .once/pg, started by this process and shared with the"
-              + " workers.")
+          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
+              + " $ONCE_DB, else an embedded PostgreSQL in .once/pg, started by this process and"
+              + " shared with the workers, which get it in their environment, never on their"
+              + " command line.")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();
@@ -128,9 +131,15 @@ public final class VerifyCommand implements Callable<Integer> {
     }
   }
 
+  /** The URLs, which may hold passwords, for the children's environment (never their argv). */
+  private Map<String, String> childEnv(Database database) {
+    Map<String, String> env = new HashMap<>(transportOptions.env());
+    env.put(Database.ENV, database.jdbcUrl());
+    return env;
+  }
+
   private VerifySettings settings(Database database) throws IOException {
-    List<String> childArgs = new ArrayList<>(List.of("--db", database.jdbcUrl()));
-    childArgs.addAll(schema.args());
+    List<String> childArgs = new ArrayList<>(schema.args());
     childArgs.addAll(transportOptions.args());
     if (earlyAck) {
       childArgs.add("--early-ack");
@@ -150,6 +159,7 @@ public final class VerifyCommand implements Callable<Integer> {
         rate,
         Duration.ofSeconds(timeoutSeconds),
         childArgs,
+        childEnv(database),
         logs.resolve("children.log"));
   }
 }

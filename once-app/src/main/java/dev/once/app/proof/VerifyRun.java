@@ -56,9 +56,11 @@ final class VerifyRun {
     this.progress = progress;
     this.random = new SplittableRandom(settings.seed());
     for (int i = 0; i < settings.workers(); i++) {
-      workers.add(new Slot("worker-" + i, false, workerArgs(), settings.logs()));
+      workers.add(
+          new Slot("worker-" + i, false, workerArgs(), settings.childEnv(), settings.logs()));
     }
-    this.producer = new Slot("producer", true, producerArgs(), settings.logs());
+    this.producer =
+        new Slot("producer", true, producerArgs(), settings.childEnv(), settings.logs());
     KINDS.forEach(k -> results.put(k, new WindowResult(k)));
     this.orders = new OrderRelease(settings.events(), KINDS.size());
   }
@@ -75,16 +77,11 @@ final class VerifyRun {
     List<String> args = new ArrayList<>(List.of("produce", "--control-stdin", "--from", "1"));
     args.addAll(List.of("--events", Integer.toString(settings.events())));
     args.addAll(List.of("--rate", Double.toString(settings.rate())));
-    args.addAll(List.of("--db", dbUrl()));
     int schema = settings.childArgs().indexOf("--schema");
     if (schema >= 0) { // the producer writes into the namespace the workers and the check read
       args.addAll(settings.childArgs().subList(schema, schema + 2));
     }
-    return args;
-  }
-
-  private String dbUrl() {
-    return settings.childArgs().get(settings.childArgs().indexOf("--db") + 1);
+    return args; // the database: ONCE_DB in its environment
   }
 
   /** Runs everything and returns the verdict and, per kind of kill, what it came to. */

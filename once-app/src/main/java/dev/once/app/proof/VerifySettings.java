@@ -4,12 +4,15 @@ import dev.once.app.UserError;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The validated options of one {@code once verify} run.
  *
  * @param rate orders per second the producer commits at most; 0 for no limit but the gate
- * @param childArgs the options every child gets: database URL and transport
+ * @param childArgs the options every child gets on its command line: the transport, nothing secret
+ * @param childEnv what every child gets in its environment: the database URL and the RabbitMQ URI,
+ *     which may hold passwords (a command line is visible to every user in {@code ps})
  */
 record VerifySettings(
     int workers,
@@ -19,6 +22,7 @@ record VerifySettings(
     double rate,
     Duration timeout,
     List<String> childArgs,
+    Map<String, String> childEnv,
     Path logs) {
 
   VerifySettings {

@@ -43,11 +43,11 @@ public final class WorkerCommand implements Callable<Integer> {
 
   @Option(
       names = "--db",
-      required = true,
       description =
           "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
               + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
-              + " --schema there.")
+              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
+              + " line is visible to every user in ps).")
   String db;
 
   @Mixin ScenarioSchema schema = new ScenarioSchema();
@@ -124,7 +124,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = schema.open(db, threads * 2 + relays + 4);
+    Database database = schema.open(Database.requireUrl(db), threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =
@@ -162,7 +162,8 @@ public final class WorkerCommand implements Callable<Integer> {
     System.err.println(
         "once worker: running on " + database.description() + ", transport " + transport.name());
     if (metrics != null) {
-      System.err.println("once worker: metrics at http://localhost:" + metrics.port() + "/metrics");
+      System.err.println(
+          "once worker: metrics at http://" + metricsBind + ":" + metrics.port() + "/metrics");
     }
     stopped.await();
     return 0;

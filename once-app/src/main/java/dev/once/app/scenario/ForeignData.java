@@ -20,8 +20,8 @@ import javax.sql.DataSource;
  * may be theirs too: they refuse to run there unless told ({@code --force-shared}).
  *
  * <p>Counting reads at most {@value #CAP} rows per table (a shared table may hold millions); the
- * counts are then lower bounds, said with a {@code +}. Only names and counts are shown, never an
- * event id or a payload.
+ * counts of such a table are then lower bounds, said with a {@code +}. Only names and counts are
+ * shown, never an event id or a payload.
  */
 public final class ForeignData {
   static final int CAP = 100_000;
@@ -95,9 +95,10 @@ public final class ForeignData {
   /** Owner ("consumer billing") → what → count, in a stable order. */
   private final Map<String, Map<String, Long>> found;
 
-  private final boolean capped;
+  /** The kinds of row ({@code what}) whose table had more than {@link #CAP} of them. */
+  private final java.util.Set<String> capped;
 
-  private ForeignData(Map<String, Map<String, Long>> found, boolean capped) {
+  private ForeignData(Map<String, Map<String, Long>> found, java.util.Set<String> capped) {
     this.found = found;
     this.capped = capped;
   }
@@ -105,7 +106,7 @@ public final class ForeignData {
   /** Counts the rows not owned by the demo scenario in the Once tables of {@code dataSource}. */
   public static ForeignData find(DataSource dataSource) {
     Map<String, Map<String, Long>> found = new TreeMap<>();
-    boolean capped = false;
+    java.util.Set<String> capped = new java.util.HashSet<>();
     try (Connection c = dataSource.getConnection()) {
       for (Source s : SOURCES) {
         String sql =
@@ -130,7 +131,9 @@ public final class ForeignData {
                 .merge(s.what(), n, Long::sum);
           }
         }
-        capped |= total >= CAP;
+        if (total >= CAP) {
+          capped.add(s.what());
+        }
       }
     } catch (SQLException e) {
       throw new IllegalStateException(
@@ -154,7 +157,10 @@ public final class ForeignData {
           .getValue()
           .forEach(
               (what, n) ->
-                  counts.add(n + (capped ? "+ " : " ") + what + (n == 1 && !capped ? "" : "s")));
+                  counts.add(
+                      capped.contains(what)
+                          ? n + "+ " + what + "s"
+                          : n + " " + what + (n == 1 ? "" : "s")));
       parts.add(owner.getKey() + " (" + String.join(", ", counts) + ")");
     }
     int shown = Math.min(parts.size(), 20);
@@ -194,7 +200,7 @@ public final class ForeignData {
       return;
     }
     throw new UserError(
-        command
+        command.replaceFirst("^once ", "")
             + " refused: "
             + what
             + " It clears every row of the demo's consumers (warehouse, notifier), destinations"

@@ -69,7 +69,14 @@ public final class ProviderClient {
     if (status / 100 == 4 && status != 409 && status != 429) {
       throw new ProviderRejectedException("POST " + path + " refused: HTTP " + status, res.body());
     }
-    throw new IOException("POST " + path + ": HTTP " + status + " " + res.body());
+    // the body goes into the operation's last_error (scrubbed of the request's values): 2 KiB do
+    throw new IOException("POST " + path + ": HTTP " + status + " " + capped(res.body()));
+  }
+
+  private static String capped(String body) {
+    return body.length() <= 2048
+        ? body
+        : body.substring(0, 2048) + "… (" + body.length() + " chars)";
   }
 
   private LookupAnswer lookup(String pathAndQuery) throws Exception {

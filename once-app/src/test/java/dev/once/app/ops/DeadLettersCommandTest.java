@@ -79,6 +79,28 @@ class DeadLettersCommandTest {
   }
 
   @Test
+  void showPrintsThePayloadsSizeHashAndShapeAndItsValuesOnlyWhenAsked() throws SQLException {
+    exec(
+        url,
+        "INSERT INTO once_dead_letter (consumer_id, event_id, destination, event_key, event_type,"
+            + " payload, attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,"
+            + " error_message, final_attempt_crashed) VALUES ('warehouse', 'order-paid:9',"
+            + " 'orders', 'k', 'OrderPaid', convert_to('{\"sku\":\"SKU-SECRET-9\",\"qty\":3}',"
+            + " 'UTF8'), 3, now(), now(), 'E', 'f9', 'no stock', false)");
+
+    Run shown = run("dead-letters", "show", "--db", url, "--event", "order-paid:9");
+    Run revealed =
+        run("dead-letters", "show", "--db", url, "--event", "order-paid:9", "--show-payload");
+
+    assertThat(shown.exit()).as(shown.err()).isZero();
+    assertThat(shown.out())
+        .containsPattern(
+            "payload +30 bytes, sha256:[0-9a-f]{12}, \\{\"sku\":string,\"qty\":number}")
+        .doesNotContain("SKU-SECRET-9");
+    assertThat(revealed.out()).contains("{\"sku\":\"SKU-SECRET-9\",\"qty\":3}");
+  }
+
+  @Test
   void aDeadLetterWhoseFinalAttemptCrashedShowsItsLastRealErrorAndSaysItCrashed() {
     Run list = run("dead-letters", "list", "--db", url, "--fingerprint", "f1");
     assertThat(list.out())

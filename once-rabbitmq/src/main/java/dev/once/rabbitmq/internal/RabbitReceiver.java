@@ -122,14 +122,36 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    return poll(max, wait, Duration.ZERO);
+  }
+
+  /** After a first delivery that had to be waited for, collects more for up to {@code linger}. */
+  @Override
+  public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
     checkAlive();
     List<Delivery> got = new ArrayList<>(max);
-    Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    Delivery first = buffer.poll();
+    boolean waited = first == null;
+    if (waited) {
+      first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    }
     if (first == null) {
       return got;
     }
     got.add(first);
     buffer.drainTo(got, max - 1);
+    if (waited && !linger.isZero()) {
+      long until = System.nanoTime() + linger.toNanos();
+      long left;
+      while (got.size() < max && (left = until - System.nanoTime()) > 0) {
+        Delivery next = buffer.poll(left, TimeUnit.NANOSECONDS);
+        if (next == null) {
+          break;
+        }
+        got.add(next);
+        buffer.drainTo(got, max - got.size());
+      }
+    }
     long current = generation.get();
     got.removeIf(d -> ((Handle) d.handle()).generation() != current);
     return got;

@@ -1,0 +1,72 @@
+package dev.once.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.spi.Delivery;
+import dev.once.spi.Receiver;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A RabbitMQ receiver whose poll had to wait for its first delivery collects what arrives within
+ * the linger ({@code ConsumerBuilder.batchLinger}) into the same batch.
+ */
+class RabbitLingerTest {
+  private static String vhost;
+
+  @BeforeAll
+  static void vhost() {
+    vhost = Broker.newVhost();
+  }
+
+  @AfterAll
+  static void dropVhost() {
+    Broker.deleteVhost(vhost);
+  }
+
+  @Test
+  void aPollThatWaitedCollectsWhatArrivesWithinTheLinger() throws Exception {
+    assertThat(pollDuringATrickle(Duration.ofSeconds(2))).as("one batch for three").isEqualTo(3);
+  }
+
+  @Test
+  void withoutLingerTheFirstEventIsABatchOfItsOwn() throws Exception {
+    assertThat(pollDuringATrickle(Duration.ZERO)).as("the first alone").isEqualTo(1);
+  }
+
+  private static int pollDuringATrickle(Duration linger) throws Exception {
+    try (RabbitTransport rabbit = RabbitTransport.builder().uri(Broker.uri(vhost)).build()) {
+      String group = "warehouse-" + linger.toMillis();
+      rabbit.declare("orders", group);
+      rabbit.purge("orders", group);
+      try (Receiver receiver = rabbit.receiver("orders", group)) {
+        CompletableFuture<Void> trickle =
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    for (int i = 1; i <= 3; i++) {
+                      Thread.sleep(i == 1 ? 300 : 100);
+                      rabbit.publish(List.of(event(i)), Duration.ofSeconds(10));
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+        List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), linger);
+        trickle.get();
+        receiver.ack(got);
+        return got.size();
+      }
+    }
+  }
+
+  private static Event event(int i) {
+    return Event.of(EventId.of("order-paid", i), "orders", Integer.toString(i), "OrderPaid", "{}");
+  }
+}
