@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # MariaDB beside PostgreSQL on the same machine (docs/MARIADB.md, docs/PERFORMANCE.md): `once verify
-# --kills 20` on each database (timed), then RUNS runs each of `once bench` (the drain) and `once
-# bench e2e`, table queue, interleaved (MariaDB, PostgreSQL, ...) so that a cut-short window leaves
-# both with as many runs. Raw output goes to $OUT/r3-mariadb-*.json / r3-pg-*.json, one line per
+# --kills 20` on each database (timed) and RUNS runs each of `once bench` (the drain) and `once
+# bench e2e`, table queue: one run of each bench first, then the verifies, then the other runs,
+# interleaved (MariaDB, PostgreSQL, ...) so that a cut-short window leaves both with as many runs. Raw output goes to $OUT/r3-mariadb-*.json / r3-pg-*.json, one line per
 # step with the load average to $OUT/r3-mariadb-log.txt. Nothing is started after END_AT.
 # Everything runs in namespaces of its own (database / schema maria_bench for the bench,
 # maria_verify for verify), so that other sessions' demos and benches on the shared servers
@@ -67,14 +67,17 @@ $PSQL -c "CREATE SCHEMA IF NOT EXISTS maria_bench"
 mysql -h 127.0.0.1 -u root -e "CREATE DATABASE IF NOT EXISTS maria_bench"
 STEPS=${STEPS:-}
 if [[ -z $STEPS ]]; then
-  STEPS="verify:mariadb:1 verify:pg:1"
-  for i in $(seq "$RUNS"); do
+  # one run of each bench first, then the verifies, then the other bench runs
+  STEPS="drain:mariadb:1 drain:pg:1 e2e:mariadb:1 e2e:pg:1 verify:mariadb:1 verify:pg:1"
+  for i in $(seq 2 "$RUNS"); do
     STEPS+=" drain:mariadb:$i drain:pg:$i e2e:mariadb:$i e2e:pg:$i"
   done
 fi
 for s in $STEPS; do
   IFS=: read -r kind db n <<<"$s"
-  if (($(left) < 60)); then
+  need=${NEED:-90}
+  [[ $kind == verify ]] && need=${NEED_VERIFY:-240}
+  if (($(left) < need)); then
     log "$(left) s left, not starting $s"
     continue
   fi

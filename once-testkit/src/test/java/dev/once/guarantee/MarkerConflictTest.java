@@ -117,7 +117,7 @@ class MarkerConflictTest {
           awaitLockWait(db);
           s.execute(marker("order-paid:1")); // the cycle: InnoDB rolls the consumer back
           outsider.rollback();
-          assertThat(batch.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+          assertThat(batch.get(30, TimeUnit.SECONDS)).isEqualTo(2);
         } finally {
           pool.shutdownNow();
         }
@@ -143,7 +143,8 @@ class MarkerConflictTest {
 
   /** Waits until a transaction of this test's database waits for a lock (the consumer's). */
   private static void awaitLockWait(TestDatabase db) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    // generous: on a loaded CI machine the consumer's poll and first statements took over 10 s
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (db.count(
             """
             SELECT count(*) FROM information_schema.innodb_trx t
