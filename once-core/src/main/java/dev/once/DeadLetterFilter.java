@@ -62,6 +62,18 @@ public record DeadLetterFilter(
         consumerId, eventId, type, fingerprint, from, to, status, limit, ids);
   }
 
+  /** Only the dead letters in this status ({@code null}: any). */
+  public DeadLetterFilter status(String status) {
+    return new DeadLetterFilter(
+        consumerId, eventId, type, fingerprint, from, to, status, limit, ids);
+  }
+
+  /** At most this many dead letters. */
+  public DeadLetterFilter limit(int limit) {
+    return new DeadLetterFilter(
+        consumerId, eventId, type, fingerprint, from, to, status, limit, ids);
+  }
+
   /** Only the dead letters with these ids. */
   public DeadLetterFilter ids(Collection<Long> ids) {
     return new DeadLetterFilter(

@@ -52,18 +52,7 @@ public final class DeadLettersCommand {
     DeadLetterFilter filter(String status, List<String> idArgs) {
       Set<Long> ids = DeadLetterIds.parse(idArgs);
       DeadLetterFilter f = filters.filter(status);
-      return ids == null
-          ? f
-          : new DeadLetterFilter(
-              f.consumerId(),
-              f.eventId(),
-              f.type(),
-              f.fingerprint(),
-              f.from(),
-              f.to(),
-              f.status(),
-              Math.max(f.limit(), ids.size()),
-              ids);
+      return ids == null ? f : f.ids(ids).limit(Math.max(f.limit(), ids.size()));
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
@@ -145,17 +134,7 @@ public final class DeadLettersCommand {
             transport);
       }
       // one more than shown: whether there is a next page, without counting them all
-      DeadLetterFilter oneMore =
-          new DeadLetterFilter(
-              f.consumerId(),
-              f.eventId(),
-              f.type(),
-              f.fingerprint(),
-              f.from(),
-              f.to(),
-              f.status(),
-              f.limit() + 1,
-              f.ids());
+      DeadLetterFilter oneMore = f.limit(f.limit() + 1);
       List<DeadLetter> found = withDeadLetters(d -> d.summaries(oneMore, after), transport);
       List<DeadLetter> page = found.size() > f.limit() ? found.subList(0, f.limit()) : found;
       print(System.out, page);
@@ -354,17 +333,7 @@ public final class DeadLettersCommand {
       if (open.ids() == null) {
         return List.of();
       }
-      DeadLetterFilter any =
-          new DeadLetterFilter(
-              open.consumerId(),
-              open.eventId(),
-              open.type(),
-              open.fingerprint(),
-              open.from(),
-              open.to(),
-              null,
-              open.limit(),
-              open.ids());
+      DeadLetterFilter any = open.status(null);
       List<DeadLetter> found = d.list(any);
       List<String> notes = new ArrayList<>();
       for (DeadLetter x : found) {
