@@ -139,29 +139,31 @@ public final class Jdbc {
    * an older version may hold anything, and must not stop the rows around it.
    */
   public static RawMessage raw(ResultSet rs) throws SQLException {
-    Map<String, Object> headers = new LinkedHashMap<>();
+    RawMessage.Headers headers = new RawMessage.Headers();
     Array array = rs.getArray("headers");
     if (array != null) {
       Object[] flat = (Object[]) array.getArray();
       for (int i = 0; i < flat.length; i += 2) {
         Object value = i + 1 < flat.length ? flat[i + 1] : null;
-        headers.put(flat[i] == null ? "" : flat[i].toString(), value);
+        headers.add(flat[i] == null ? "" : flat[i].toString(), value);
       }
     }
-    headers.put(RawMessage.EVENT_ID, rs.getString("event_id"));
-    String key = rs.getString("event_key");
-    if (key != null) {
-      headers.put(RawMessage.KEY, key);
-    } else {
-      headers.remove(RawMessage.KEY);
-    }
-    headers.remove(RawMessage.TYPE);
-    return new RawMessage(
-        rs.getString("destination"),
-        null,
-        rs.getString("event_type"),
-        headers,
-        rs.getBytes("payload"));
+    return columns(headers, rs);
+  }
+
+  /**
+   * The row's id, key and type columns beside its headers: a header {@code once-event-id}, {@code
+   * once-key} or {@code once-type} in the headers column repeats one of them (Once never writes
+   * them there), which makes the row malformed.
+   */
+  static RawMessage columns(RawMessage.Headers headers, ResultSet rs) throws SQLException {
+    String type = rs.getString("event_type");
+    headers
+        .field(RawMessage.EVENT_ID, rs.getString("event_id"))
+        .field(RawMessage.KEY, rs.getString("event_key"))
+        .field(RawMessage.TYPE, type)
+        .remove(RawMessage.TYPE); // read as the row's type
+    return headers.message(rs.getString("destination"), null, type, rs.getBytes("payload"));
   }
 
   private static Map<String, String> headers(Array array) throws SQLException {

@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * JDBC on MariaDB/MySQL: instants bound and read as UTC {@code DATETIME(6)} values (whatever the
@@ -105,16 +106,21 @@ final class MariaDbJdbc {
   /** Headers from their text; lenient (a pair without '=' has a null value), never throws. */
   static Map<String, String> headers(String text) {
     Map<String, String> headers = new LinkedHashMap<>();
+    pairs(text, headers::put);
+    return headers;
+  }
+
+  /** Each name and value of the text, in order, a repeated name too. */
+  private static void pairs(String text, BiConsumer<String, String> each) {
     if (text == null || text.isEmpty()) {
-      return headers;
+      return;
     }
     for (String pair : text.split("&")) {
       int eq = pair.indexOf('=');
-      headers.put(
+      each.accept(
           decode(eq < 0 ? pair : pair.substring(0, eq)),
           eq < 0 ? null : decode(pair.substring(eq + 1)));
     }
-    return headers;
   }
 
   private static String decode(String text) {
@@ -138,20 +144,8 @@ final class MariaDbJdbc {
 
   /** What an outbox or queue row holds, undecoded: it may have been written by anyone. */
   static RawMessage raw(ResultSet rs) throws SQLException {
-    Map<String, Object> headers = new LinkedHashMap<>(headers(rs.getString("headers")));
-    headers.put(RawMessage.EVENT_ID, rs.getString("event_id"));
-    String key = rs.getString("event_key");
-    if (key != null) {
-      headers.put(RawMessage.KEY, key);
-    } else {
-      headers.remove(RawMessage.KEY);
-    }
-    headers.remove(RawMessage.TYPE);
-    return new RawMessage(
-        rs.getString("destination"),
-        null,
-        rs.getString("event_type"),
-        headers,
-        rs.getBytes("payload"));
+    RawMessage.Headers headers = new RawMessage.Headers();
+    pairs(rs.getString("headers"), headers::add);
+    return Jdbc.columns(headers, rs);
   }
 }

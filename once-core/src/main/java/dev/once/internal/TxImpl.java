@@ -1,11 +1,13 @@
 package dev.once.internal;
 
 import dev.once.Event;
+import dev.once.InvalidEventException;
 import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
+import dev.once.spi.RawMessage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -64,6 +66,7 @@ public final class TxImpl implements Tx {
     if (!destinations.contains(event.destination())) {
       throw new UnknownDestinationException(event.destination(), destinations);
     }
+    checkReservedHeaders(event);
     if (limits != null) {
       limits.checkPublishable(event);
     }
@@ -80,6 +83,29 @@ public final class TxImpl implements Tx {
       return written;
     } catch (SQLException e) {
       throw new StoreException("insert outbox row for event " + event.id(), e);
+    }
+  }
+
+  /**
+   * Refuses an event header that would say the id, key or type a second time: every transport
+   * carries those in fields of their own, and a receiver finding one twice dead-letters the message
+   * as malformed (its identity would be ambiguous).
+   */
+  static void checkReservedHeaders(Event event) {
+    for (String name : List.of(RawMessage.EVENT_ID, RawMessage.KEY, RawMessage.TYPE)) {
+      if (event.headers().containsKey(name)) {
+        throw new InvalidEventException(
+            "event.headers",
+            "'"
+                + name
+                + "' is Once's own header, carried from the event's "
+                + (name.equals(RawMessage.EVENT_ID)
+                    ? "id"
+                    : name.equals(RawMessage.KEY) ? "key" : "type")
+                + ": set that instead (event "
+                + event.id()
+                + ")");
+      }
     }
   }
 

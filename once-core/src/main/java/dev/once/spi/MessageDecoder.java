@@ -8,6 +8,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -20,9 +21,13 @@ import java.util.TreeMap;
  * <p>The rule, for Once's own messages and foreign ones alike:
  *
  * <ul>
+ *   <li><b>Once's headers</b> ({@code once-event-id}, {@code once-type}, {@code once-key}, {@code
+ *       once-content-type}, every {@code once-*}) come at most once: a repeated one makes the
+ *       message malformed, since its id, type or key would be ambiguous (which one is the event?).
+ *       Other repeated headers keep their last value.
  *   <li><b>id</b>: the header {@code once-event-id} when present (even if it is wrong), otherwise
  *       the broker's message id; 1–200 characters, valid UTF-8, no control characters, no white
- *       space at either end.
+ *       space at either end. With neither: {@code once-event-id missing}.
  *   <li><b>type</b>: the broker's type property, otherwise the header {@code once-type}; same
  *       rules.
  *   <li><b>key</b>: the header {@code once-key}, optional; same rules.
@@ -35,10 +40,10 @@ import java.util.TreeMap;
  *
  * A malformed message becomes a stand-in event: id {@code malformed:<sha-256 of the message>}, the
  * broker's own headers left out (the same message gives the same id on every delivery, so a
- * redelivery finds its dead letter and adds none), type {@value #MALFORMED_TYPE}, no key, the body
- * when it is within the limit, and its raw properties as headers named {@code raw.*}: the message
- * id and type cut to {@value #SHOWN} characters with control characters escaped, every other header
- * value and the body only as size and hash.
+ * redelivery finds its dead letter and adds none; every value of a repeated header counts), type
+ * {@value #MALFORMED_TYPE}, no key, the body when it is within the limit, and its raw properties as
+ * headers named {@code raw.*}: the message id and type cut to {@value #SHOWN} characters with
+ * control characters escaped, every other header value and the body only as size and hash.
  */
 public final class MessageDecoder {
   /** The type of the stand-in event of a malformed delivery. */
@@ -85,8 +90,14 @@ public final class MessageDecoder {
             "body is " + raw.body().length + " bytes, the limit is " + Event.MAX_PAYLOAD_BYTES;
         return;
       }
+      problem = repeatedOnceHeader(raw);
+      if (problem != null) {
+        return;
+      }
       if (h.containsKey(RawMessage.EVENT_ID)) {
         id = field(RawMessage.EVENT_ID, h.get(RawMessage.EVENT_ID), true);
+      } else if (raw.messageId() == null) {
+        problem = RawMessage.EVENT_ID + " missing"; // the header; Kafka and tables have no other
       } else {
         id = field("message-id", raw.messageId(), true);
       }
@@ -109,6 +120,23 @@ public final class MessageDecoder {
           return;
         }
       }
+    }
+
+    /**
+     * The first of Once's own headers ({@code once-*}) that came more than once, as a problem: the
+     * event id, type, key or content type would be ambiguous, and the inbox deduplicates on the id.
+     */
+    private static String repeatedOnceHeader(RawMessage raw) {
+      for (Map.Entry<String, List<?>> r : raw.repeated().entrySet()) {
+        if (r.getKey() != null && r.getKey().startsWith(RawMessage.ONCE_PREFIX)) {
+          return "header '"
+              + shown(r.getKey())
+              + "' appears "
+              + r.getValue().size()
+              + " times (Once's headers may appear once)";
+        }
+      }
+      return null;
     }
 
     private static boolean skipped(String name) {
@@ -250,8 +278,10 @@ public final class MessageDecoder {
           // the broker's own headers change from one delivery of the message to the next
           // (x-delivery-count): they are not part of its identity
           if (!isBrokerHeader(name)) {
-            identity.append('\n').append(name).append('=').append(described(value));
-            shown.put("raw.header." + shown(name), summary(value));
+            List<?> all = raw.repeated().get(name);
+            identity.append('\n').append(name).append('=');
+            identity.append(all == null ? described(value) : describedAll(all));
+            shown.put("raw.header." + shown(name), all == null ? summary(value) : summaryAll(all));
           }
         });
     identity.append('\n').append(Redaction.sha256(raw.body()));
@@ -269,6 +299,24 @@ public final class MessageDecoder {
         MALFORMED_TYPE,
         body,
         shown);
+  }
+
+  /** Every value of a repeated header, for the stand-in's id: two messages differ by any one. */
+  private static String describedAll(List<?> values) {
+    StringBuilder out = new StringBuilder("repeated:" + values.size());
+    for (Object v : values) {
+      out.append('\n').append(described(v));
+    }
+    return out.toString();
+  }
+
+  /** Every value of a repeated header for a person, as {@link #summary} shows one. */
+  private static String summaryAll(List<?> values) {
+    StringBuilder out = new StringBuilder(values.size() + " values:");
+    for (Object v : values) {
+      out.append(' ').append(summary(v)).append(';');
+    }
+    return out.substring(0, out.length() - 1);
   }
 
   /** A header value for a person: its kind, or its size and hash, never its content. */

@@ -105,7 +105,7 @@ class BrokerDeadLettersTest {
                   "SELECT count(*) FROM once_dead_letter WHERE consumer_id = ?"
                       + " AND event_id LIKE 'malformed:%'"
                       + " AND error_class = 'dev.once.MalformedMessage'"
-                      + " AND error_message = 'message-id missing"
+                      + " AND error_message = 'once-event-id missing"
                       + " (rabbitmq dead-lettered it on its own: rejected)'",
                   group))
           .isEqualTo(1);

@@ -84,7 +84,7 @@ class MalformedMessagesTest {
             new String[] {
               "header 'tenant' is null",
               "message-id is 240 characters long, the limit is 200",
-              "message-id missing",
+              "once-event-id missing",
               "message-id has a control character at index 5",
               "body is 2097152 bytes, the limit is 1048576"
             }) {

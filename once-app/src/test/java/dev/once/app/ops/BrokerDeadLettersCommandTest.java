@@ -105,7 +105,7 @@ class BrokerDeadLettersCommandTest {
     assertThat(list.exit()).as(list.err()).isZero();
     assertThat(list.out())
         .containsPattern("warehouse +order-paid:7 +OrderPaid +rejected +1 +20\\d\\d-")
-        .contains("(malformed: message-id missing)")
+        .contains("(malformed: once-event-id missing)")
         .contains("bytes, sha256:")
         .contains("warehouse: 2 in orders.warehouse.dead-letter, 2 shown")
         .contains("notifier: 0 in dispatch.notifier.dead-letter, 0 shown")

@@ -7,6 +7,7 @@ import dev.once.spi.Receiver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -217,9 +218,20 @@ public final class GroupConsumer implements AutoCloseable {
     return batch;
   }
 
+  /**
+   * Whether {@code r} is a replay addressed to another group (skipped, never handed out). A record
+   * that names no group, or two (a Once header twice), or one without a value is not skipped: the
+   * decoder makes the last two malformed, dead-lettered in every group.
+   */
   private boolean isReplayForAnotherGroup(ConsumerRecord<byte[], byte[]> r) {
-    Header h = r.headers().lastHeader(REPLAY_FOR);
-    return h != null && !groupId.equals(new String(h.value(), StandardCharsets.UTF_8));
+    Iterator<Header> named = r.headers().headers(REPLAY_FOR).iterator();
+    if (!named.hasNext()) {
+      return false;
+    }
+    byte[] group = named.next().value();
+    return !named.hasNext()
+        && group != null
+        && !groupId.equals(new String(group, StandardCharsets.UTF_8));
   }
 
   private Delivery decode(ConsumerRecord<byte[], byte[]> r) {

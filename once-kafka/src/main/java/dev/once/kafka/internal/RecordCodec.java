@@ -4,7 +4,6 @@ import dev.once.Event;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.RawMessage;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -39,20 +38,18 @@ public final class RecordCodec {
 
   /**
    * The record as the shared {@link MessageDecoder} reads it: the record key as {@code once-key},
-   * every header as bytes. The decoder never throws; a record it cannot read (no id header, bytes
-   * that are not UTF-8, a null header) becomes a malformed delivery, dead-lettered at once.
+   * every header as bytes, in the record's order. The decoder never throws; a record it cannot read
+   * (no id header, bytes that are not UTF-8, a null header, a Once header twice — Kafka allows
+   * repeated header keys, and a header {@code once-key} beside a record key is one) becomes a
+   * malformed delivery, dead-lettered at once.
    */
   public static RawMessage raw(String destination, ConsumerRecord<byte[], byte[]> r) {
-    Map<String, Object> headers = new LinkedHashMap<>();
+    RawMessage.Headers headers = new RawMessage.Headers();
     for (Header h : r.headers()) {
-      headers.put(h.key(), h.value());
+      headers.add(h.key(), h.value());
     }
-    if (r.key() != null) {
-      headers.put(RawMessage.KEY, r.key());
-    } else {
-      headers.remove(RawMessage.KEY);
-    }
-    return new RawMessage(destination, null, null, headers, r.value());
+    headers.field(RawMessage.KEY, r.key());
+    return headers.message(destination, null, null, r.value());
   }
 
   private static byte[] utf8(String s) {
