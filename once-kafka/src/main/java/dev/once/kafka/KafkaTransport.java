@@ -248,7 +248,17 @@ public final class KafkaTransport implements Transport {
     }
 
     public KafkaTransport build() {
-      return new KafkaTransport(s.freeze());
+      return new KafkaTransport(settings());
+    }
+
+    /**
+     * The validated settings, without a transport: for a framework that checks its configuration
+     * before it starts anything.
+     *
+     * @throws ConfigurationException naming the first bad setting
+     */
+    public KafkaSettings settings() {
+      return s.freeze();
     }
   }
 }
