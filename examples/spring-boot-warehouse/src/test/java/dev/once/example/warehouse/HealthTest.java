@@ -9,6 +9,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Dialects;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import dev.once.spring.OnceHealthIndicator;
 import dev.once.spring.OncePublisher;
@@ -110,7 +111,7 @@ class HealthTest extends WarehouseTest {
           .as("the defaults: never")
           .isEqualTo(Status.UP);
     } finally {
-      transport.purge("parked", "nobody");
+      transport.capability(QueueAdmin.class).orElseThrow().purge("parked", "nobody");
     }
   }
 
