@@ -205,6 +205,12 @@ class AmbiguousIdentityTest {
             "someone",
             "once-replay-for",
             "else"));
+    // a replay header without a value (before: the poll loop failed on it, again and again)
+    send(
+        dest,
+        "k",
+        "{}",
+        headers("once-event-id", "a:7", "once-type", "A", "once-replay-for", null));
     // a foreign header twice is no identity: its last value is kept
     send(dest, "k", "{}", headers("once-event-id", "a:5", "once-type", "A", "t", "1", "t", "2"));
     // a once-key header without a record key is dropped (the record key is Kafka's key)
@@ -216,8 +222,10 @@ class AmbiguousIdentityTest {
             "header 'once-type' appears 2 times (Once's headers may appear once)",
             "header 'once-key' appears 2 times (Once's headers may appear once)",
             "header 'once-content-type' appears 2 times (Once's headers may appear once)",
-            "header 'once-replay-for' appears 2 times (Once's headers may appear once)");
-    assertThat(effects("a:1") + effects("a:2") + effects("a:3") + effects("a:4")).isZero();
+            "header 'once-replay-for' appears 2 times (Once's headers may appear once)",
+            "header 'once-replay-for' is null");
+    assertThat(effects("a:1") + effects("a:2") + effects("a:3") + effects("a:4") + effects("a:7"))
+        .isZero();
     assertThat(effects("a:5") + effects("a:6")).isEqualTo(2);
   }
 

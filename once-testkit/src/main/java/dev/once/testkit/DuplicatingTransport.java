@@ -37,17 +37,18 @@ public final class DuplicatingTransport extends ForwardingTransport {
 
   @Override
   public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
-    PublishResult result = super.publish(batch, confirmTimeout);
-    List<Event> again = again(batch, result);
-    if (!again.isEmpty()) {
-      PublishResult second = super.publish(again, confirmTimeout);
-      duplicated.addAndGet(second.confirmed().cardinality());
-    }
-    return result;
+    return withCopies(batch, b -> super.publish(b, confirmTimeout));
   }
 
-  /** The confirmed messages of {@code batch} picked for a second copy. */
-  private List<Event> again(List<Event> batch, PublishResult result) {
+  /** One way of publishing a batch. */
+  private interface Publish<X extends Exception> {
+    PublishResult batch(List<Event> batch) throws X;
+  }
+
+  /** Publishes {@code batch}, then a second copy of a share of what was confirmed. */
+  private <X extends Exception> PublishResult withCopies(List<Event> batch, Publish<X> publish)
+      throws X {
+    PublishResult result = publish.batch(batch);
     List<Event> again = new ArrayList<>();
     synchronized (random) {
       for (int i = 0; i < batch.size(); i++) {
@@ -56,7 +57,10 @@ public final class DuplicatingTransport extends ForwardingTransport {
         }
       }
     }
-    return again;
+    if (!again.isEmpty()) {
+      duplicated.addAndGet(publish.batch(again).confirmed().cardinality());
+    }
+    return result;
   }
 
   /** How many extra copies the broker accepted. */
@@ -89,13 +93,7 @@ public final class DuplicatingTransport extends ForwardingTransport {
 
     @Override
     public PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException {
-      PublishResult result = inner.publishInTransaction(c, batch);
-      List<Event> again = again(batch, result);
-      if (!again.isEmpty()) {
-        PublishResult second = inner.publishInTransaction(c, again);
-        duplicated.addAndGet(second.confirmed().cardinality());
-      }
-      return result;
+      return withCopies(batch, b -> inner.publishInTransaction(c, b));
     }
 
     @Override

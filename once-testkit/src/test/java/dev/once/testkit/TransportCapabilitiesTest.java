@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -90,6 +91,19 @@ class TransportCapabilitiesTest {
     assertThat(new FixedLimit().capability(DeliveryLimit.class).orElseThrow().deliveryLimit())
         .isEqualTo(3);
     assertThat(all.capability(DeliveryLimit.class).orElseThrow().deliveryLimit()).isEqualTo(20);
+  }
+
+  @Test
+  void theDuplicatingTransportCopiesWhatARelayPublishesInItsTransactionAsWellAsThroughTheBroker()
+      throws Exception {
+    Everything all = new Everything();
+    DuplicatingTransport twice = new DuplicatingTransport(all, 1.0, 1);
+    List<Event> batch = List.of(Event.of(dev.once.EventId.of("d", 1), "orders", "k", "T", "{}"));
+    twice.publish(batch, Duration.ofSeconds(1));
+    twice.capability(InDatabasePublish.class).orElseThrow().publishInTransaction(null, batch);
+    assertThat(all.published).hasValue(2);
+    assertThat(all.publishedInDatabase).hasValue(2);
+    assertThat(twice.duplicated()).isEqualTo(2);
   }
 
   @Test
@@ -165,6 +179,9 @@ class TransportCapabilitiesTest {
           Replay,
           QueueAdmin,
           BrokerDeadLetters {
+    final AtomicInteger published = new AtomicInteger();
+    final AtomicInteger publishedInDatabase = new AtomicInteger();
+
     @Override
     public String name() {
       return "everything";
@@ -175,6 +192,7 @@ class TransportCapabilitiesTest {
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+      published.addAndGet(batch.size());
       return PublishResult.allConfirmed(batch.size());
     }
 
@@ -201,6 +219,7 @@ class TransportCapabilitiesTest {
 
     @Override
     public PublishResult publishInTransaction(Connection c, List<Event> batch) {
+      publishedInDatabase.addAndGet(batch.size());
       return PublishResult.allConfirmed(batch.size());
     }
 
