@@ -96,7 +96,6 @@ public final class GroupConsumer implements AutoCloseable {
     final TopicPartition tp;
     final TreeMap<Long, Rec> open = new TreeMap<>();
     long fetchedTo = -1;
-    long handedOutMax = -1;
     long reservedMark;
     long redeliveredUpTo;
     int redeliveryCount;
@@ -529,7 +528,7 @@ public final class GroupConsumer implements AutoCloseable {
         for (Part p : leaving) {
           long at = p.committable();
           if (at >= 0) {
-            p.note = p.note.at(at, p.handedOutMax);
+            p.note = p.note.at(at, handoverMark(p));
             offsets.put(p.tp, new OffsetAndMetadata(at, p.note.encode()));
           }
         }
@@ -554,6 +553,23 @@ public final class GroupConsumer implements AutoCloseable {
             e.toString());
       }
     }
+  }
+
+  /**
+   * The mark a clean handover commits: the highest open record the next owner must still flag
+   * redelivered — one still in a worker's hands (it may hang on it), or one this owner had flagged
+   * and not settled — and nothing above. The records this owner handed out and got back crashed
+   * nothing (it is alive and committing), so the next owner need not suspect them of having crashed
+   * a batch; after a crash the reserved mark stays, and flags them all.
+   */
+  private static long handoverMark(Part p) {
+    long mark = -1;
+    for (Rec r : p.open.values()) {
+      if (r.owner != null || r.redelivered) {
+        mark = Math.max(mark, r.offset);
+      }
+    }
+    return mark;
   }
 
   private static boolean inFlight(List<Part> leaving) {
@@ -677,7 +693,6 @@ public final class GroupConsumer implements AutoCloseable {
         rec.delayed = false;
         rec.owner = r;
         r.held.add(rec);
-        p.handedOutMax = Math.max(p.handedOutMax, rec.offset);
         out.add(rec.delivery());
       }
     }
