@@ -7,14 +7,21 @@ import dev.once.kafka.internal.GroupConsumer;
 import dev.once.kafka.internal.Publisher;
 import dev.once.kafka.internal.Topics;
 import dev.once.spi.PublishResult;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
+import dev.once.spi.Replay;
+import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * Once's events over Kafka ({@code kafka-clients}, no Spring). A destination is a topic; a consumer
@@ -27,17 +34,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * records out to the consumer's workers (one {@link Receiver} each) so that one key is in one
  * worker at a time while other keys of the same partition run in parallel. Offsets are committed
  * only up to the highest contiguous record that was acknowledged (after the database commit) + 1.
- * See docs/KAFKA.md.
+ *
+ * <p>Capabilities: {@link Replay} (a header names the one group), {@link QueueAdmin} (depth = the
+ * group's lag), {@link RetentionCheck} (the topics' retention). See docs/KAFKA.md.
  */
-public final class KafkaTransport implements Transport {
+public final class KafkaTransport implements Transport, Replay, QueueAdmin, RetentionCheck {
   private final KafkaSettings settings;
   private final Topics topics;
   private final Publisher publisher;
   private final Map<String, GroupConsumer> consumers = new ConcurrentHashMap<>();
+  private final Function<Properties, Consumer<byte[], byte[]>> clients;
   private volatile boolean closed;
 
-  private KafkaTransport(KafkaSettings settings) {
+  private KafkaTransport(
+      KafkaSettings settings, Function<Properties, Consumer<byte[], byte[]>> clients) {
     this.settings = settings;
+    this.clients = clients;
     this.topics = new Topics(settings);
     this.publisher = new Publisher(settings, topics);
   }
@@ -95,7 +107,8 @@ public final class KafkaTransport implements Transport {
             groupId,
             id -> {
               topics.ensure(destination);
-              return new GroupConsumer(settings, destination, settings.topic(destination), id);
+              return new GroupConsumer(
+                  settings, destination, settings.topic(destination), id, clients);
             });
     return consumer.newReceiver();
   }
@@ -165,6 +178,7 @@ public final class KafkaTransport implements Transport {
   /** The settings of a {@link KafkaTransport}; see docs/KAFKA.md for each. */
   public static final class Builder {
     private final KafkaSettings.Mutable s = new KafkaSettings.Mutable();
+    private Function<Properties, Consumer<byte[], byte[]>> clients = KafkaConsumer::new;
 
     private Builder() {}
 
@@ -247,8 +261,27 @@ public final class KafkaTransport implements Transport {
       return this;
     }
 
+    /**
+     * How the transport makes its Kafka consumers from their properties; {@code
+     * KafkaConsumer::new}. For tests of this package, which wrap the client to make a call fail.
+     */
+    Builder clients(Function<Properties, Consumer<byte[], byte[]>> clients) {
+      this.clients = clients;
+      return this;
+    }
+
     public KafkaTransport build() {
-      return new KafkaTransport(s.freeze());
+      return new KafkaTransport(settings(), clients);
+    }
+
+    /**
+     * The validated settings, without a transport: for a framework that checks its configuration
+     * before it starts anything.
+     *
+     * @throws ConfigurationException naming the first bad setting
+     */
+    public KafkaSettings settings() {
+      return s.freeze();
     }
   }
 }
