@@ -4,6 +4,7 @@ import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.OnceImpl;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
+import dev.once.spi.RetentionCheck;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
@@ -156,7 +157,7 @@ public final class OnceBuilder {
             retention,
             codec,
             clock);
-    transport.checkRetention(config.retention());
+    transport.capability(RetentionCheck.class).ifPresent(r -> r.checkRetention(config.retention()));
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     TransactionRunner runner =
         transactions != null ? transactions : new DataSourceTransactions(dataSource);

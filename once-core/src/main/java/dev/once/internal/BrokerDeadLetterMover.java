@@ -7,6 +7,7 @@ import dev.once.spi.AdminDialect;
 import dev.once.spi.AttemptCount;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.BrokerDeadLetterReader;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -36,9 +37,14 @@ final class BrokerDeadLetterMover {
     this.clock = clock;
   }
 
+  /** A reader of the group's broker dead letters; empty where the broker keeps none. */
+  private Optional<BrokerDeadLetterReader> reader(String destination, String group) {
+    return transport.capability(BrokerDeadLetters.class).map(b -> b.reader(destination, group));
+  }
+
   List<BrokerDeadLetter> peek(String destination, String group, int limit) {
     checkLimit(limit);
-    Optional<BrokerDeadLetterReader> opened = transport.brokerDeadLetterReader(destination, group);
+    Optional<BrokerDeadLetterReader> opened = reader(destination, group);
     if (opened.isEmpty()) {
       return List.of();
     }
@@ -54,7 +60,7 @@ final class BrokerDeadLetterMover {
 
   BrokerMove move(String destination, String group, int limit, Consumer<BrokerMove> progress) {
     checkLimit(limit);
-    Optional<BrokerDeadLetterReader> opened = transport.brokerDeadLetterReader(destination, group);
+    Optional<BrokerDeadLetterReader> opened = reader(destination, group);
     BrokerMove done = new BrokerMove(0, 0, 0);
     if (opened.isEmpty()) {
       return done;

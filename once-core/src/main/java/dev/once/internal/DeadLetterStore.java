@@ -12,6 +12,7 @@ import dev.once.spi.AdminDialect;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
+import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -182,7 +183,20 @@ public final class DeadLetterStore implements DeadLetters {
   private void publish(DeadLetter d) {
     // to the group that failed only: the others processed it, and retention may have deleted
     // their markers since
-    PublishResult r = transport.redeliver(d.event(), d.consumerId(), CONFIRM_TIMEOUT);
+    Replay replay =
+        transport
+            .capability(Replay.class)
+            .orElseThrow(
+                () ->
+                    new OnceException(
+                        "replay of event "
+                            + d.event().id()
+                            + " for consumer "
+                            + d.consumerId()
+                            + " refused: "
+                            + transport.name()
+                            + " cannot publish to one consumer group"));
+    PublishResult r = replay.redeliver(d.event(), d.consumerId(), CONFIRM_TIMEOUT);
     if (!r.isConfirmed(0)) {
       throw new OnceException(
           "replay of event "

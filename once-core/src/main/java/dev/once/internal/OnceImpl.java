@@ -17,7 +17,9 @@ import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Channel;
+import dev.once.spi.DeliveryLimit;
 import dev.once.spi.Dialect;
+import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.sql.Connection;
@@ -31,6 +33,10 @@ import javax.sql.DataSource;
 public final class OnceImpl implements Once {
   private final DataSource dataSource;
   private final Transport transport;
+
+  /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
+  private final PublishLimits publishLimits;
+
   private final Dialect dialect;
   private final TransactionRunner transactions;
   private final OnceConfig config;
@@ -71,6 +77,7 @@ public final class OnceImpl implements Once {
     this.dataSource = dataSource;
     this.transactions = transactions;
     this.transport = transport;
+    this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
     this.listener = new Listeners(listeners);
@@ -142,7 +149,7 @@ public final class OnceImpl implements Once {
   }
 
   TxImpl newTx(Connection c) {
-    return new TxImpl(c, dialect, config.destinations(), config.partitions(), transport);
+    return new TxImpl(c, dialect, config.destinations(), config.partitions(), publishLimits);
   }
 
   @Override
@@ -167,7 +174,11 @@ public final class OnceImpl implements Once {
    * 1}; a broker that gives up before that dead-letters it on its own, where Once never sees it.
    */
   private void checkDeliveryLimit(ConsumerConfig c) {
-    OptionalInt limit = transport.deliveryLimit();
+    OptionalInt limit =
+        transport
+            .capability(DeliveryLimit.class)
+            .map(d -> OptionalInt.of(d.deliveryLimit()))
+            .orElse(OptionalInt.empty());
     int max = c.retry().maxAttempts();
     if (limit.isPresent() && limit.getAsInt() <= max) {
       throw new ConfigurationException(
@@ -236,6 +247,11 @@ public final class OnceImpl implements Once {
 
   Transport transport() {
     return transport;
+  }
+
+  /** The transport's publish limits, or null if it has none. */
+  PublishLimits publishLimits() {
+    return publishLimits;
   }
 
   Dialect dialect() {

@@ -7,6 +7,7 @@ import dev.once.Relay;
 import dev.once.StoreException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
+import dev.once.spi.InDatabasePublish;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
@@ -41,9 +42,9 @@ final class RelayImpl implements Relay {
   /**
    * The transport writes the batch in this relay's transaction (the table queue on Once's own
    * database): one commit per batch instead of the broker's plus the relay's, and no republish
-   * after a crash between the two.
+   * after a crash between the two. Null when the relay publishes through the broker.
    */
-  private final boolean inTransaction;
+  private final InDatabasePublish inDatabase;
 
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
@@ -66,7 +67,11 @@ final class RelayImpl implements Relay {
     this.config = once.config();
     this.dialect = once.dialect();
     this.deadLetters = new DeadLetterWriter(dialect);
-    this.inTransaction = once.transport().publishesIn(once.dataSource());
+    this.inDatabase =
+        once.transport()
+            .capability(InDatabasePublish.class)
+            .filter(p -> p.publishesIn(once.dataSource()))
+            .orElse(null);
   }
 
   @Override
@@ -85,8 +90,8 @@ final class RelayImpl implements Relay {
       }
       List<Event> events = rows.stream().map(Row::event).toList();
       PublishResult result =
-          inTransaction
-              ? once.transport().publishInTransaction(c, events)
+          inDatabase != null
+              ? inDatabase.publishInTransaction(c, events)
               : once.transport().publish(events, config.confirmTimeout());
       List<Row> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
@@ -98,8 +103,8 @@ final class RelayImpl implements Relay {
       markSent(c, confirmed);
       markFailed(c, rows, result);
       c.commit();
-      if (inTransaction) {
-        once.transport().publishedInTransaction();
+      if (inDatabase != null) {
+        inDatabase.publishedInTransaction();
       }
       if (!confirmed.isEmpty()) {
         once.listener()
@@ -159,8 +164,11 @@ final class RelayImpl implements Relay {
 
   /** Why the transport cannot carry {@code event} (a row written before the check), or null. */
   private String notPublishable(Event event) {
+    if (once.publishLimits() == null) {
+      return null;
+    }
     try {
-      once.transport().checkPublishable(event);
+      once.publishLimits().checkPublishable(event);
       return null;
     } catch (InvalidEventException e) {
       return e.getMessage();

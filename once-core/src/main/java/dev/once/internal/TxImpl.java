@@ -5,7 +5,7 @@ import dev.once.StoreException;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
-import dev.once.spi.Transport;
+import dev.once.spi.PublishLimits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ public final class TxImpl implements Tx {
   private final Dialect dialect;
   private final Set<String> destinations;
   private final int partitions;
-  private final Transport transport;
+  private final PublishLimits limits;
   private final List<Event> published = new ArrayList<>();
   private int newer;
   private int stale;
@@ -31,14 +31,14 @@ public final class TxImpl implements Tx {
     this(connection, dialect, destinations, partitions, null);
   }
 
-  /** With the transport whose limits {@link #publish} checks (may be null: none). */
+  /** With the transport's limits that {@link #publish} checks (may be null: none). */
   public TxImpl(
       Connection connection,
       Dialect dialect,
       Set<String> destinations,
       int partitions,
-      Transport transport) {
-    this.transport = transport;
+      PublishLimits limits) {
+    this.limits = limits;
     this.connection = connection;
     this.dialect = dialect;
     this.destinations = destinations;
@@ -64,8 +64,8 @@ public final class TxImpl implements Tx {
     if (!destinations.contains(event.destination())) {
       throw new UnknownDestinationException(event.destination(), destinations);
     }
-    if (transport != null) {
-      transport.checkPublishable(event);
+    if (limits != null) {
+      limits.checkPublishable(event);
     }
     try {
       boolean written =

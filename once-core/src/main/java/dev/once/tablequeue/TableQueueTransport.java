@@ -8,8 +8,11 @@ import dev.once.internal.Wakeup;
 import dev.once.spi.Channel;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
+import dev.once.spi.InDatabasePublish;
 import dev.once.spi.PublishResult;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
+import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.sql.Connection;
@@ -31,8 +34,11 @@ import javax.sql.DataSource;
  * durable delivery count; an ack deletes them; a nack makes them visible again after a delay; a
  * delivery neither acked nor nacked (the worker crashed) becomes visible again when its visibility
  * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
+ *
+ * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
+ * {@link Replay} (one row for one group), {@link QueueAdmin}.
  */
-public final class TableQueueTransport implements Transport {
+public final class TableQueueTransport implements Transport, InDatabasePublish, Replay, QueueAdmin {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Duration visibilityTimeout;

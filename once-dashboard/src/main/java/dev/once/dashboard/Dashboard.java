@@ -3,6 +3,7 @@ package dev.once.dashboard;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.once.DeadLetters;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -160,8 +160,11 @@ public final class Dashboard implements AutoCloseable {
       return null;
     }
     try {
-      OptionalLong n = config.transport.brokerDeadLetters(destination, consumer);
-      return n.isPresent() ? n.getAsLong() : null;
+      return config
+          .transport
+          .capability(BrokerDeadLetters.class)
+          .map(b -> b.count(destination, consumer))
+          .orElse(null);
     } catch (RuntimeException e) {
       log.debug("broker dead letters of {} not read: {}", consumer, e.toString());
       return null;

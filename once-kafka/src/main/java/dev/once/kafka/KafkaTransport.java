@@ -7,7 +7,10 @@ import dev.once.kafka.internal.GroupConsumer;
 import dev.once.kafka.internal.Publisher;
 import dev.once.kafka.internal.Topics;
 import dev.once.spi.PublishResult;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
+import dev.once.spi.Replay;
+import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -27,9 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * records out to the consumer's workers (one {@link Receiver} each) so that one key is in one
  * worker at a time while other keys of the same partition run in parallel. Offsets are committed
  * only up to the highest contiguous record that was acknowledged (after the database commit) + 1.
- * See docs/KAFKA.md.
+ *
+ * <p>Capabilities: {@link Replay} (a header names the one group), {@link QueueAdmin} (depth = the
+ * group's lag), {@link RetentionCheck} (the topics' retention). See docs/KAFKA.md.
  */
-public final class KafkaTransport implements Transport {
+public final class KafkaTransport implements Transport, Replay, QueueAdmin, RetentionCheck {
   private final KafkaSettings settings;
   private final Topics topics;
   private final Publisher publisher;

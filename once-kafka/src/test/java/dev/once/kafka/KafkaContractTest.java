@@ -1,12 +1,19 @@
 package dev.once.kafka;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.spi.QueueAdmin;
+import dev.once.spi.Replay;
+import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.TransportCapabilities;
 import dev.once.testkit.TransportContract;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** Kafka passes the same transport and pipeline contract as the table queue and RabbitMQ. */
 class KafkaContractTest extends TransportContract {
@@ -38,5 +45,11 @@ class KafkaContractTest extends TransportContract {
   @Override
   protected Duration redeliveryWait() {
     return Duration.ofSeconds(5);
+  }
+
+  @Test
+  void hasItsCapabilities() {
+    assertThat(TransportCapabilities.of(transport()))
+        .containsExactlyInAnyOrder(Replay.class, QueueAdmin.class, RetentionCheck.class);
   }
 }

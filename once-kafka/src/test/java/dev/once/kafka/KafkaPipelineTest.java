@@ -15,7 +15,10 @@ import dev.once.ReceivedEvent;
 import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
 import dev.once.kafka.internal.GroupConsumer;
+import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.DuplicatingTransport;
+import dev.once.testkit.EarlyAckingTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -300,6 +303,38 @@ class KafkaPipelineTest {
               .retention(RetentionPolicy.builder().redeliveryHorizon(Duration.ofDays(7)).build())
               .build();
       ok.close();
+    }
+  }
+
+  /**
+   * The retention check is a capability of the Kafka transport: a decorator around it (here the
+   * testkit's fault injectors) keeps it, so {@code build()} still refuses the short horizon. Before
+   * the capabilities, {@code DuplicatingTransport} forwarded no {@code checkRetention} and the
+   * check was silently skipped.
+   */
+  @Test
+  void aWrappedKafkaTransportStillRefusesARedeliveryHorizonShorterThanTheTopicRetention() {
+    try (KafkaTransport week =
+        KafkaTransport.builder()
+            .bootstrapServers(Broker.bootstrap())
+            .topicRetention(Duration.ofDays(7))
+            .build()) {
+      for (Transport wrapped :
+          List.of(
+              new DuplicatingTransport(week, 0.5, 1),
+              new EarlyAckingTransport(new DuplicatingTransport(week, 0.5, 1)))) {
+        assertThatThrownBy(
+                () ->
+                    Once.builder()
+                        .dataSource(db.dataSource())
+                        .transport(wrapped)
+                        .destinations("orders")
+                        .retention(RetentionPolicy.DEFAULT)
+                        .build())
+            .as(wrapped.name())
+            .isInstanceOf(ConfigurationException.class)
+            .hasMessageContaining("retention.redeliveryHorizon");
+      }
     }
   }
 }

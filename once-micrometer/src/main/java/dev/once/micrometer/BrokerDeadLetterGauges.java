@@ -1,5 +1,6 @@
 package dev.once.micrometer;
 
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,7 +41,10 @@ public final class BrokerDeadLetterGauges {
 
   private static OptionalLong count(Transport transport, String destination, String group) {
     try {
-      return transport.brokerDeadLetters(destination, group);
+      return transport
+          .capability(BrokerDeadLetters.class)
+          .map(b -> OptionalLong.of(b.count(destination, group)))
+          .orElse(OptionalLong.empty());
     } catch (RuntimeException e) {
       log.debug("broker dead letters of {} not read: {}", group, e.toString());
       return OptionalLong.of(0);

@@ -3,6 +3,8 @@ package dev.once.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Event;
+import dev.once.spi.BrokerDeadLetterReader;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
@@ -10,7 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +43,8 @@ class BrokerDeadLetterGaugesTest {
     assertThat(registry.find("once.broker.dead.letters").gauges()).isEmpty();
   }
 
-  private record CountingTransport(AtomicLong count) implements Transport {
+  /** A broker with dead letters of its own, or (count null) one without. */
+  private record CountingTransport(AtomicLong count) implements Transport, BrokerDeadLetters {
     @Override
     public String name() {
       return "counting";
@@ -61,8 +64,20 @@ class BrokerDeadLetterGaugesTest {
     }
 
     @Override
-    public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
-      return count == null ? OptionalLong.empty() : OptionalLong.of(count.get());
+    public <C> Optional<C> capability(Class<C> type) {
+      return count == null && type == BrokerDeadLetters.class
+          ? Optional.empty()
+          : Transport.super.capability(type);
+    }
+
+    @Override
+    public long count(String destination, String consumerGroup) {
+      return count.get();
+    }
+
+    @Override
+    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+      throw new UnsupportedOperationException();
     }
 
     @Override

@@ -8,13 +8,16 @@ import dev.once.rabbitmq.internal.RabbitDeadLetterReader;
 import dev.once.rabbitmq.internal.RabbitReceiver;
 import dev.once.rabbitmq.internal.Topology;
 import dev.once.spi.BrokerDeadLetterReader;
+import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.DeliveryLimit;
+import dev.once.spi.PublishLimits;
 import dev.once.spi.PublishResult;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
+import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,9 +34,13 @@ import java.util.concurrent.ScheduledExecutorService;
  * Once once = Once.builder().dataSource(ds).transport(rabbit).destinations("orders").build();
  * }</pre>
  *
- * See docs/RABBITMQ.md for the guarantees at each boundary and the settings.
+ * Capabilities: {@link PublishLimits} (AMQP short strings), {@link DeliveryLimit}, {@link Replay}
+ * (into the group's own queue), {@link QueueAdmin} (purge; no cheap depth), {@link
+ * BrokerDeadLetters} (the group's dead-letter queue). See docs/RABBITMQ.md for the guarantees at
+ * each boundary and the settings.
  */
-public final class RabbitTransport implements Transport {
+public final class RabbitTransport
+    implements Transport, PublishLimits, DeliveryLimit, Replay, QueueAdmin, BrokerDeadLetters {
   private final RabbitConfig config;
   private final Connections connections;
   private final Topology topology;
@@ -114,8 +121,8 @@ public final class RabbitTransport implements Transport {
 
   /** Ready messages in the group's dead-letter queue {@code <queue>.dead-letter}. */
   @Override
-  public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
-    return OptionalLong.of(topology.deadLettered(destination, consumerGroup));
+  public long count(String destination, String consumerGroup) {
+    return topology.deadLettered(destination, consumerGroup);
   }
 
   /**
@@ -123,17 +130,21 @@ public final class RabbitTransport implements Transport {
    * and not acknowledged goes back with basic.nack when the reader is closed.
    */
   @Override
-  public Optional<BrokerDeadLetterReader> brokerDeadLetterReader(
-      String destination, String consumerGroup) {
+  public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
     String queue = topology.names().queue(destination, consumerGroup);
-    return Optional.of(
-        new RabbitDeadLetterReader(
-            connections, destination, topology.names().deadLetterQueue(queue)));
+    return new RabbitDeadLetterReader(
+        connections, destination, topology.names().deadLetterQueue(queue));
   }
 
   @Override
-  public OptionalInt deliveryLimit() {
-    return OptionalInt.of(config.deliveryLimit());
+  public int deliveryLimit() {
+    return config.deliveryLimit();
+  }
+
+  /** Empty: RabbitMQ counts ready messages cheaply, not those delivered and unacknowledged. */
+  @Override
+  public OptionalLong depth(String destination, String consumerGroup) {
+    return OptionalLong.empty();
   }
 
   @Override

@@ -12,20 +12,17 @@ import com.rabbitmq.client.GetResponse;
 import dev.once.BrokerMove;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
-import dev.once.Event;
 import dev.once.Once;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.BrokerDeadLetterReader;
-import dev.once.spi.PublishResult;
-import dev.once.spi.Receiver;
+import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.ForwardingTransport;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,15 +48,13 @@ class BrokerDeadLettersTest {
   @Test
   void aMessageRejectedToTheGroupsDeadLetterQueueIsCountedByTheTransport() throws Exception {
     try (RabbitTransport transport = RabbitTransport.create(Broker.uri(vhost))) {
-      assertThat(transport.brokerDeadLetters("orders", "counted")).hasValue(0);
+      assertThat(transport.count("orders", "counted")).isZero();
       transport.declare("orders", "counted");
       try (Raw raw = new Raw()) {
         raw.publish(transport.exchangeName("orders"), "m:1", "{}");
         raw.rejectAll(transport.queueName("orders", "counted"), 1);
       }
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> transport.brokerDeadLetters("orders", "counted").getAsLong() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> transport.count("orders", "counted") == 1);
     }
   }
 
@@ -219,8 +214,8 @@ class BrokerDeadLettersTest {
     return Once.builder().dataSource(db.dataSource()).transport(transport).build();
   }
 
-  private static long dlq(Transport transport, String group) {
-    return transport.brokerDeadLetters("orders", group).orElseThrow();
+  private static long dlq(RabbitTransport transport, String group) {
+    return transport.count("orders", group);
   }
 
   /** A foreign producer and a careless consumer, with amqp-client. */
@@ -267,64 +262,43 @@ class BrokerDeadLettersTest {
    * A process whose acknowledgements never reach RabbitMQ: it dies right after the dead letter
    * committed ({@code dies}), or its acks are lost on the way and the messages return on close.
    */
-  private static final class AckNeverReached implements Transport {
-    private final Transport delegate;
+  private static final class AckNeverReached extends ForwardingTransport
+      implements BrokerDeadLetters {
+    private final RabbitTransport rabbit;
     private final boolean dies;
 
-    AckNeverReached(Transport delegate, boolean dies) {
-      this.delegate = delegate;
+    AckNeverReached(RabbitTransport delegate, boolean dies) {
+      super(delegate);
+      this.rabbit = delegate;
       this.dies = dies;
     }
 
     @Override
-    public Optional<BrokerDeadLetterReader> brokerDeadLetterReader(
-        String destination, String consumerGroup) {
-      BrokerDeadLetterReader reader =
-          delegate.brokerDeadLetterReader(destination, consumerGroup).orElseThrow();
-      return Optional.of(
-          new BrokerDeadLetterReader() {
-            @Override
-            public BrokerDeadLetter next() {
-              return reader.next();
-            }
+    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+      BrokerDeadLetterReader reader = rabbit.reader(destination, consumerGroup);
+      return new BrokerDeadLetterReader() {
+        @Override
+        public BrokerDeadLetter next() {
+          return reader.next();
+        }
 
-            @Override
-            public void acknowledge(BrokerDeadLetter message) {
-              if (dies) {
-                throw new IllegalStateException("crashed before the ack");
-              }
-            }
+        @Override
+        public void acknowledge(BrokerDeadLetter message) {
+          if (dies) {
+            throw new IllegalStateException("crashed before the ack");
+          }
+        }
 
-            @Override
-            public void close() {
-              reader.close();
-            }
-          });
+        @Override
+        public void close() {
+          reader.close();
+        }
+      };
     }
 
     @Override
-    public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
-      return delegate.brokerDeadLetters(destination, consumerGroup);
-    }
-
-    @Override
-    public String name() {
-      return delegate.name();
-    }
-
-    @Override
-    public void declare(String destination, String consumerGroup) {
-      delegate.declare(destination, consumerGroup);
-    }
-
-    @Override
-    public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
-      return delegate.publish(batch, confirmTimeout);
-    }
-
-    @Override
-    public Receiver receiver(String destination, String consumerGroup) {
-      return delegate.receiver(destination, consumerGroup);
+    public long count(String destination, String consumerGroup) {
+      return rabbit.count(destination, consumerGroup);
     }
 
     @Override

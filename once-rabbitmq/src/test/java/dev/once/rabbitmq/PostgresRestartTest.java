@@ -90,8 +90,7 @@ class PostgresRestartTest {
         long warnLines = log.count("failed", stopNanos, Long.MAX_VALUE);
         long workersHit = log.count("consumer warehouse batch failed", stopNanos, Long.MAX_VALUE);
         long firstEffect = run.firstEffectAfter(upMillis);
-        long brokerDeadLetters =
-            transport.brokerDeadLetters(FaultRun.DESTINATION, "warehouse").orElse(-1);
+        long brokerDeadLetters = transport.count(FaultRun.DESTINATION, "warehouse");
         System.out.printf(
             "FAULT postgres restart under RabbitMQ: %d effects at the stop, down %d ms; after it"
                 + " accepted connections: first effect %d ms, workers that processed again %d of"

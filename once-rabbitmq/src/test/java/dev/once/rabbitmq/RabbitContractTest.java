@@ -1,7 +1,15 @@
 package dev.once.rabbitmq;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.DeliveryLimit;
+import dev.once.spi.PublishLimits;
+import dev.once.spi.QueueAdmin;
+import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.TransportCapabilities;
 import dev.once.testkit.TransportContract;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -9,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** RabbitMQ passes the same transport contract as the table queue. */
 class RabbitContractTest extends TransportContract {
@@ -60,5 +69,16 @@ class RabbitContractTest extends TransportContract {
   @Override
   protected Duration redeliveryWait() {
     return Duration.ofSeconds(3);
+  }
+
+  @Test
+  void hasItsCapabilities() {
+    assertThat(TransportCapabilities.of(transport()))
+        .containsExactlyInAnyOrder(
+            PublishLimits.class,
+            DeliveryLimit.class,
+            Replay.class,
+            QueueAdmin.class,
+            BrokerDeadLetters.class);
   }
 }

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.spi.Delivery;
+import dev.once.spi.ForwardingTransport;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -137,6 +139,20 @@ public abstract class TransportContract extends PipelineContract {
     assertFalse(result.isConfirmed(1), "unroutable index 1 must not be confirmed: " + result);
     assertTrue(result.failures().containsKey(1), "a reason for index 1: " + result);
     assertTrue(result.isConfirmed(2), "index 2 confirmed: " + result);
+  }
+
+  /**
+   * Each decorator of the testkit, and a bare {@link ForwardingTransport}, answers for every
+   * capability of this transport: wrapping it switches none of them off.
+   */
+  @Test
+  void aDecoratorKeepsEveryCapabilityOfTheTransportItWraps() {
+    Transport t = transport();
+    TransportCapabilities.assertKept(t, new ForwardingTransport(t) {});
+    TransportCapabilities.assertKept(t, new DuplicatingTransport(t, 0.5, 1));
+    TransportCapabilities.assertKept(t, new EarlyAckingTransport(t));
+    TransportCapabilities.assertKept(
+        t, new DuplicatingTransport(new EarlyAckingTransport(t), 0.5, 1));
   }
 
   /** A test event {@code n} on {@code destination}, all with one key. */

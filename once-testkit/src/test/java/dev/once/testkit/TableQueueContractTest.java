@@ -1,5 +1,10 @@
 package dev.once.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.spi.InDatabasePublish;
+import dev.once.spi.QueueAdmin;
+import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
@@ -7,6 +12,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** The table queue on PostgreSQL passes the transport contract. */
 class TableQueueContractTest extends TransportContract {
@@ -50,5 +56,11 @@ class TableQueueContractTest extends TransportContract {
   @Override
   protected Duration redeliveryWait() {
     return Duration.ofSeconds(4);
+  }
+
+  @Test
+  void hasItsCapabilities() {
+    assertThat(TransportCapabilities.of(transport()))
+        .containsExactlyInAnyOrder(InDatabasePublish.class, Replay.class, QueueAdmin.class);
   }
 }

@@ -9,6 +9,7 @@ import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
 import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.io.IOException;
@@ -150,12 +151,18 @@ final class BenchEnv implements AutoCloseable {
     return TableQueueTransport.create(dataSource());
   }
 
+  /** The queue admin of every transport the bench runs on. */
+  private static QueueAdmin admin(Transport t) {
+    return t.capability(QueueAdmin.class)
+        .orElseThrow(() -> new IllegalStateException(t.name() + " cannot purge its queues"));
+  }
+
   /** Clears the bench tables, markers, outbox rows and queues. */
   void reset(Transport t) {
     t.declare(BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.OUT, BenchTables.SINK);
-    t.purge(BenchTables.IN, BenchTables.CONSUMER);
-    t.purge(BenchTables.OUT, BenchTables.SINK);
+    admin(t).purge(BenchTables.IN, BenchTables.CONSUMER);
+    admin(t).purge(BenchTables.OUT, BenchTables.SINK);
     BenchTables.reset(dataSource()); // last: it vacuums what the purges deleted
   }
 
@@ -163,8 +170,8 @@ final class BenchEnv implements AutoCloseable {
   void resetE2e(Transport t) {
     t.declare(BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
-    t.purge(BenchTables.IN, BenchTables.CONSUMER);
-    t.purge(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
+    admin(t).purge(BenchTables.IN, BenchTables.CONSUMER);
+    admin(t).purge(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
     BenchTables.reset(dataSource());
   }
 

@@ -7,6 +7,7 @@ import dev.once.app.TransportOptions;
 import dev.once.app.UserError;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.BrokerDeadLetter;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.util.List;
@@ -35,9 +36,10 @@ final class BrokerDeadLetterViews {
 
   /** The dead-letter queue's name where the transport has one, for people. */
   static String place(Transport transport, String destination, String group) {
-    return transport instanceof RabbitTransport r
-        ? r.queueName(destination, group) + ".dead-letter"
-        : "the broker's dead letters of " + group;
+    return transport
+        .capability(RabbitTransport.class)
+        .map(r -> r.queueName(destination, group) + ".dead-letter")
+        .orElse("the broker's dead letters of " + group);
   }
 
   static void list(
@@ -48,7 +50,7 @@ final class BrokerDeadLetterViews {
     StringBuilder totals = new StringBuilder();
     groups.forEach(
         (group, destination) -> {
-          long count = t.brokerDeadLetters(destination, group).orElse(0);
+          long count = brokerDeadLetters(t, destination, group);
           List<BrokerDeadLetter> seen =
               count == 0 ? List.of() : d.peekBroker(destination, group, limit);
           seen.forEach(m -> row(out, group, m));
@@ -83,7 +85,7 @@ final class BrokerDeadLetterViews {
       int limit) {
     groups.forEach(
         (group, destination) -> {
-          long before = t.brokerDeadLetters(destination, group).orElse(0);
+          long before = brokerDeadLetters(t, destination, group);
           String place = place(t, destination, group);
           BrokerMove done =
               before == 0
@@ -99,7 +101,7 @@ final class BrokerDeadLetterViews {
                               group, m.taken(), Math.min(before, limit), place);
                         }
                       });
-          long left = t.brokerDeadLetters(destination, group).orElse(0);
+          long left = brokerDeadLetters(t, destination, group);
           out.printf(
               "%s: moved %d into Once's dead letters (%d malformed, %d already there); %d left in"
                   + " %s%n",
@@ -108,5 +110,10 @@ final class BrokerDeadLetterViews {
             out.printf("  list them: once dead-letters list --consumer %s%n", group);
           }
         });
+  }
+
+  /** What the broker dead-lettered itself for {@code group}; 0 where it keeps none. */
+  private static long brokerDeadLetters(Transport t, String destination, String group) {
+    return t.capability(BrokerDeadLetters.class).map(b -> b.count(destination, group)).orElse(0L);
   }
 }

@@ -6,6 +6,7 @@ import dev.once.WorkloadStatus.Backlog;
 import dev.once.app.Database;
 import dev.once.app.Migrations;
 import dev.once.app.TransportOptions;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;
@@ -93,8 +93,12 @@ public final class StatusCommand implements Callable<Integer> {
 
     private static BrokerCount read(Transport transport, String group, String destination) {
       try {
-        OptionalLong n = transport.brokerDeadLetters(destination, group);
-        return new BrokerCount(group, destination, n.isPresent() ? n.getAsLong() : null, null);
+        Long n =
+            transport
+                .capability(BrokerDeadLetters.class)
+                .map(b -> b.count(destination, group))
+                .orElse(null);
+        return new BrokerCount(group, destination, n, null);
       } catch (RuntimeException e) {
         return new BrokerCount(group, destination, null, e.getMessage());
       }

@@ -1,6 +1,7 @@
 package dev.once.app.scenario;
 
 import dev.once.WorkloadStatus;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import java.util.List;
 import java.util.OptionalLong;
@@ -78,7 +79,11 @@ public record Drain(long outboxPending, long queued, long retrying, long deadLet
       if (r.consumer() == null) {
         continue;
       }
-      OptionalLong depth = transport.depth(r.destination(), r.consumer());
+      OptionalLong depth =
+          transport
+              .capability(QueueAdmin.class)
+              .map(q -> q.depth(r.destination(), r.consumer()))
+              .orElse(OptionalLong.empty());
       if (depth.isEmpty()) {
         return -1;
       }

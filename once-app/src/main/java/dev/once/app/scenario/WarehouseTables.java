@@ -1,5 +1,6 @@
 package dev.once.app.scenario;
 
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -164,8 +165,13 @@ public final class WarehouseTables {
     }
     transport.declare(ORDERS, WAREHOUSE);
     transport.declare(DISPATCH, NOTIFIER);
-    transport.purge(ORDERS, WAREHOUSE);
-    transport.purge(DISPATCH, NOTIFIER);
+    transport
+        .capability(QueueAdmin.class)
+        .ifPresent(
+            q -> {
+              q.purge(ORDERS, WAREHOUSE);
+              q.purge(DISPATCH, NOTIFIER);
+            });
   }
 
   /** Whether {@code c} is a MariaDB/MySQL connection (the scenario's SQL differs a little). */

@@ -7,6 +7,8 @@ import dev.once.Once;
 import dev.once.ReceivedEvent;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
+import dev.once.spi.BrokerDeadLetterReader;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
@@ -21,7 +23,6 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -87,12 +88,15 @@ class OnceDashboardAutoConfigurationTest {
   }
 
   /** A broker that dead-lettered 3 messages of orders.warehouse on its own. */
-  static final class BrokerWithDeadLetters implements Transport {
+  static final class BrokerWithDeadLetters implements Transport, BrokerDeadLetters {
     @Override
-    public OptionalLong brokerDeadLetters(String destination, String consumerGroup) {
-      return destination.equals("orders") && consumerGroup.equals("warehouse")
-          ? OptionalLong.of(3)
-          : OptionalLong.of(0);
+    public long count(String destination, String consumerGroup) {
+      return destination.equals("orders") && consumerGroup.equals("warehouse") ? 3 : 0;
+    }
+
+    @Override
+    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+      throw new UnsupportedOperationException();
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.once.Event;
 import dev.once.EventId;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Dialects;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import dev.once.spring.OnceHealthIndicator;
 import dev.once.spring.OncePublisher;
@@ -95,7 +96,7 @@ class HealthTest extends WarehouseTest {
       assertThat(healthIn(Duration.ofMinutes(2))).isEqualTo(Status.OUT_OF_SERVICE);
       assertThat(healthIn(Duration.ofMinutes(20))).isEqualTo(Status.DOWN);
     } finally {
-      transport.purge("parked", "nobody");
+      transport.capability(QueueAdmin.class).orElseThrow().purge("parked", "nobody");
     }
   }
 

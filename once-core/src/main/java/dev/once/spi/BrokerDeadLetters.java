@@ -1,0 +1,15 @@
+package dev.once.spi;
+
+/**
+ * A capability of a {@link Transport} whose broker dead-letters messages itself, outside Once's
+ * dead letters (RabbitMQ: the group's dead-letter queue, fed by its delivery limit and by rejects).
+ * {@code DeadLetters.moveFromBroker} moves them into Once's dead letters through {@link #reader}.
+ */
+public interface BrokerDeadLetters {
+
+  /** How many messages the broker itself dead-lettered for {@code consumerGroup}. */
+  long count(String destination, String consumerGroup);
+
+  /** A reader of the messages {@link #count} counts, to look at them or move them. */
+  BrokerDeadLetterReader reader(String destination, String consumerGroup);
+}

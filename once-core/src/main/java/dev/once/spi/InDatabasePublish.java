@@ -1,0 +1,40 @@
+package dev.once.spi;
+
+import dev.once.Event;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * A capability of a {@link Transport} that keeps its messages in a database (the table queue), so
+ * that a relay on that database can write its batch in the relay's own transaction: the messages
+ * exist if and only if that transaction commits, and the commit is the confirm.
+ */
+public interface InDatabasePublish {
+
+  /**
+   * Whether this transport keeps its messages in the database behind {@code dataSource} and wants
+   * relays on it to publish in their transaction. The table queue says true for Once's own data
+   * source (the same object) when it was built with {@code publishInRelayTransaction(true)}.
+   *
+   * @param dataSource the data source of the Once instance whose relay asks
+   */
+  boolean publishesIn(DataSource dataSource);
+
+  /**
+   * Publishes a batch as part of the caller's open transaction on {@code c} (a connection of the
+   * data source for which {@link #publishesIn} said true). The caller calls {@link
+   * #publishedInTransaction()} after the commit.
+   *
+   * @param c the caller's connection, in a transaction
+   * @param batch the events, in outbox order
+   * @return which messages the transport took (a refused one is a failure, as in {@link
+   *     Transport#publish})
+   * @throws SQLException if a statement fails; the caller rolls its transaction back
+   */
+  PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException;
+
+  /** Called after a commit that held {@link #publishInTransaction}: wakes the receivers. */
+  void publishedInTransaction();
+}
