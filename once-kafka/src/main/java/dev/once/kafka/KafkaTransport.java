@@ -17,7 +17,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * Once's events over Kafka ({@code kafka-clients}, no Spring). A destination is a topic; a consumer
@@ -39,10 +43,13 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
   private final Topics topics;
   private final Publisher publisher;
   private final Map<String, GroupConsumer> consumers = new ConcurrentHashMap<>();
+  private final Function<Properties, Consumer<byte[], byte[]>> clients;
   private volatile boolean closed;
 
-  private KafkaTransport(KafkaSettings settings) {
+  private KafkaTransport(
+      KafkaSettings settings, Function<Properties, Consumer<byte[], byte[]>> clients) {
     this.settings = settings;
+    this.clients = clients;
     this.topics = new Topics(settings);
     this.publisher = new Publisher(settings, topics);
   }
@@ -100,7 +107,8 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
             groupId,
             id -> {
               topics.ensure(destination);
-              return new GroupConsumer(settings, destination, settings.topic(destination), id);
+              return new GroupConsumer(
+                  settings, destination, settings.topic(destination), id, clients);
             });
     return consumer.newReceiver();
   }
@@ -170,6 +178,7 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
   /** The settings of a {@link KafkaTransport}; see docs/KAFKA.md for each. */
   public static final class Builder {
     private final KafkaSettings.Mutable s = new KafkaSettings.Mutable();
+    private Function<Properties, Consumer<byte[], byte[]>> clients = KafkaConsumer::new;
 
     private Builder() {}
 
@@ -252,8 +261,17 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
       return this;
     }
 
+    /**
+     * How the transport makes its Kafka consumers from their properties; {@code
+     * KafkaConsumer::new}. For tests of this package, which wrap the client to make a call fail.
+     */
+    Builder clients(Function<Properties, Consumer<byte[], byte[]>> clients) {
+      this.clients = clients;
+      return this;
+    }
+
     public KafkaTransport build() {
-      return new KafkaTransport(s.freeze());
+      return new KafkaTransport(s.freeze(), clients);
     }
   }
 }

@@ -14,10 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -304,18 +307,35 @@ class ConsumerDispatchTest {
     for (int i = 0; i < 20; i++) {
       events.add(event(dest, "k" + i, 0));
     }
-    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+    AtomicInteger refusals = new AtomicInteger(1); // the first commit: the reservation
+    try (KafkaTransport t =
+        Broker.transport().partitions(1).clients(p -> refusingCommits(p, refusals)).build()) {
       publishAndDeclare(t, dest, events);
-      GroupConsumer.reservationFaults.set(1); // a commit refused during a rebalance
       try (Receiver r = t.receiver(dest, "g")) {
         List<Delivery> got = receive(r, 20);
+        assertThat(refusals).as("the reservation commit was refused").hasValue(0);
         assertThat(ids(got))
             .containsExactlyElementsOf(events.stream().map(e -> e.id().value()).toList());
         r.ack(got);
         await().atMost(WAIT).until(() -> committed(t, dest) == 20);
-      } finally {
-        GroupConsumer.reservationFaults.set(0);
       }
     }
+  }
+
+  /**
+   * A Kafka consumer whose next {@code refusals} synchronous commits fail as a commit during a
+   * rebalance does.
+   */
+  private static KafkaConsumer<byte[], byte[]> refusingCommits(
+      Properties p, AtomicInteger refusals) {
+    return new KafkaConsumer<>(p) {
+      @Override
+      public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+        if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          throw new RebalanceInProgressException("refused by the test");
+        }
+        super.commitSync(offsets, timeout);
+      }
+    };
   }
 }

@@ -15,8 +15,8 @@ import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * A single-node Kafka (KRaft, broker and controller in one) in this JVM, for tests and for {@code
- * once demo} with nothing installed. Needs {@code org.apache.kafka:kafka_2.13} on the class path —
- * an optional dependency of once-kafka: library users do not get it.
+ * once demo} with nothing installed. In a module of its own, {@code once-kafka-embedded}, with the
+ * Kafka server artifacts it needs: a user of {@code once-kafka} gets only {@code kafka-clients}.
  *
  * <p>The data folder is formatted on first start and kept; {@link #stop()} and {@link #start()}
  * again run the same broker on the same ports (a broker restart).
