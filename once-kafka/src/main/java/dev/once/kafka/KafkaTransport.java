@@ -271,7 +271,17 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
     }
 
     public KafkaTransport build() {
-      return new KafkaTransport(s.freeze(), clients);
+      return new KafkaTransport(settings(), clients);
+    }
+
+    /**
+     * The validated settings, without a transport: for a framework that checks its configuration
+     * before it starts anything.
+     *
+     * @throws ConfigurationException naming the first bad setting
+     */
+    public KafkaSettings settings() {
+      return s.freeze();
     }
   }
 }

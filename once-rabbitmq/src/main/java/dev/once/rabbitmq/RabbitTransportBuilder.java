@@ -90,23 +90,32 @@ public final class RabbitTransportBuilder {
 
   /** Validates the settings. Does not connect: the first use does, and recovers from then on. */
   public RabbitTransport build() {
-    return new RabbitTransport(
-        new RabbitConfig(
-            parseUri(),
-            prefix(),
-            Validate.range("rabbitmq.prefetch", prefetch, 1, 65_535),
-            Validate.range("rabbitmq.deliveryLimit", deliveryLimit, 1, 1_000_000),
-            singleActiveConsumer,
-            Validate.range("rabbitmq.publisherChannels", publisherChannels, 1, 64),
-            Validate.notBlank("rabbitmq.contentType", contentType),
-            Validate.positive("rabbitmq.maxNackDelay", maxNackDelay),
-            Validate.positive("rabbitmq.connectionTimeout", connectionTimeout),
-            Validate.positive("rabbitmq.recoveryInitialDelay", recoveryInitialDelay),
-            Validate.atLeast(
-                "rabbitmq.recoveryMaxDelay",
-                recoveryMaxDelay,
-                "rabbitmq.recoveryInitialDelay",
-                recoveryInitialDelay)));
+    return new RabbitTransport(config());
+  }
+
+  /**
+   * The validated settings, without a transport: for a framework that checks its configuration
+   * before it starts anything.
+   *
+   * @throws dev.once.ConfigurationException naming the first bad setting
+   */
+  public RabbitConfig config() {
+    return new RabbitConfig(
+        parseUri(),
+        prefix(),
+        Validate.range("rabbitmq.prefetch", prefetch, 1, 65_535),
+        Validate.range("rabbitmq.deliveryLimit", deliveryLimit, 1, 1_000_000),
+        singleActiveConsumer,
+        Validate.range("rabbitmq.publisherChannels", publisherChannels, 1, 64),
+        Validate.notBlank("rabbitmq.contentType", contentType),
+        Validate.positive("rabbitmq.maxNackDelay", maxNackDelay),
+        Validate.positive("rabbitmq.connectionTimeout", connectionTimeout),
+        Validate.positive("rabbitmq.recoveryInitialDelay", recoveryInitialDelay),
+        Validate.atLeast(
+            "rabbitmq.recoveryMaxDelay",
+            recoveryMaxDelay,
+            "rabbitmq.recoveryInitialDelay",
+            recoveryInitialDelay));
   }
 
   /**

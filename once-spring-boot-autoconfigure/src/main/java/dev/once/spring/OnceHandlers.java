@@ -2,6 +2,7 @@ package dev.once.spring;
 
 import dev.once.Handler;
 import dev.once.PayloadCodec;
+import dev.once.UnknownDestinationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -30,6 +32,31 @@ public final class OnceHandlers {
   public record Subscription(String consumer, String destination) {}
 
   public OnceHandlers(ListableBeanFactory beans, Supplier<PayloadCodec> codec) {
+    for (Found f : scan(beans)) {
+      OnceHandler a = f.annotation();
+      methods
+          .computeIfAbsent(new Subscription(a.consumer(), a.destination()), k -> new ArrayList<>())
+          .add(
+              new HandlerMethod(
+                  f.beanName(), () -> beans.getBean(f.beanName()), f.method(), a, codec));
+    }
+  }
+
+  /**
+   * The consumer ids of the {@link OnceHandler} methods, read from the bean definitions without
+   * creating any bean: for checks that run before the application's beans exist.
+   */
+  public static Set<String> consumerIds(ListableBeanFactory beans) {
+    Set<String> ids = new TreeSet<>();
+    scan(beans).forEach(f -> ids.add(f.annotation().consumer()));
+    return ids;
+  }
+
+  /** One {@link OnceHandler} method of one bean definition, as the proxy exposes it. */
+  private record Found(String beanName, Method method, OnceHandler annotation) {}
+
+  private static List<Found> scan(ListableBeanFactory beans) {
+    List<Found> out = new ArrayList<>();
     for (String name : beans.getBeanDefinitionNames()) {
       if (ScopedProxyUtils.isScopedTarget(name)) {
         continue; // its scoped proxy is the bean to call, found under the plain name
@@ -54,14 +81,10 @@ public final class OnceHandlers {
                   + m.getName()
                   + " must be public and not static");
         }
-        Method invocable = AopUtils.selectInvocableMethod(m, type);
-        OnceHandler a = e.getValue();
-        methods
-            .computeIfAbsent(
-                new Subscription(a.consumer(), a.destination()), k -> new ArrayList<>())
-            .add(new HandlerMethod(name, () -> beans.getBean(name), invocable, a, codec));
+        out.add(new Found(name, AopUtils.selectInvocableMethod(m, type), e.getValue()));
       }
     }
+    return out;
   }
 
   /** Every consumer/destination pair that has at least one handler method. */
@@ -95,10 +118,14 @@ public final class OnceHandlers {
               + methods.keySet());
     }
     return (tx, event) -> {
-      for (HandlerMethod m : list) {
-        if (m.accepts(event)) {
-          m.invoke(tx, event);
+      try {
+        for (HandlerMethod m : list) {
+          if (m.accepts(event)) {
+            m.invoke(tx, event);
+          }
         }
+      } catch (UnknownDestinationException e) {
+        throw OncePublisher.inSpringTerms(e);
       }
       SpringTransactions.flush();
     };

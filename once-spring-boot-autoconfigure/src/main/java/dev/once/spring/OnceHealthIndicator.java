@@ -13,11 +13,18 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * Once's health from its workload, read from the database: DOWN when open dead letters reach {@code
- * once.health.dead-letters-down} or the oldest waiting row (outbox, queue, retries) is older than
- * {@code once.health.backlog-age-down}; OUT_OF_SERVICE when it is older than {@code
- * once.health.backlog-age-out-of-service}; UP otherwise. Details name the oldest backlog, its age,
- * and the dead letters per consumer. No payload is read.
+ * Once's workload, read from the database, as the details of a health indicator: the oldest
+ * backlog, its age, and the open dead letters per consumer. No payload is read.
+ *
+ * <p>By default it stays UP whatever the workload: dead letters and backlogs live in the database
+ * that every instance shares, so a status made of them would take every instance out of the load
+ * balancer together, over one poison message, and would not help drain anything. They are an alert
+ * (see the metrics), not ill health. It turns DOWN only when configured to: when open dead letters
+ * reach {@code once.health.dead-letters-down} (≥ 1) or the oldest waiting row is older than {@code
+ * once.health.backlog-age-down}; OUT_OF_SERVICE when it is older than {@code
+ * once.health.backlog-age-out-of-service}. It is never part of the liveness or readiness groups
+ * (Boot puts only its own states there). It is DOWN, like any indicator, when the database cannot
+ * be read.
  */
 public class OnceHealthIndicator extends AbstractHealthIndicator {
   private final Supplier<WorkloadStatus> status;
@@ -56,24 +63,33 @@ public class OnceHealthIndicator extends AbstractHealthIndicator {
     }
     builder.withDetail("deadLetters", deadTotal);
     builder.withDetail("deadLettersByConsumer", dead);
-    builder.withDetail(
-        "thresholds",
-        Map.of(
-            "backlogAgeOutOfService", thresholds.getBacklogAgeOutOfService().toString(),
-            "backlogAgeDown", thresholds.getBacklogAgeDown().toString(),
-            "deadLettersDown", thresholds.getDeadLettersDown()));
+    Map<String, Object> limits = new LinkedHashMap<>();
+    limits.put("backlogAgeOutOfService", orNever(thresholds.getBacklogAgeOutOfService()));
+    limits.put("backlogAgeDown", orNever(thresholds.getBacklogAgeDown()));
+    limits.put(
+        "deadLettersDown",
+        thresholds.getDeadLettersDown() > 0 ? thresholds.getDeadLettersDown() : "never");
+    builder.withDetail("thresholds", limits);
+  }
+
+  private static String orNever(Duration d) {
+    return d == null ? "never" : d.toString();
   }
 
   private Status status(Duration oldest, long deadLetters) {
     if (thresholds.getDeadLettersDown() > 0 && deadLetters >= thresholds.getDeadLettersDown()) {
       return Status.DOWN;
     }
-    if (oldest.compareTo(thresholds.getBacklogAgeDown()) > 0) {
+    if (olderThan(oldest, thresholds.getBacklogAgeDown())) {
       return Status.DOWN;
     }
-    if (oldest.compareTo(thresholds.getBacklogAgeOutOfService()) > 0) {
+    if (olderThan(oldest, thresholds.getBacklogAgeOutOfService())) {
       return Status.OUT_OF_SERVICE;
     }
     return Status.UP;
+  }
+
+  private static boolean olderThan(Duration age, Duration threshold) {
+    return threshold != null && age.compareTo(threshold) > 0;
   }
 }

@@ -5,6 +5,8 @@ import dev.once.EventId;
 import dev.once.Once;
 import dev.once.PayloadCodec;
 import dev.once.ReceivedEvent;
+import dev.once.UnknownDestinationException;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -42,7 +44,26 @@ public class OncePublisher {
     if (!TransactionSynchronizationManager.isActualTransactionActive()) {
       throw new NoTransactionException(event.id());
     }
-    return once.inTransaction(tx -> tx.publish(event));
+    try {
+      return once.inTransaction(tx -> tx.publish(event));
+    } catch (UnknownDestinationException e) {
+      throw inSpringTerms(e);
+    }
+  }
+
+  /**
+   * The same refusal, advising the Spring way to declare a destination ({@code once.destinations})
+   * instead of the core's builder.
+   */
+  static UnknownDestinationException inSpringTerms(UnknownDestinationException e) {
+    UnknownDestinationException spring =
+        new UnknownDestinationException(
+            e.destination(),
+            new TreeSet<>(e.declared()),
+            "add it to once.destinations; the destinations of @OnceHandler methods are declared by"
+                + " themselves");
+    spring.setStackTrace(e.getStackTrace());
+    return spring;
   }
 
   /**

@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -58,6 +59,12 @@ import tools.jackson.databind.json.JsonMapper;
     matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
 public class OnceAutoConfiguration {
+
+  /** Checks {@code once.*} before any bean is created (see {@link OncePropertiesCheck}). */
+  @Bean
+  static BeanFactoryPostProcessor oncePropertiesCheck() {
+    return new OncePropertiesCheck();
+  }
 
   @Bean
   @ConditionalOnMissingBean

@@ -24,11 +24,12 @@ public class OnceKafkaAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(Transport.class)
   public KafkaTransport onceKafkaTransport(Environment env, OnceProperties properties) {
-    return KafkaTransport.builder()
-        .bootstrapServers(bootstrapServers(env))
-        .namePrefix(properties.getKafka().getNamePrefix())
-        .partitions(properties.getKafka().getPartitions())
-        .build();
+    return builder(properties.getKafka()).bootstrapServers(bootstrapServers(env)).build();
+  }
+
+  /** The transport's settings from {@code once.kafka.*} (checked at binding, too). */
+  static KafkaTransport.Builder builder(OnceProperties.Kafka k) {
+    return KafkaTransport.builder().namePrefix(k.getNamePrefix()).partitions(k.getPartitions());
   }
 
   /** {@code spring.kafka.bootstrap-servers}, given as a list or a comma-separated string. */

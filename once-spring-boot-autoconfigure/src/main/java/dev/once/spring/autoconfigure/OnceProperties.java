@@ -15,13 +15,22 @@ public class OnceProperties {
   private boolean enabled = true;
 
   /**
-   * Destinations events may be published to, beside those inferred from the {@code @OnceHandler}
-   * methods.
+   * Destinations events may be published to, beside those inferred from the @OnceHandler methods.
    */
   private List<String> destinations = new ArrayList<>();
 
-  /** The broker: the table queue in the application's database, or RabbitMQ. */
+  /**
+   * The broker: the table queue in the application's database (table), RabbitMQ (rabbitmq, module
+   * once-rabbitmq) or Kafka (kafka, module once-kafka).
+   */
   private TransportKind transport = TransportKind.TABLE;
+
+  /**
+   * Whether a consumer id under once.consumers that no @OnceHandler uses fails the start (a typo
+   * would leave the meant consumer on its defaults); false logs a warning instead, for a
+   * configuration shared by services that run different consumers.
+   */
+  private boolean failOnUnknownConsumers = true;
 
   /** Partitions of the outbox (events with the same key keep their order). */
   private int partitions = 16;
@@ -41,10 +50,16 @@ public class OnceProperties {
   public enum TransportKind {
     /** The table queue in the application's PostgreSQL database. */
     TABLE,
-    /** RabbitMQ, connected with the {@code spring.rabbitmq.*} settings. */
+    /** RabbitMQ, connected with the spring.rabbitmq.* settings. */
     RABBITMQ,
-    /** Kafka, connected with {@code spring.kafka.bootstrap-servers}. */
-    KAFKA
+    /** Kafka, connected with spring.kafka.bootstrap-servers. */
+    KAFKA;
+
+    /** The value as {@code once.transport} is written: {@code table}, {@code rabbitmq}, … */
+    @Override
+    public String toString() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
   }
 
   public static class Kafka {
@@ -121,8 +136,8 @@ public class OnceProperties {
 
   public static class Schema {
     /**
-     * Apply Once's schema at start with Flyway (history table {@code once_schema_history}, apart
-     * from the application's own), when Flyway is on the classpath.
+     * Apply Once's schema at start with Flyway (history table once_schema_history, apart from the
+     * application's own), when Flyway is on the classpath.
      */
     private boolean flyway = true;
 
@@ -162,7 +177,7 @@ public class OnceProperties {
     /** Publish attempts of one outbox row before it is parked as a dead letter. */
     private int maxAttempts = 10;
 
-    /** Backoff after a refused publish; it doubles up to {@code max-retry-delay}. */
+    /** Backoff after a refused publish; it doubles up to max-retry-delay. */
     private Duration retryDelay = Duration.ofSeconds(5);
 
     /** The longest backoff between publish attempts. */
@@ -254,7 +269,7 @@ public class OnceProperties {
     /** Attempts of one event before it is dead-lettered. */
     private int maxAttempts = 10;
 
-    /** Backoff before the second attempt; it doubles up to {@code max-retry-delay}. */
+    /** Backoff before the second attempt; it doubles up to max-retry-delay. */
     private Duration retryDelay = Duration.ofSeconds(1);
 
     /** The longest backoff between attempts. */
@@ -318,14 +333,20 @@ public class OnceProperties {
   }
 
   public static class Health {
-    /** Oldest waiting row (outbox, queue, retries) older than this: OUT_OF_SERVICE. */
-    private Duration backlogAgeOutOfService = Duration.ofMinutes(1);
+    /**
+     * Oldest waiting row (outbox, queue, retries) older than this: OUT_OF_SERVICE. Unset (the
+     * default): never; the age is reported as a detail.
+     */
+    private Duration backlogAgeOutOfService;
 
-    /** Oldest waiting row older than this: DOWN. */
-    private Duration backlogAgeDown = Duration.ofMinutes(15);
+    /** Oldest waiting row older than this: DOWN. Unset (the default): never. */
+    private Duration backlogAgeDown;
 
-    /** Open dead letters at or above this count: DOWN (0 never). */
-    private long deadLettersDown = 1;
+    /**
+     * Open dead letters at or above this count: DOWN. 0 (the default): never; the count is reported
+     * as a detail.
+     */
+    private long deadLettersDown = 0;
 
     public Duration getBacklogAgeOutOfService() {
       return backlogAgeOutOfService;
@@ -371,6 +392,14 @@ public class OnceProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isFailOnUnknownConsumers() {
+    return failOnUnknownConsumers;
+  }
+
+  public void setFailOnUnknownConsumers(boolean failOnUnknownConsumers) {
+    this.failOnUnknownConsumers = failOnUnknownConsumers;
   }
 
   public List<String> getDestinations() {

@@ -1,6 +1,7 @@
 package dev.once.spring.autoconfigure;
 
 import dev.once.rabbitmq.RabbitTransport;
+import dev.once.rabbitmq.RabbitTransportBuilder;
 import dev.once.spi.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,13 +25,15 @@ public class OnceRabbitAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(Transport.class)
   public RabbitTransport onceRabbitTransport(Environment env, OnceProperties properties) {
-    OnceProperties.Rabbitmq r = properties.getRabbitmq();
+    return builder(properties.getRabbitmq()).uri(uri(env)).build();
+  }
+
+  /** The transport's settings from {@code once.rabbitmq.*} (checked at binding, too). */
+  static RabbitTransportBuilder builder(OnceProperties.Rabbitmq r) {
     return RabbitTransport.builder()
-        .uri(uri(env))
         .namePrefix(r.getNamePrefix())
         .prefetch(r.getPrefetch())
-        .deliveryLimit(r.getDeliveryLimit())
-        .build();
+        .deliveryLimit(r.getDeliveryLimit());
   }
 
   /** An AMQP URI from {@code spring.rabbitmq.*}; the password never reaches a log from here. */

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.Handler;
 import dev.once.Once;
 import dev.once.ReceivedEvent;
+import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
@@ -18,11 +20,13 @@ import dev.once.spring.OncePublisher;
 import dev.once.spring.SpringTransactions;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -117,8 +121,82 @@ class OnceAutoConfigurationTest {
                   new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
               assertThat(catchThrowable(() -> tx.executeWithoutResult(s -> publisher.publish(e))))
                   .isInstanceOf(UnknownDestinationException.class)
-                  .hasMessageContaining("nowhere");
+                  .hasMessageContaining("unknown destination 'nowhere'")
+                  .hasMessageContaining("add it to once.destinations")
+                  .hasMessageNotContaining("Once.builder()");
             });
+  }
+
+  static class Forwarder {
+    @OnceHandler(consumer = "forwarder", destination = "inferred")
+    public void on(Tx tx, ReceivedEvent event) {
+      tx.publish(Event.of(EventId.of("forwarded", 1), "undeclared", null, "X", "{}"));
+    }
+  }
+
+  @Test
+  void aHandlerPublishingToAnUndeclaredDestinationIsAdvisedTheProperty() {
+    runner()
+        .withBean(Forwarder.class)
+        .run(
+            ctx -> {
+              Handler handler = ctx.getBean(OnceHandlers.class).handler("forwarder", "inferred");
+              Tx refusing =
+                  (Tx)
+                      Proxy.newProxyInstance(
+                          Tx.class.getClassLoader(),
+                          new Class<?>[] {Tx.class},
+                          (proxy, method, args) -> {
+                            throw new UnknownDestinationException(
+                                ((Event) args[0]).destination(), Set.of("inferred", "orders"));
+                          });
+              ReceivedEvent event =
+                  new ReceivedEvent(
+                      "forwarder",
+                      Event.of(EventId.of("x", 2), "inferred", null, "X", "{}"),
+                      1,
+                      false);
+              assertThat(catchThrowable(() -> handler.handle(refusing, event)))
+                  .isInstanceOf(UnknownDestinationException.class)
+                  .hasMessage(
+                      "unknown destination 'undeclared': declared destinations are [inferred,"
+                          + " orders] (add it to once.destinations; the destinations of"
+                          + " @OnceHandler methods are declared by themselves)");
+            });
+  }
+
+  @Test
+  void aMissingSchemaIsReportedWithTheOnceSchemaProperties() {
+    runner()
+        .withPropertyValues("once.schema.apply=false", "once.schema.flyway=false")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasFailed();
+              assertThat(FailureReport.of(ctx.getStartupFailure()))
+                  .contains("Once's table once_")
+                  .contains("is missing from schema 'auto_")
+                  .contains("once.schema.flyway=true, the default")
+                  .contains("once.schema.apply=true")
+                  .doesNotContain("once schema apply");
+            });
+  }
+
+  @Test
+  void anUnknownConsumerIdOnlyWarnsWhenTheApplicationSaysSo() {
+    runner()
+        .withBean(Handlers.class)
+        .withPropertyValues(
+            "once.consumers.elsewhere.workers=4", "once.fail-on-unknown-consumers=false")
+        .run(ctx -> assertThat(ctx).hasNotFailed().hasSingleBean(Once.class));
+  }
+
+  @Test
+  void theIdeMetadataHasNoJavadocTags() throws Exception {
+    String metadata;
+    try (var in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    assertThat(metadata).contains("\"once.schema.flyway\"").doesNotContain("{@");
   }
 
   @Test

@@ -51,39 +51,50 @@ class HealthTest extends WarehouseTest {
   }
 
   @Test
-  void healthIsDownWhileADeadLetterIsOpenAndUpAgainOnceItIsDiscarded() {
+  void aDeadLetterIsReportedButKeepsTheApplicationUpByDefault() throws Exception {
     discardDeadLetters(); // other tests' broken handlers may have left some
-    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
-
     long n = N.incrementAndGet();
     publish(ExactlyOnceTest.orderPaid(n, "poison-orders"));
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> health.health(true).getStatus().equals(Status.DOWN));
-    assertThat(health.health(true).getDetails())
-        .containsEntry("deadLetters", 1L)
-        .containsKey("deadLettersByConsumer");
-
-    discardDeadLetters();
+        .until(() -> health.health(true).getDetails().get("deadLetters").equals(1L));
     assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+    assertThat(health.health(true).getDetails()).containsKey("deadLettersByConsumer");
+    HttpResponse<String> whole = get("/actuator/health");
+    assertThat(whole.statusCode()).as("what a load balancer asks").isEqualTo(200);
+    assertThat(whole.body()).contains("\"deadLetters\":1");
+
+    OnceProperties.Health downAtOne = thresholds(null, null);
+    downAtOne.setDeadLettersDown(1);
+    assertThat(indicator(Duration.ZERO, downAtOne).health(true).getStatus())
+        .as("DOWN when the application asks for it")
+        .isEqualTo(Status.DOWN);
+    discardDeadLetters();
+    assertThat(indicator(Duration.ZERO, downAtOne).health(true).getStatus()).isEqualTo(Status.UP);
+  }
+
+  @Test
+  void livenessAndReadinessNeverIncludeOnce() throws Exception {
+    for (String group : new String[] {"liveness", "readiness"}) {
+      HttpResponse<String> r = get("/actuator/health/" + group);
+      assertThat(r.statusCode()).as(group).isEqualTo(200);
+      assertThat(r.body()).as(group).doesNotContain("once").doesNotContain("deadLetters");
+    }
   }
 
   @Test
   void theActuatorServesOncesHealthWithItsDetails() throws Exception {
     discardDeadLetters();
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/actuator/health/once"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = get("/actuator/health/once");
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.body()).contains("\"status\":\"UP\"").contains("\"deadLetters\":0");
+    assertThat(r.body())
+        .contains("\"status\":\"UP\"")
+        .contains("\"deadLetters\":0")
+        .contains("\"deadLettersDown\":\"never\"");
   }
 
   @Test
-  void healthIsOutOfServiceThenDownAsTheOldestBacklogAges() {
+  void backlogAgeThresholdsTurnTheHealthOnlyWhenSet() {
     discardDeadLetters();
     transport.declare("parked", "nobody"); // a queue nobody reads: its rows wait
     long n = N.incrementAndGet();
@@ -92,21 +103,41 @@ class HealthTest extends WarehouseTest {
         .atMost(Duration.ofSeconds(20))
         .until(() -> count("SELECT count(*) FROM once_queue WHERE consumer_group = 'nobody'") > 0);
     try {
-      assertThat(healthIn(Duration.ZERO)).isEqualTo(Status.UP);
-      assertThat(healthIn(Duration.ofMinutes(2))).isEqualTo(Status.OUT_OF_SERVICE);
-      assertThat(healthIn(Duration.ofMinutes(20))).isEqualTo(Status.DOWN);
+      OnceProperties.Health set = thresholds(Duration.ofMinutes(1), Duration.ofMinutes(15));
+      assertThat(healthIn(Duration.ZERO, set)).isEqualTo(Status.UP);
+      assertThat(healthIn(Duration.ofMinutes(2), set)).isEqualTo(Status.OUT_OF_SERVICE);
+      assertThat(healthIn(Duration.ofMinutes(20), set)).isEqualTo(Status.DOWN);
+      assertThat(healthIn(Duration.ofHours(20), properties.getHealth()))
+          .as("the defaults: never")
+          .isEqualTo(Status.UP);
     } finally {
       transport.capability(QueueAdmin.class).orElseThrow().purge("parked", "nobody");
     }
   }
 
+  private static OnceProperties.Health thresholds(Duration outOfService, Duration down) {
+    OnceProperties.Health h = new OnceProperties.Health();
+    h.setBacklogAgeOutOfService(outOfService);
+    h.setBacklogAgeDown(down);
+    return h;
+  }
+
   /** The health as it will be {@code later}, read with a clock moved forward. */
-  private Status healthIn(Duration later) {
-    OnceHealthIndicator moved =
-        new OnceHealthIndicator(
-            () -> WorkloadStatus.read(dataSource, Dialects.postgresql(), Instant.now().plus(later)),
-            properties.getHealth());
-    return moved.health(true).getStatus();
+  private Status healthIn(Duration later, OnceProperties.Health thresholds) {
+    return indicator(later, thresholds).health(true).getStatus();
+  }
+
+  private OnceHealthIndicator indicator(Duration later, OnceProperties.Health thresholds) {
+    return new OnceHealthIndicator(
+        () -> WorkloadStatus.read(dataSource, Dialects.postgresql(), Instant.now().plus(later)),
+        thresholds);
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

@@ -41,7 +41,9 @@ import org.springframework.test.context.DynamicPropertySource;
       // run by HandlerKit only, never by the application
       "once.consumers.kit-broken.enabled=false",
       "once.metrics.refresh-interval=1s",
-      "once.destinations=dispatch,parked"
+      "once.destinations=dispatch,parked",
+      // the groups a platform probes: Once's health must never be in them
+      "management.endpoint.health.probes.enabled=true"
     })
 @Import(TestHandlers.class)
 abstract class WarehouseTest {

@@ -1,0 +1,428 @@
+package dev.once.spring.autoconfigure;
+
+import dev.once.ConfigurationException;
+import dev.once.ConsumerConfig;
+import dev.once.OnceConfig;
+import dev.once.RetentionPolicy;
+import dev.once.RetryPolicy;
+import dev.once.spi.Validate;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.OriginProvider;
+import org.springframework.core.env.Environment;
+import org.springframework.validation.BindingResult;
+import org.springframework.validation.Errors;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.Validator;
+
+/**
+ * Checks {@code once.*} while it is bound, so that a bad value fails the start in Boot's own report
+ * (Property, Value, Origin, Reason) before the application's beans exist. The rules are the core's
+ * own: each group of properties is turned into the core's value (a {@link ConsumerConfig}, a {@link
+ * RetryPolicy}, an {@link OnceConfig}, a transport's settings), and the {@link
+ * ConfigurationException} it throws is filed under the property its path came from — so {@code
+ * retry.maxAttempts} becomes {@code once.consumers.shipping.max-attempts} or {@code
+ * once.relay.max-attempts}, whichever was bound.
+ */
+final class OncePropertiesValidator implements Validator {
+  private static final Logger log = LoggerFactory.getLogger(OncePropertiesValidator.class);
+
+  /** The core's paths of the retry settings, and the properties they come from. */
+  private static final Map<String, String> RETRY =
+      Map.of(
+          "retry.maxAttempts", "maxAttempts",
+          "backoff.initial", "retryDelay",
+          "backoff.max", "maxRetryDelay");
+
+  private static final Map<String, String> CONSUMER =
+      Map.of(
+          "consumer.workers", "workers",
+          "consumer.batchSize", "batchSize",
+          "consumer.pollTimeout", "pollTimeout");
+
+  private static final Map<String, String> RELAY =
+      Map.of(
+          "relayBatchSize", "batchSize",
+          "relayIdleWait", "idleWait",
+          "confirmTimeout", "confirmTimeout");
+
+  private static final Map<String, String> ROOT =
+      Map.of("destinations", "destinations", "partitions", "partitions");
+
+  static final String RABBITMQ_CLASS = "dev.once.rabbitmq.RabbitTransport";
+  static final String KAFKA_CLASS = "dev.once.kafka.KafkaTransport";
+
+  private final ClassLoader classLoader;
+  private final Set<String> handlerConsumers;
+  private final Iterable<ConfigurationPropertySource> sources;
+
+  /**
+   * @param classLoader the application's, to tell which transport modules it has
+   * @param handlerConsumers the consumer ids of the application's {@code @OnceHandler} methods
+   * @param environment where the properties come from, to name each one's origin
+   */
+  OncePropertiesValidator(
+      ClassLoader classLoader, Set<String> handlerConsumers, Environment environment) {
+    this.classLoader = classLoader;
+    this.handlerConsumers = handlerConsumers;
+    this.sources = ConfigurationPropertySources.get(environment);
+  }
+
+  @Override
+  public boolean supports(Class<?> type) {
+    return type == OnceProperties.class
+        || type == OnceProperties.Consumer.class
+        || type == OnceProperties.Relay.class
+        || type == OnceProperties.Table.class
+        || type == OnceProperties.Rabbitmq.class
+        || type == OnceProperties.Kafka.class
+        || type == OnceProperties.Health.class
+        || type == OnceProperties.Metrics.class;
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    if (target instanceof OnceProperties p) {
+      root(p, errors);
+    } else if (target instanceof OnceProperties.Consumer c) {
+      consumer(c, errors);
+    } else if (target instanceof OnceProperties.Relay r) {
+      relay(r, errors);
+    } else if (target instanceof OnceProperties.Table t) {
+      check(
+          errors,
+          Map.of("visibilityTimeout", "visibilityTimeout"),
+          () -> Validate.positive("visibilityTimeout", t.getVisibilityTimeout()));
+    } else if (target instanceof OnceProperties.Rabbitmq r && present(RABBITMQ_CLASS)) {
+      check(errors, TransportChecks.RABBITMQ, () -> TransportChecks.rabbitmq(r));
+    } else if (target instanceof OnceProperties.Kafka k && present(KAFKA_CLASS)) {
+      check(errors, TransportChecks.KAFKA, () -> TransportChecks.kafka(k));
+    } else if (target instanceof OnceProperties.Health h) {
+      health(h, errors);
+    } else if (target instanceof OnceProperties.Metrics m) {
+      check(
+          errors,
+          Map.of("refreshInterval", "refreshInterval"),
+          () -> Validate.positive("refreshInterval", m.getRefreshInterval()));
+    }
+  }
+
+  private void root(OnceProperties p, Errors errors) {
+    check(
+        errors,
+        ROOT,
+        () ->
+            new OnceConfig(
+                new LinkedHashSet<>(p.getDestinations()),
+                p.getPartitions(),
+                200,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(30),
+                RetryPolicy.DEFAULT,
+                RetentionPolicy.DEFAULT,
+                null,
+                Clock.systemUTC()));
+    transportModule(p.getTransport(), errors);
+    unknownConsumers(p, errors);
+  }
+
+  private void transportModule(OnceProperties.TransportKind kind, Errors errors) {
+    String missing =
+        switch (kind) {
+          case RABBITMQ -> present(RABBITMQ_CLASS) ? null : "once-rabbitmq";
+          case KAFKA -> present(KAFKA_CLASS) ? null : "once-kafka";
+          case TABLE -> null;
+        };
+    if (missing != null) {
+      reject(
+          errors,
+          "transport",
+          "the "
+              + kind
+              + " transport is in the module dev.once:"
+              + missing
+              + ", which is not on the classpath: add it beside the starter, or choose one of "
+              + available());
+    }
+  }
+
+  /** The transports this application can use, as {@code once.transport} values. */
+  private String available() {
+    Set<String> out = new LinkedHashSet<>();
+    out.add(OnceProperties.TransportKind.TABLE.toString());
+    if (present(RABBITMQ_CLASS)) {
+      out.add(OnceProperties.TransportKind.RABBITMQ.toString());
+    }
+    if (present(KAFKA_CLASS)) {
+      out.add(OnceProperties.TransportKind.KAFKA.toString());
+    }
+    return String.join(", ", out);
+  }
+
+  /**
+   * A consumer id under {@code once.consumers} that no {@code @OnceHandler} uses is almost always a
+   * typo, and its settings would silently not apply to the consumer that was meant.
+   */
+  private void unknownConsumers(OnceProperties p, Errors errors) {
+    for (String id : p.getConsumers().keySet()) {
+      if (handlerConsumers.contains(id)) {
+        continue;
+      }
+      String problem =
+          "once.consumers."
+              + id
+              + ".* is set, but no @OnceHandler has consumer = \""
+              + id
+              + "\""
+              + closest(id)
+              + "; the consumers of this application are "
+              + handlerConsumers;
+      if (p.isFailOnUnknownConsumers()) {
+        String reason =
+            problem
+                + " (set once.fail-on-unknown-consumers=false if this configuration is shared"
+                + " with services that run other consumers)";
+        ConfigurationProperty first = firstUnder(errors.getObjectName(), "consumers", id);
+        if (first == null) {
+          errors.reject("once.consumers.unknown", reason);
+        } else {
+          String property = first.getName().toString();
+          ((BindingResult) errors)
+              .addError(
+                  new PropertyError(
+                      errors.getObjectName(),
+                      property.substring(errors.getObjectName().length() + 1),
+                      first.getValue(),
+                      reason,
+                      first.getOrigin()));
+        }
+      } else {
+        log.warn("once: {}", problem);
+      }
+    }
+  }
+
+  /** The first property set under {@code root.map.key}, for the line that set it. */
+  private ConfigurationProperty firstUnder(String root, String map, String key) {
+    ConfigurationPropertyName parent = ConfigurationPropertyName.of(root).append(map);
+    for (ConfigurationPropertySource source : sources) {
+      if (source instanceof IterableConfigurationPropertySource iterable) {
+        ConfigurationProperty found =
+            iterable.stream()
+                .filter(
+                    n ->
+                        parent.isAncestorOf(n)
+                            && n.getNumberOfElements() > parent.getNumberOfElements())
+                .filter(
+                    n ->
+                        key.equals(n.getElement(parent.getNumberOfElements(), Form.ORIGINAL))
+                            || key.equals(n.getElement(parent.getNumberOfElements(), Form.DASHED)))
+                .findFirst()
+                .map(iterable::getConfigurationProperty)
+                .orElse(null);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private String closest(String id) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String known : handlerConsumers) {
+      int d = distance(id, known);
+      if (d < bestDistance) {
+        best = known;
+        bestDistance = d;
+      }
+    }
+    return best != null && bestDistance <= Math.max(2, id.length() / 3)
+        ? " (did you mean \"" + best + "\"?)"
+        : "";
+  }
+
+  /** Levenshtein distance, for the "did you mean" of a mistyped consumer id. */
+  static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return previous[b.length()];
+  }
+
+  private void consumer(OnceProperties.Consumer c, Errors errors) {
+    check(
+        errors,
+        CONSUMER,
+        () ->
+            new ConsumerConfig(
+                "consumer",
+                "destination",
+                (tx, event) -> {},
+                c.getWorkers(),
+                c.getBatchSize(),
+                c.getPollTimeout(),
+                RetryPolicy.DEFAULT));
+    check(errors, RETRY, () -> retry(c.getMaxAttempts(), c.getRetryDelay(), c.getMaxRetryDelay()));
+  }
+
+  private void relay(OnceProperties.Relay r, Errors errors) {
+    check(
+        errors,
+        RELAY,
+        () ->
+            new OnceConfig(
+                Set.of(),
+                1,
+                r.getBatchSize(),
+                r.getIdleWait(),
+                r.getConfirmTimeout(),
+                RetryPolicy.DEFAULT,
+                RetentionPolicy.DEFAULT,
+                null,
+                Clock.systemUTC()));
+    check(errors, RETRY, () -> retry(r.getMaxAttempts(), r.getRetryDelay(), r.getMaxRetryDelay()));
+  }
+
+  /** The retry policy of a consumer's or the relay's properties, as the core builds it. */
+  static RetryPolicy retry(int maxAttempts, Duration retryDelay, Duration maxRetryDelay) {
+    return RetryPolicy.builder()
+        .maxAttempts(maxAttempts)
+        .backoff(retryDelay, maxRetryDelay)
+        .build();
+  }
+
+  /** The health thresholds are Spring's own (the core has no health): checked here. */
+  private void health(OnceProperties.Health h, Errors errors) {
+    if (h.getDeadLettersDown() < 0) {
+      reject(
+          errors,
+          "deadLettersDown",
+          "must be 0 (dead letters never turn the health DOWN, the default) or a count of open dead"
+              + " letters >= 1, was "
+              + h.getDeadLettersDown());
+    }
+    positiveIfSet(errors, "backlogAgeOutOfService", h.getBacklogAgeOutOfService());
+    positiveIfSet(errors, "backlogAgeDown", h.getBacklogAgeDown());
+    if (isPositive(h.getBacklogAgeOutOfService())
+        && isPositive(h.getBacklogAgeDown())
+        && h.getBacklogAgeDown().compareTo(h.getBacklogAgeOutOfService()) < 0) {
+      reject(
+          errors,
+          "backlogAgeDown",
+          "must be >= backlog-age-out-of-service ("
+              + h.getBacklogAgeOutOfService()
+              + "), was "
+              + h.getBacklogAgeDown());
+    }
+  }
+
+  private void positiveIfSet(Errors errors, String field, Duration value) {
+    if (value != null && !isPositive(value)) {
+      reject(errors, field, "must be > 0 (or left unset: never), was " + value);
+    }
+  }
+
+  private static boolean isPositive(Duration d) {
+    return d != null && !d.isNegative() && !d.isZero();
+  }
+
+  private boolean present(String className) {
+    try {
+      Class.forName(className, false, classLoader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /**
+   * Runs one of the core's checks, and files the {@link ConfigurationException} it throws under the
+   * property its path maps to, with the core's paths in the reason turned into property names.
+   */
+  private void check(Errors errors, Map<String, String> fields, Runnable check) {
+    try {
+      check.run();
+    } catch (ConfigurationException e) {
+      String field = fields.get(e.path());
+      if (field == null) {
+        errors.reject("once.invalid", e.getMessage());
+        return;
+      }
+      String reason = e.getMessage().substring(e.path().length()).strip();
+      for (Map.Entry<String, String> other : fields.entrySet()) {
+        reason = reason.replace(other.getKey(), dashed(other.getValue()));
+      }
+      reject(errors, field, reason);
+    }
+  }
+
+  /**
+   * Files {@code reason} under the property of {@code field}, written as in a properties file
+   * ({@code max-attempts}), with the origin of its value (Boot's own field errors name the Java
+   * field, {@code maxAttempts}).
+   */
+  private void reject(Errors errors, String field, String reason) {
+    String property = dashed(field);
+    ConfigurationPropertyName name =
+        ConfigurationPropertyName.of(errors.getObjectName()).append(property);
+    Origin origin = null;
+    for (ConfigurationPropertySource source : sources) {
+      ConfigurationProperty bound = source.getConfigurationProperty(name);
+      if (bound != null) {
+        origin = bound.getOrigin();
+        break;
+      }
+    }
+    ((BindingResult) errors)
+        .addError(
+            new PropertyError(
+                errors.getObjectName(), property, errors.getFieldValue(field), reason, origin));
+  }
+
+  /** A field error that carries the origin of its value, so that Boot's report shows it. */
+  private static final class PropertyError extends FieldError implements OriginProvider {
+    private static final long serialVersionUID = 1L;
+    private final transient Origin origin;
+
+    PropertyError(String object, String property, Object value, String reason, Origin origin) {
+      super(object, property, value, false, new String[] {"once.invalid"}, null, reason);
+      this.origin = origin;
+    }
+
+    @Override
+    public Origin getOrigin() {
+      return origin;
+    }
+  }
+
+  /** {@code maxRetryDelay} → {@code max-retry-delay}, as the property is written. */
+  static String dashed(String field) {
+    return field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+  }
+}
