@@ -1,9 +1,10 @@
 package dev.once;
 
 /**
- * Deletes old markers, sent outbox rows, resolved dead letters and forgotten attempt rows as its
- * {@link RetentionPolicy} says: in small batches, each its own short transaction, so no long lock
- * is held; by one instance per schema at a time (an advisory lock; the others skip the round).
+ * Deletes old markers, sent outbox rows, resolved dead letters and forgotten attempt and suspect
+ * rows (counted together as {@code attempts}) as its {@link RetentionPolicy} says: in small
+ * batches, each its own short transaction, so no long lock is held; by one instance per schema at a
+ * time (an advisory lock; the others skip the round).
  */
 public interface Retention extends AutoCloseable {
 

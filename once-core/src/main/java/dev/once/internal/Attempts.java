@@ -1,7 +1,6 @@
 package dev.once.internal;
 
 import dev.once.StoreException;
-import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
@@ -16,7 +15,8 @@ import javax.sql.DataSource;
 /**
  * The durable failure count of a consumer's events ({@code once_attempt}). Failures are written in
  * a short transaction of their own, after the handler's transaction rolled back, so the count
- * outlives it. Read only for deliveries the transport says it handed out before.
+ * outlives it. Read only for deliveries the transport says it handed out before. A crash counts as
+ * an attempt only when the event ran alone (see {@link Isolation}).
  */
 final class Attempts {
   /** Failures recorded for one event, and the last of them. */
@@ -32,34 +32,25 @@ final class Attempts {
     this.consumerId = consumerId;
   }
 
-  /** Known failures of the redelivered ones among {@code deliveries}, by event id. */
-  Map<String, Known> load(List<Delivery> deliveries) {
-    String[] ids =
-        deliveries.stream()
-            .filter(d -> d.deliveryCount() > 1 || d.redelivered())
-            .map(d -> d.event().id().value())
-            .toArray(String[]::new);
+  /** Known failures of these events, by event id, read on {@code c}. */
+  Map<String, Known> load(Connection c, List<String> ids) throws SQLException {
     Map<String, Known> known = new HashMap<>();
-    if (ids.length == 0) {
+    if (ids.isEmpty()) {
       return known;
     }
-    try (Connection c = dataSource.getConnection()) {
-      dialect
-          .admin()
-          .loadAttempts(c, consumerId, List.of(ids))
-          .forEach(
-              (id, a) ->
-                  known.put(
-                      id,
-                      new Known(
-                          a.attempts(),
-                          a.firstFailedAt(),
-                          STARTED.equals(a.errorClass())
-                              ? null
-                              : new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
-    } catch (SQLException e) {
-      throw new StoreException("read attempts of consumer " + consumerId, e);
-    }
+    dialect
+        .admin()
+        .loadAttempts(c, consumerId, ids)
+        .forEach(
+            (id, a) ->
+                known.put(
+                    id,
+                    new Known(
+                        a.attempts(),
+                        a.firstFailedAt(),
+                        STARTED.equals(a.errorClass())
+                            ? null
+                            : new Failure(a.errorClass(), a.fingerprint(), a.message(), false))));
     return known;
   }
 
@@ -67,29 +58,49 @@ final class Attempts {
   static final String STARTED = "dev.once.AttemptStarted";
 
   /**
-   * Counts attempt {@code attempt} of an event that runs alone, before its handler, in a committed
-   * transaction of its own: if the handler kills the process the count stays. Keeps the last real
-   * failure, if any. Returns what is now known.
+   * The row that counts attempt {@code attempt} of an event that runs alone, written before its
+   * handler in a committed transaction (see {@link Isolation#prepare}): if the handler kills the
+   * process the count stays. It keeps the last real failure, if any.
    */
-  Known start(String eventId, int attempt, Known before, Instant now) {
+  FailedAttempt started(String eventId, int attempt, Known before, Instant now) {
     Instant first = before == null ? now : before.firstFailedAt();
     Failure last = before == null ? null : before.last();
     Failure kept = last != null ? last : new Failure(STARTED, "started", null, false);
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(true);
-      // recordAttempts sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
-      dialect
-          .admin()
-          .recordAttempts(c, List.of(kept.attempt(consumerId, eventId, attempt, first, now)));
-    } catch (SQLException e) {
-      throw new StoreException("count the attempt of consumer " + consumerId, e);
+    // recordAttempts sets greatest(known + 1, attempt): exactly attempt, as known = attempt - 1
+    return kept.attempt(consumerId, eventId, attempt, first, now);
+  }
+
+  /** What is known once {@link #started} is written. */
+  static Known afterStart(int attempt, Known before, Instant now) {
+    return new Known(
+        attempt,
+        before == null ? now : before.firstFailedAt(),
+        before == null ? null : before.last());
+  }
+
+  /**
+   * Counts attempt {@code attempt} of an event whose run threw an {@link Error} (its worker crashed
+   * in this process, so it is known to be the one), in a short transaction: as {@link #started}
+   * does, keeping the last real failure; {@code error} only when there is none. If {@code counted},
+   * the attempt was counted before its run (it ran alone) and only a missing failure is filled in.
+   */
+  void crashed(
+      String eventId, int attempt, Known before, boolean counted, Failure error, Instant now) {
+    if (before != null && before.last() != null) {
+      if (!counted) {
+        write(List.of(), List.of(started(eventId, attempt, before, now)));
+      }
+      return;
     }
-    return new Known(attempt, first, last);
+    Instant first = before == null ? now : before.firstFailedAt();
+    write(
+        counted ? List.of(eventId) : List.of(),
+        List.of(error.attempt(consumerId, eventId, attempt, first, now)));
   }
 
   /**
    * Records one failed attempt per entry, in one short transaction. An attempt in {@code started}
-   * was counted already (see {@link #start}): its row is replaced, keeping the count.
+   * was counted already (see {@link #started}): its row is replaced, keeping the count.
    */
   void record(
       Map<String, Failure> failures,
@@ -109,6 +120,11 @@ final class Attempts {
       }
       rows.add(f.getValue().attempt(consumerId, f.getKey(), attemptOf.get(f.getKey()), first, now));
     }
+    write(replaced, rows);
+  }
+
+  /** In one transaction: deletes the rows of {@code replaced}, then upserts {@code rows}. */
+  private void write(List<String> replaced, List<FailedAttempt> rows) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {

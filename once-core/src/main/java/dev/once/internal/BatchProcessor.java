@@ -5,6 +5,8 @@ import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.StoreException;
 import dev.once.internal.DeliveryRunner.Undo;
+import dev.once.internal.Isolation.Group;
+import dev.once.internal.Isolation.Plan;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
 import java.sql.Connection;
@@ -17,21 +19,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Processes one polled batch in one transaction: the batch's markers in one {@code INSERT … ON
- * CONFLICT DO NOTHING}, then the handler of each delivery whose marker this transaction inserted
- * (see {@link DeliveryRunner}). A failing handler's changes and marker are undone and the others
- * commit together (see {@link #firstUndo}). Failures are then recorded in a short transaction of
- * their own, and only after that are the deliveries acknowledged (processed, duplicate, stale,
- * dead-lettered) or returned with a backoff (retry).
+ * Processes one polled batch: fresh deliveries in one transaction, redeliveries that may have
+ * crashed their process in groups (see {@link Isolation}). In each transaction the markers go in
+ * one {@code INSERT … ON CONFLICT DO NOTHING}, then the handler of each delivery whose marker this
+ * transaction inserted (see {@link DeliveryRunner}). A failing handler's changes and marker are
+ * undone and the others commit together (see {@link #firstUndo}). Failures are then recorded in a
+ * short transaction of their own, and only after that are the deliveries acknowledged (processed,
+ * duplicate, stale, dead-lettered) or returned with a backoff (retry).
+ *
+ * <p>An {@link Error} crashes the worker (see {@link ConsumerImpl}), but first the deliveries it
+ * holds are handed back as known returns: the delivery whose handler threw it has the attempt
+ * counted, the others are released unsuspected.
  */
 final class BatchProcessor {
+  private static final Logger log = LoggerFactory.getLogger(BatchProcessor.class);
+
   private final OnceImpl once;
   private final ConsumerConfig config;
   private final Listeners listener;
   private final Attempts attempts;
   private final DeliveryRunner runner;
+  private final Isolation isolation;
+  private final AtomicLong progress = new AtomicLong();
 
   private static final int SAVEPOINT_BATCHES_AFTER_FAILURE = 16;
   private final AtomicInteger savepointBatchesLeft = new AtomicInteger();
@@ -42,6 +56,15 @@ final class BatchProcessor {
     this.listener = once.listener();
     this.attempts = new Attempts(once.dataSource(), once.dialect(), config.consumerId());
     this.runner = new DeliveryRunner(once, config, attempts);
+    this.isolation = new Isolation(once, config, attempts, new Returns());
+  }
+
+  /**
+   * Commits made so far: batches, recorded failures, raised suspects. An {@link Error} with none
+   * since the previous one is a worker that gets nowhere (see {@link ConsumerImpl}).
+   */
+  long progress() {
+    return progress.get();
   }
 
   int process(Receiver receiver) throws InterruptedException {
@@ -69,50 +92,135 @@ final class BatchProcessor {
     if (held.isEmpty()) {
       return;
     }
-    List<Delivery> fresh = new ArrayList<>(held.size());
-    List<Delivery> suspects = new ArrayList<>();
-    for (Delivery d : held) {
-      (isSuspect(d) ? suspects : fresh).add(d);
-    }
-    for (Delivery d : suspects) {
-      handle(receiver, List.of(d), true);
-      held.removeIf(h -> h == d);
-    }
-    if (!fresh.isEmpty()) {
-      handle(receiver, fresh, false);
-      held.clear();
+    Plan plan = isolation.plan(receiver, held);
+    List<Group> groups = plan.groups;
+    for (int i = 0; i < groups.size(); i++) {
+      Group g = groups.get(i);
+      Delivery[] running = new Delivery[1];
+      int[] stage = new int[1]; // NONE, COMMITTED or SETTLING
+      try {
+        if (isolation.prepare(g, plan)) {
+          progress.incrementAndGet();
+        }
+        handle(receiver, g, plan, running, stage);
+      } catch (Error e) {
+        List<Group> left = groups.subList(stage[0] == SETTLING ? i + 1 : i, groups.size());
+        if (!left.isEmpty()) {
+          handBack(receiver, plan, left, running[0], stage[0] == COMMITTED, e);
+        }
+        throw e;
+      } catch (RuntimeException e) {
+        // kept for a retry after a lost connection, or handed back as the receiver closes
+        isolation.remember(groups.subList(stage[0] == NONE ? i : i + 1, groups.size()), plan);
+        if (stage[0] != NONE) {
+          g.members().forEach(isolation::rememberFresh);
+        }
+        throw e;
+      }
+      for (Delivery d : g.members()) {
+        held.removeIf(h -> h == d);
+      }
     }
   }
 
   /**
-   * A delivery that came back: its batch may have crashed the process or thrown an {@link Error}
-   * (or failed, or its worker stopped). It runs alone, with its attempt recorded durably before its
-   * handler, so that a poison crashes only itself and innocents of its batch are not charged for
-   * it.
+   * After an {@link Error} in group {@code left.get(0)}: counts the attempt of the delivery whose
+   * run threw it ({@code culprit}, null if none: the Error came before or after the handlers),
+   * returns it with the retry delay, and releases every other delivery still held, remembered as
+   * what it was. Best effort: what cannot be handed back comes back when the receiver closes.
    */
-  private static boolean isSuspect(Delivery d) {
-    return !d.isMalformed() && (d.redelivered() || d.deliveryCount() > 1);
+  private void handBack(
+      Receiver receiver,
+      Plan plan,
+      List<Group> left,
+      Delivery culprit,
+      boolean committed,
+      Error e) {
+    isolation.remember(left, plan);
+    if (committed) {
+      left.get(0).members().forEach(isolation::rememberFresh);
+    }
+    Integer attempt = culprit == null || culprit.isMalformed() ? null : charge(culprit, plan, e);
+    List<Delivery> fresh = new ArrayList<>();
+    List<Delivery> suspects = new ArrayList<>();
+    for (Group g : left) {
+      for (Delivery d : g.members()) {
+        if (d != culprit || attempt == null) {
+          // a suspect keeps its flag for whoever gets it next; a fresh one is released unflagged
+          (g.suspect() && !committed ? suspects : fresh).add(d);
+        }
+      }
+    }
+    try {
+      if (attempt != null) {
+        isolation.rememberFresh(culprit);
+        receiver.nack(List.of(culprit), config.retry().delay(attempt));
+      }
+      if (!fresh.isEmpty()) {
+        receiver.release(fresh);
+      }
+      if (!suspects.isEmpty()) {
+        receiver.nack(suspects, Duration.ZERO);
+      }
+    } catch (RuntimeException failed) {
+      log.debug(
+          "consumer {}: handing back after a crash failed ({}); they come back anyway",
+          config.consumerId(),
+          failed.toString());
+    }
   }
 
-  private void handle(Receiver receiver, List<Delivery> deliveries, boolean isolated) {
+  /**
+   * Counts the attempt of the delivery whose run threw {@code e}, in a short transaction, as a
+   * crash does (the last real failure kept; the Error itself if there is none); returns its number,
+   * or null if it could not be recorded (it then comes back suspect).
+   */
+  private Integer charge(Delivery culprit, Plan plan, Error e) {
+    String id = culprit.event().id().value();
+    Attempts.Known k = plan.known.get(id);
+    Integer counted = plan.counted.get(id); // counted already: it ran alone
+    int attempt = counted != null ? counted : k == null ? 1 : k.attempts() + 1;
+    try {
+      attempts.crashed(
+          id,
+          attempt,
+          k,
+          counted != null,
+          Failure.of(e, culprit.event().payload()),
+          once.config().clock().instant());
+      progress.incrementAndGet();
+      return attempt;
+    } catch (RuntimeException failed) {
+      log.debug(
+          "consumer {}: the crash's attempt was not counted: {}", config.consumerId(), failed);
+      return null;
+    }
+  }
+
+  /** How far a group got: {@code stage} of {@link #handle}. */
+  private static final int NONE = 0;
+
+  private static final int COMMITTED = 1;
+  private static final int SETTLING = 2;
+
+  private void handle(Receiver receiver, Group g, Plan plan, Delivery[] running, int[] stage) {
     long started = System.nanoTime();
+    List<Delivery> deliveries = g.members();
     List<ReceivedEvent> events = new ArrayList<>(deliveries.size());
     for (Delivery d : deliveries) {
       events.add(
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Map<String, Attempts.Known> known = new HashMap<>(attempts.load(deliveries));
-    Map<String, Integer> attemptOf = isolated ? startAlone(events.get(0), known) : Map.of();
+    Batch batch = new Batch(deliveries, events, plan, plan.toClear(g), running);
     List<HandledDelivery> handled = null;
-    Map<String, Exception> failedBefore = new HashMap<>();
     Undo undo = firstUndo(deliveries.size());
     for (boolean done = false; !done; ) {
       try {
-        handled = commitBatch(deliveries, events, known, attemptOf, undo, failedBefore);
+        handled = commitBatch(batch, undo);
         done = true;
       } catch (DeliveryRunner.RerunWithSavepoints e) {
-        failedBefore.put(e.eventId, e.failure);
+        batch.failedBefore.put(e.eventId, e.failure);
         if (once.transactions().undoesOnConnection()) {
           savepointBatchesLeft.set(SAVEPOINT_BATCHES_AFTER_FAILURE);
           undo = Undo.TO_SAVEPOINT;
@@ -120,30 +228,39 @@ final class BatchProcessor {
       }
     }
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
+      isolation.remember(List.of(g), plan);
       receiver.nack(deliveries, config.retry().backoff().initial());
       return;
     }
+    stage[0] = COMMITTED;
+    progress.incrementAndGet();
     listener.committed(events);
-    recordFailures(handled, isolated ? known : null);
+    stage[0] = SETTLING;
+    recordFailures(handled, plan.started());
     acknowledge(receiver, handled, started);
   }
 
-  /**
-   * Counts the attempt of a delivery that runs alone before its handler, in a committed
-   * transaction: if it kills the process, the count stays. Its attempt is one more than the
-   * failures recorded; one that comes back without any recorded failure is charged one attempt for
-   * the batch it came from (it may be the poison that crashed it). Returns that attempt number; the
-   * known count (in {@code known}) then includes it.
-   */
-  private Map<String, Integer> startAlone(ReceivedEvent event, Map<String, Attempts.Known> known) {
-    String id = event.id().value();
-    Attempts.Known k = known.get(id);
-    int max = config.retry().maxAttempts();
-    int attempt = k == null ? Math.min(2, max) : k.attempts() + 1;
-    if (attempt <= max) {
-      known.put(id, attempts.start(id, attempt, k, once.config().clock().instant()));
+  /** One group's transaction and what it needs. */
+  private static final class Batch {
+    final List<Delivery> deliveries;
+    final List<ReceivedEvent> events;
+    final Plan plan;
+    final List<String> suspectsToClear;
+    final Delivery[] running;
+    final Map<String, Exception> failedBefore = new HashMap<>();
+
+    Batch(
+        List<Delivery> deliveries,
+        List<ReceivedEvent> events,
+        Plan plan,
+        List<String> suspectsToClear,
+        Delivery[] running) {
+      this.deliveries = deliveries;
+      this.events = events;
+      this.plan = plan;
+      this.suspectsToClear = suspectsToClear;
+      this.running = running;
     }
-    return Map.of(id, attempt);
   }
 
   /**
@@ -168,14 +285,8 @@ final class BatchProcessor {
   }
 
   /** Each delivery's result, or null if the whole transaction must be tried again. */
-  private List<HandledDelivery> commitBatch(
-      List<Delivery> deliveries,
-      List<ReceivedEvent> events,
-      Map<String, Attempts.Known> known,
-      Map<String, Integer> attemptOf,
-      Undo undo,
-      Map<String, Exception> failedBefore) {
-    List<HandledDelivery> handled = new ArrayList<>(events.size());
+  private List<HandledDelivery> commitBatch(Batch batch, Undo undo) {
+    List<HandledDelivery> handled = new ArrayList<>(batch.events.size());
     Runnable wakeRelays =
         () -> {
           if (handled.stream().anyMatch(h -> h.published() > 0)) {
@@ -187,14 +298,14 @@ final class BatchProcessor {
           .inTransaction(
               c -> {
                 handled.clear();
-                runBatch(c, deliveries, events, known, attemptOf, undo, failedBefore, handled);
+                runBatch(c, batch, undo, handled);
                 return null;
               },
               wakeRelays);
       return handled;
     } catch (SQLException e) {
       if (once.dialect().isTransient(e)) {
-        listener.transientRollback(events, e);
+        listener.transientRollback(batch.events, e);
         if (!StoreOutage.is(e)) {
           return null; // a conflict: returned to the transport, to run again soon
         }
@@ -208,32 +319,29 @@ final class BatchProcessor {
     }
   }
 
-  private void runBatch(
-      Connection c,
-      List<Delivery> deliveries,
-      List<ReceivedEvent> events,
-      Map<String, Attempts.Known> known,
-      Map<String, Integer> attemptOf,
-      Undo undo,
-      Map<String, Exception> failedBefore,
-      List<HandledDelivery> handled)
+  private void runBatch(Connection c, Batch batch, Undo undo, List<HandledDelivery> handled)
       throws SQLException {
-    Set<String> inserted = runner.insertMarkers(c, wellFormed(deliveries, events));
-    for (int i = 0; i < events.size(); i++) {
-      ReceivedEvent e = events.get(i);
+    Set<String> inserted = runner.insertMarkers(c, wellFormed(batch.deliveries, batch.events));
+    for (int i = 0; i < batch.events.size(); i++) {
+      ReceivedEvent e = batch.events.get(i);
       String id = e.id().value();
       // the same event twice in one batch: only its first delivery acts
       boolean acts = inserted.remove(id);
+      batch.running[0] = batch.deliveries.get(i);
       handled.add(
           runner.run(
               c,
-              deliveries.get(i),
+              batch.deliveries.get(i),
               e,
-              known.get(id),
-              attemptOf.get(id),
+              batch.plan.known.get(id),
+              batch.plan.counted.get(id),
               acts,
               undo,
-              failedBefore.get(id)));
+              batch.failedBefore.get(id)));
+      batch.running[0] = null;
+    }
+    if (!batch.suspectsToClear.isEmpty()) { // the group commits: it did not crash its process
+      once.dialect().admin().clearSuspects(c, config.consumerId(), batch.suspectsToClear);
     }
   }
 
@@ -250,7 +358,8 @@ final class BatchProcessor {
   }
 
   /**
-   * {@code started}: the known attempts of an isolated delivery, whose count already includes it.
+   * {@code started}: the known attempts of the deliveries whose attempt was counted before their
+   * run (they ran alone), whose count already includes it.
    */
   private void recordFailures(List<HandledDelivery> handled, Map<String, Attempts.Known> started) {
     Map<String, Failure> failures = new LinkedHashMap<>();
@@ -261,7 +370,10 @@ final class BatchProcessor {
         attemptOf.put(h.event().id().value(), h.attempt());
       }
     }
-    attempts.record(failures, attemptOf, started, once.config().clock().instant());
+    if (!failures.isEmpty()) {
+      attempts.record(failures, attemptOf, started, once.config().clock().instant());
+      progress.incrementAndGet();
+    }
   }
 
   private void acknowledge(Receiver receiver, List<HandledDelivery> handled, long started) {
@@ -276,6 +388,7 @@ final class BatchProcessor {
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
+        isolation.rememberFresh(h.delivery()); // it failed, known: not a suspect when it is back
         receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
     }

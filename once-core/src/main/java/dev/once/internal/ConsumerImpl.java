@@ -10,11 +10,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a consumer's worker threads. Each worker owns a receiver and loops over {@link
- * BatchProcessor#process}. An {@link Error} from a batch is a crash of that worker: its receiver is
- * closed without acknowledging anything (so the broker hands the deliveries out again) and a fresh
- * one replaces it, as a restarted process would. A store failure is retried with backoff; when the
- * database could not be reached at all ({@link StoreOutage}) the worker keeps its receiver and the
- * deliveries it had not settled, and handles them again after the pause.
+ * BatchProcessor#process}. An {@link Error} from a batch is a crash of that worker: what it held is
+ * handed back (see {@link BatchProcessor}), its receiver is closed and a fresh one replaces it, as
+ * a restarted process would. A store failure is retried with backoff; when the database could not
+ * be reached at all ({@link StoreOutage}) the worker keeps its receiver and the deliveries it had
+ * not settled, and handles them again after the pause.
  */
 final class ConsumerImpl implements Consumer {
   private static final Logger log = LoggerFactory.getLogger(ConsumerImpl.class);
@@ -81,7 +81,7 @@ final class ConsumerImpl implements Consumer {
     Backoff backoff = new Backoff();
     int outageTries = 0;
     long outageSince = 0;
-    int crashesInARow = 0;
+    long progressAtLastCrash = -1;
     while (running) {
       try {
         if (receiver == null) {
@@ -93,7 +93,6 @@ final class ConsumerImpl implements Consumer {
           processor.handleHeld(receiver, held);
         }
         backoff.reset();
-        crashesInARow = 0;
         if (outageTries > 0) {
           log.info(
               "consumer {} has a database connection again, after {} failed tries in {} ms",
@@ -140,12 +139,15 @@ final class ConsumerImpl implements Consumer {
               "consumer {} worker crashed: {}; deliveries come back",
               config.consumerId(),
               Failure.withoutMessage(e));
-          // The first crash resumes at once (a poison's redelivery is isolated and charged); an
-          // Error that comes back without a batch succeeding in between is not a poison the next
-          // try will dead-letter but a broken worker: pause as after any failure, never spin.
-          if (++crashesInARow > 1) {
+          // A crash resumes at once while the worker gets somewhere: the crash counted the
+          // attempt of the delivery that threw it, or a batch, a failure or a suspect's level was
+          // committed since the last one. An Error with no commit since the previous one (a broken
+          // client, a listener that throws on every batch) is a broken worker: pause, never spin.
+          long now = processor.progress();
+          if (now == progressAtLastCrash) {
             backoff.pause();
           }
+          progressAtLastCrash = now;
         } else {
           log.warn(
               "consumer {} batch failed; again in {}: {}",
@@ -156,7 +158,22 @@ final class ConsumerImpl implements Consumer {
         }
       }
     }
+    releaseQuietly(receiver, held);
     closeQuietly(receiver);
+  }
+
+  /**
+   * A worker that stops with deliveries it kept through a database outage hands them back unrun:
+   * where the transport can, without the redelivered flag that would make them suspects.
+   */
+  private static void releaseQuietly(dev.once.spi.Receiver receiver, List<Delivery> held) {
+    if (receiver != null && !held.isEmpty()) {
+      try {
+        receiver.release(held);
+      } catch (RuntimeException ignored) {
+        // the database or broker is down: they come back when their claim or channel ends
+      }
+    }
   }
 
   private static void closeQuietly(dev.once.spi.Receiver receiver) {

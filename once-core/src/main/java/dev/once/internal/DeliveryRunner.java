@@ -90,11 +90,9 @@ final class DeliveryRunner {
       Undo undo,
       Exception failedBefore)
       throws SQLException {
-    // counted: the attempt of a delivery run alone, recorded before (see BatchProcessor)
-    int attempt =
-        counted != null
-            ? counted
-            : Math.max(d.deliveryCount(), known == null ? 1 : known.attempts() + 1);
+    // counted: the attempt of a delivery run alone, recorded before (see Isolation). The broker's
+    // delivery count is not an attempt: a cut connection or a bisection round raises it too.
+    int attempt = counted != null ? counted : known == null ? 1 : known.attempts() + 1;
     if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
       Failure failure = Failure.malformed(d.malformed());
       deadLetter(c, event, 1, known, failure);

@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,6 +100,55 @@ public class MariaDbAdmin implements AdminDialect {
   public void deleteAttempts(Connection c, String consumerId, String eventId) throws SQLException {
     MariaDbJdbc.update(
         c, "DELETE FROM once_attempt WHERE consumer_id = ? AND event_id = ?", consumerId, eventId);
+  }
+
+  @Override
+  public Map<String, Integer> loadSuspects(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException {
+    Map<String, Integer> levels = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT event_id, level FROM once_suspect WHERE consumer_id = ? AND event_id IN (%s)"
+                .formatted(in(eventIds.size())))) {
+      MariaDbJdbc.bind(ps, params(List.of(consumerId), eventIds));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          levels.put(rs.getString("event_id"), rs.getInt("level"));
+        }
+      }
+    }
+    return levels;
+  }
+
+  @Override
+  public void raiseSuspects(
+      Connection c, String consumerId, Map<String, Integer> levels, Instant raisedAt)
+      throws SQLException {
+    List<String> ids = levels.keySet().stream().sorted().toList(); // one lock order for all
+    List<Object> values = new ArrayList<>(ids.size() * 4);
+    for (String id : ids) {
+      values.addAll(List.of(consumerId, id, levels.get(id), raisedAt));
+    }
+    MariaDbJdbc.update(
+        c,
+        """
+        INSERT INTO once_suspect (consumer_id, event_id, level, raised_at)
+        VALUES %s
+        ON DUPLICATE KEY UPDATE
+               level = greatest(level, VALUES(level)), raised_at = VALUES(raised_at)
+        """
+            .formatted(String.join(", ", Collections.nCopies(ids.size(), "(?, ?, ?, ?)"))),
+        values.toArray());
+  }
+
+  @Override
+  public void clearSuspects(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException {
+    MariaDbJdbc.update(
+        c,
+        "DELETE FROM once_suspect WHERE consumer_id = ? AND event_id IN (%s)"
+            .formatted(in(eventIds.size())),
+        params(List.of(consumerId), eventIds));
   }
 
   /**
@@ -410,6 +460,12 @@ public class MariaDbAdmin implements AdminDialect {
         "DELETE FROM once_dead_letter WHERE status <> 'dead' AND resolved_at < ? LIMIT ?",
         before,
         limit);
+  }
+
+  @Override
+  public int deleteOldSuspects(Connection c, Instant before, int limit) throws SQLException {
+    return MariaDbJdbc.update(
+        c, "DELETE FROM once_suspect WHERE raised_at < ? LIMIT ?", before, limit);
   }
 
   @Override

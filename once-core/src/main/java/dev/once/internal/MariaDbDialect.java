@@ -36,7 +36,7 @@ public class MariaDbDialect implements Dialect {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once.sql");
+    return List.of("V1__once.sql", "V2__once_suspect.sql");
   }
 
   @Override

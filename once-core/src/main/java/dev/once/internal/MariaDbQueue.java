@@ -143,6 +143,18 @@ public class MariaDbQueue implements QueueDialect {
   }
 
   @Override
+  public void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException {
+    MariaDbJdbc.update(
+        c,
+        """
+        UPDATE once_queue SET visible_at = ?, delivery_count = greatest(delivery_count - 1, 0)
+         WHERE id IN (%s)
+        """
+            .formatted(in(ids.size())),
+        params(List.of(visibleAt), ids));
+  }
+
+  @Override
   public long depth(Connection c, String consumerGroup) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT count(*) FROM once_queue WHERE consumer_group = ?")) {

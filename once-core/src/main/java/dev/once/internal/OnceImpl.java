@@ -98,6 +98,7 @@ public final class OnceImpl implements Once {
           "once_queue_binding",
           "once_operation",
           "once_attempt",
+          "once_suspect",
           "once_dead_letter",
           "once_dead_letter_action",
           "once_version");
@@ -171,7 +172,10 @@ public final class OnceImpl implements Once {
 
   /**
    * A message that kills the process is dead-lettered by Once at its delivery {@code maxAttempts +
-   * 1}; a broker that gives up before that dead-letters it on its own, where Once never sees it.
+   * rounds + 2} (one that crashes a batch, {@code rounds = log2(batchSize)} groups that halve until
+   * it runs alone, {@code maxAttempts} alone, then the dead letter); the innocents of its batch
+   * come back once per round. A broker that gives up before that dead-letters them on its own (it
+   * may deliver a message {@code limit + 1} times).
    */
   private void checkDeliveryLimit(ConsumerConfig c) {
     OptionalInt limit =
@@ -180,19 +184,27 @@ public final class OnceImpl implements Once {
             .map(d -> OptionalInt.of(d.deliveryLimit()))
             .orElse(OptionalInt.empty());
     int max = c.retry().maxAttempts();
-    if (limit.isPresent() && limit.getAsInt() <= max) {
+    int rounds = 31 - Integer.numberOfLeadingZeros(c.batchSize());
+    int needed = max + rounds + 2;
+    if (limit.isPresent() && limit.getAsInt() + 1 < needed) {
       throw new ConfigurationException(
           "consumer.retry.maxAttempts",
           "is "
               + max
               + " for consumer '"
               + c.consumerId()
-              + "', not below the "
+              + "' with batchSize "
+              + c.batchSize()
+              + ": a message that kills the process may be delivered "
+              + needed
+              + " times before Once dead-letters it (maxAttempts + log2(batchSize) + 2), more than"
+              + " the "
               + transport.name()
               + " delivery limit "
               + limit.getAsInt()
-              + ": the broker would dead-letter a message that kills the process before Once"
-              + " counts its attempts; lower maxAttempts or raise the transport's deliveryLimit");
+              + " allows: lower maxAttempts or batchSize, or raise the transport's deliveryLimit to"
+              + " at least "
+              + (needed - 1));
     }
   }
 

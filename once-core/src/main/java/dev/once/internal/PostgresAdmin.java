@@ -96,6 +96,55 @@ public class PostgresAdmin implements AdminDialect {
   }
 
   @Override
+  public Map<String, Integer> loadSuspects(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException {
+    Map<String, Integer> levels = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            """
+            SELECT event_id, level FROM once_suspect
+             WHERE consumer_id = ? AND event_id = ANY(?::text[])
+            """)) {
+      Jdbc.bind(ps, consumerId, c.createArrayOf("text", eventIds.toArray(new String[0])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          levels.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    return levels;
+  }
+
+  @Override
+  public void raiseSuspects(
+      Connection c, String consumerId, Map<String, Integer> levels, Instant raisedAt)
+      throws SQLException {
+    List<String> ids = levels.keySet().stream().sorted().toList(); // one lock order for all
+    Jdbc.update(
+        c,
+        """
+        INSERT INTO once_suspect AS s (consumer_id, event_id, level, raised_at)
+        SELECT ?, u.id, u.level, ? FROM unnest(?::text[], ?::int[]) AS u(id, level)
+        ON CONFLICT (consumer_id, event_id) DO UPDATE
+           SET level = greatest(s.level, EXCLUDED.level), raised_at = EXCLUDED.raised_at
+        """,
+        consumerId,
+        raisedAt,
+        c.createArrayOf("text", ids.toArray(new String[0])),
+        Jdbc.intArray(c, ids.stream().map(levels::get).toList()));
+  }
+
+  @Override
+  public void clearSuspects(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException {
+    Jdbc.update(
+        c,
+        "DELETE FROM once_suspect WHERE consumer_id = ? AND event_id = ANY(?::text[])",
+        consumerId,
+        c.createArrayOf("text", eventIds.toArray(new String[0])));
+  }
+
+  @Override
   public boolean insertDeadLetter(Connection c, Event event, FailedAttempt f, Instant deadAt)
       throws SQLException {
     return Jdbc.update(
@@ -376,6 +425,19 @@ public class PostgresAdmin implements AdminDialect {
         DELETE FROM once_dead_letter
          WHERE id IN (SELECT id FROM once_dead_letter
                        WHERE status <> 'dead' AND resolved_at < ? LIMIT ?)
+        """,
+        before,
+        limit);
+  }
+
+  @Override
+  public int deleteOldSuspects(Connection c, Instant before, int limit) throws SQLException {
+    return Jdbc.update(
+        c,
+        """
+        DELETE FROM once_suspect
+         WHERE (consumer_id, event_id) IN (SELECT consumer_id, event_id FROM once_suspect
+                                            WHERE raised_at < ? LIMIT ?)
         """,
         before,
         limit);

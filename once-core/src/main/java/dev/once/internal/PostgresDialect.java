@@ -39,7 +39,8 @@ public class PostgresDialect implements Dialect {
         "V1__once_core.sql",
         "V2__once_operations.sql",
         "V3__once_workload.sql",
-        "V4__once_dead_letter_crash.sql");
+        "V4__once_dead_letter_crash.sql",
+        "V5__once_suspect.sql");
   }
 
   @Override

@@ -136,6 +136,18 @@ public class PostgresQueue implements QueueDialect {
   }
 
   @Override
+  public void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException {
+    Jdbc.update(
+        c,
+        """
+        UPDATE once_queue SET visible_at = ?, delivery_count = greatest(delivery_count - 1, 0)
+         WHERE id = ANY(?::bigint[])
+        """,
+        visibleAt,
+        Jdbc.longArray(c, ids));
+  }
+
+  @Override
   public long depth(Connection c, String consumerGroup) throws SQLException {
     return Jdbc.queryLong(
         c, "SELECT count(*) FROM once_queue WHERE consumer_group = ?", consumerGroup);

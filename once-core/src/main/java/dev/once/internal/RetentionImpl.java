@@ -48,7 +48,8 @@ final class RetentionImpl implements Retention {
             drain(c, admin::deleteOldMarkers, now.minus(policy.markers())),
             drain(c, admin::deleteSentOutbox, now.minus(policy.sentOutbox())),
             drain(c, admin::deleteResolvedDeadLetters, now.minus(policy.resolvedDeadLetters())),
-            drain(c, admin::deleteOldAttempts, now.minus(policy.markers())));
+            drain(c, admin::deleteOldAttempts, now.minus(policy.markers()))
+                + drain(c, admin::deleteOldSuspects, now.minus(policy.markers())));
       } finally {
         admin.retentionUnlock(c);
       }

@@ -34,6 +34,24 @@ public interface AdminDialect {
   void deleteAttempts(Connection c, String consumerId, String eventId) throws SQLException;
 
   /**
+   * The suspicion levels of these events of {@code consumerId} ({@code once_suspect}), by event id;
+   * absent: not suspected. A level is how many groups the event ran in, in a row, that never
+   * committed (see {@code docs/OPERATING.md}, "What comes back").
+   */
+  Map<String, Integer> loadSuspects(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException;
+
+  /**
+   * Sets each event's suspicion level, keeping a higher stored one, with {@code raisedAt}: one
+   * statement for a whole group, committed before the group runs.
+   */
+  void raiseSuspects(Connection c, String consumerId, Map<String, Integer> levels, Instant raisedAt)
+      throws SQLException;
+
+  /** Forgets the suspicion of these events: the group they ran in is committing. */
+  void clearSuspects(Connection c, String consumerId, List<String> eventIds) throws SQLException;
+
+  /**
    * Writes a dead letter of {@code event} (status {@code dead}, dead at {@code deadAt}); false if
    * that consumer already holds an open one for the event. A replayed or discarded one is reopened
    * with the new failure.
@@ -119,6 +137,12 @@ public interface AdminDialect {
    * event is long gone); returns how many.
    */
   int deleteOldAttempts(Connection c, Instant before, int limit) throws SQLException;
+
+  /**
+   * Deletes at most {@code limit} suspicion rows raised before {@code before} (left by an event the
+   * broker dead-lettered on its own, say); returns how many.
+   */
+  int deleteOldSuspects(Connection c, Instant before, int limit) throws SQLException;
 
   /**
    * What is waiting at {@code now}: unsent and parked outbox rows per destination, table-queue rows

@@ -48,6 +48,13 @@ public interface QueueDialect {
   /** Makes the rows with these ids visible again at {@code visibleAt}. */
   void nack(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;
 
+  /**
+   * Hands the rows with these ids back unrun, visible at {@code visibleAt}: their claim is undone,
+   * delivery count included, so that the next claim does not flag them redelivered (a worker that
+   * stopped, or a batch another delivery crashed, returns them this way).
+   */
+  void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;
+
   /** The number of rows waiting for the group, in flight or not. */
   long depth(Connection c, String consumerGroup) throws SQLException;
 

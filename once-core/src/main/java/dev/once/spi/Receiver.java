@@ -36,6 +36,26 @@ public interface Receiver extends AutoCloseable {
   /** Returns these deliveries to the broker, to come back after {@code delay} (best effort). */
   void nack(List<Delivery> deliveries, Duration delay);
 
+  /**
+   * Returns these deliveries unrun, to come back at once: the worker stopped, or another delivery
+   * of their batch crashed it. A transport that can should hand them out again as if this delivery
+   * had not happened (not flagged redelivered, the count not raised), so that another process does
+   * not suspect them of having crashed a batch; the default returns them as {@link #nack} does.
+   */
+  default void release(List<Delivery> deliveries) {
+    nack(deliveries, Duration.ZERO);
+  }
+
+  /**
+   * Whether this transport knows that the earlier deliveries of {@code d}, a redelivery, ended
+   * without a crash of the worker that held them — lost with a connection the broker cut, say — so
+   * that the consumer need not suspect it of having crashed its batch. The default: false, it
+   * cannot tell. Called once per redelivery: an implementation may forget what it knew.
+   */
+  default boolean cameBackCleanly(Delivery d) {
+    return false;
+  }
+
   @Override
   void close();
 }

@@ -110,6 +110,12 @@ final class TableQueueReceiver implements Receiver {
     settle("nack", deliveries, clock.instant().plus(delay));
   }
 
+  /** Undoes the claim of these rows, delivery count included: visible at once, not redelivered. */
+  @Override
+  public void release(List<Delivery> deliveries) {
+    settle("release", deliveries, clock.instant());
+  }
+
   private void settle(String what, List<Delivery> deliveries, Instant visibleAt) {
     if (deliveries.isEmpty()) {
       return;
@@ -119,10 +125,10 @@ final class TableQueueReceiver implements Receiver {
       c.setAutoCommit(false);
       try {
         dialect.store().beginEngineTransaction(c);
-        if (visibleAt == null) {
-          dialect.queue().ack(c, ids);
-        } else {
-          dialect.queue().nack(c, ids, visibleAt);
+        switch (what) {
+          case "ack" -> dialect.queue().ack(c, ids);
+          case "release" -> dialect.queue().release(c, ids, visibleAt);
+          default -> dialect.queue().nack(c, ids, visibleAt);
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {

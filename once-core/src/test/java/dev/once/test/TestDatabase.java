@@ -30,6 +30,7 @@ public final class TestDatabase implements AutoCloseable {
   private final String baseUrl;
   private final String schema;
   private final Dialect dialect;
+  private final String jdbcUrl;
   private final HikariDataSource dataSource;
 
   private TestDatabase(String baseUrl, String kind) {
@@ -39,11 +40,12 @@ public final class TestDatabase implements AutoCloseable {
     boolean mariadb = baseUrl.startsWith("jdbc:mariadb:");
     this.dialect = mariadb ? Dialects.mariadb() : Dialects.postgresql();
     exec((mariadb ? "CREATE DATABASE " : "CREATE SCHEMA ") + schema);
-    HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(
+    this.jdbcUrl =
         mariadb
             ? baseUrl.replace("/test?", "/" + schema + "?")
-            : baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
+            : baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(jdbcUrl);
     cfg.setMaximumPoolSize(mariadb ? 16 : 24); // the shared MariaDB allows 151 connections in all
     cfg.setPoolName("test-" + schema);
     this.dataSource = new HikariDataSource(cfg);
@@ -101,6 +103,18 @@ public final class TestDatabase implements AutoCloseable {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /**
+   * A pool of its own on this schema, as another process would have: closing it aborts the
+   * connections it lent (their transactions roll back), as a killed process's would be.
+   */
+  public HikariDataSource newPool(int size) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(jdbcUrl);
+    cfg.setMaximumPoolSize(size);
+    cfg.setPoolName("test-" + schema + "-" + counter.incrementAndGet());
+    return new HikariDataSource(cfg);
   }
 
   /** The schema (PostgreSQL) or database (MariaDB) of this test. */

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One message that kills the process, in a batch of 32 on the table queue: after the crash the
- * deliveries that come back run alone, so only the poison is dead-lettered and the 31 others are
- * processed once — none of them is charged for the crashes the poison caused.
+ * deliveries that come back run as suspects in halving groups, so only the poison is dead-lettered
+ * and the 31 others are processed once — none of them is charged for the crashes the poison caused.
+ * The poison takes 1 + 5 + 3 lives (a fresh batch, five halvings, maxAttempts alone), the tenth
+ * child dead-letters it.
  */
 class PoisonInBatchTest {
   private static final int MAX_ATTEMPTS = 3;
@@ -37,13 +39,14 @@ class PoisonInBatchTest {
       String url = ((HikariDataSource) rig.db.dataSource()).getJdbcUrl();
 
       List<Integer> exits = new ArrayList<>();
-      while (exits.size() < 10 && !exits.contains(0)) {
+      while (exits.size() < 12 && !exits.contains(0)) {
         Process child = start(url);
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("child ended").isTrue();
         exits.add(child.exitValue());
       }
 
       assertThat(exits).last().isEqualTo(0);
+      assertThat(exits).hasSize(1 + 5 + MAX_ATTEMPTS + 1);
       assertThat(rig.db.count("SELECT count(*) FROM once_dead_letter")).isEqualTo(1);
       assertThat(
               rig.db.count(

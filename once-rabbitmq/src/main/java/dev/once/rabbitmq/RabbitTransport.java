@@ -2,6 +2,7 @@ package dev.once.rabbitmq;
 
 import dev.once.Event;
 import dev.once.rabbitmq.internal.Connections;
+import dev.once.rabbitmq.internal.LostDeliveries;
 import dev.once.rabbitmq.internal.MessageCodec;
 import dev.once.rabbitmq.internal.Publisher;
 import dev.once.rabbitmq.internal.RabbitDeadLetterReader;
@@ -47,6 +48,7 @@ public final class RabbitTransport
   private final Publisher publisher;
   private final ScheduledExecutorService scheduler;
   private final MessageCodec codec;
+  private final LostDeliveries lost = new LostDeliveries();
 
   RabbitTransport(RabbitConfig config) {
     this.config = config;
@@ -161,7 +163,8 @@ public final class RabbitTransport
         topology.names().queue(destination, consumerGroup),
         config.prefetch(),
         config.maxNackDelay(),
-        scheduler);
+        scheduler,
+        lost);
   }
 
   @Override

@@ -57,7 +57,7 @@ class PoisonInBatchTest {
       String jdbc = TestDatabase.embeddedUrl() + "&currentSchema=" + db.schema();
 
       List<Integer> exits = new ArrayList<>();
-      while (exits.size() < 10 && !exits.contains(0)) {
+      while (exits.size() < 12 && !exits.contains(0)) {
         Process child = start(jdbc);
         assertThat(child.waitFor(90, TimeUnit.SECONDS)).as("child ended").isTrue();
         exits.add(child.exitValue());

@@ -58,6 +58,8 @@ class PostgresRestartTest {
               once.consumer("warehouse")
                   .subscribe(FaultRun.DESTINATION, FaultRun.effect())
                   .retry(RetryPolicy.builder().maxAttempts(2).build())
+                  // batches of one: a limit of 3 allows no bisection rounds for a poison
+                  .batchSize(1)
                   .workers(WORKERS)
                   .pollTimeout(Duration.ofMillis(200))
                   .build();

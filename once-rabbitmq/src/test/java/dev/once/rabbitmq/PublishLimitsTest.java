@@ -66,7 +66,7 @@ class PublishLimitsTest {
   }
 
   @Test
-  void aDeliveryLimitNotAboveMaxAttemptsIsAConfigurationErrorAtBuild() {
+  void aDeliveryLimitBelowWhatAPoisonNeedsIsAConfigurationErrorAtBuild() {
     try (TestDatabase db = TestDatabase.embedded();
         RabbitTransport transport =
             RabbitTransport.builder()
@@ -87,8 +87,10 @@ class PublishLimitsTest {
                       .build())
           .isInstanceOf(ConfigurationException.class)
           .hasMessageStartingWith(
-              "consumer.retry.maxAttempts is 5 for consumer 'warehouse', not below the rabbitmq"
-                  + " delivery limit 5");
+              "consumer.retry.maxAttempts is 5 for consumer 'warehouse' with batchSize 32: a"
+                  + " message that kills the process may be delivered 12 times before Once"
+                  + " dead-letters it (maxAttempts + log2(batchSize) + 2), more than the rabbitmq"
+                  + " delivery limit 5 allows");
     }
   }
 }

@@ -57,6 +57,12 @@ public final class ForeignData {
               "retrying event",
               "consumer_id IN " + DEMO_CONSUMERS),
           new Source(
+              "once_suspect",
+              "consumer_id",
+              "consumer",
+              "suspected event",
+              "consumer_id IN " + DEMO_CONSUMERS),
+          new Source(
               "once_dead_letter",
               "consumer_id",
               "consumer",

@@ -86,6 +86,7 @@ public final class WarehouseTables {
       DELETE FROM once_outbox WHERE destination IN ('orders', 'dispatch');
       DELETE FROM once_operation WHERE provider IN ('payments', 'mail');
       DELETE FROM once_attempt WHERE consumer_id IN ('warehouse', 'notifier');
+      DELETE FROM once_suspect WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
          OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
       """;

@@ -224,8 +224,9 @@ final class PartitionLedger {
 
   /**
    * Stops handing out records of these partitions; if {@code commit}, waits up to {@code wait} for
-   * the ones held by workers and returns what to commit, with the exact mark of what was handed
-   * out. Then forgets them: a later acknowledgement is dropped.
+   * the ones held by workers and returns what to commit, with a mark that flags redelivered only
+   * what may still be in a worker's hands ({@link PartitionState#handoverMark}). Then forgets them:
+   * a later acknowledgement is dropped.
    */
   Map<TopicPartition, OffsetAndMetadata> release(
       Collection<TopicPartition> tps, boolean commit, Duration wait) {
@@ -245,7 +246,7 @@ final class PartitionLedger {
         for (PartitionState p : leaving) {
           long at = p.committable();
           if (at >= 0) {
-            p.note = p.note.at(at, p.handedOutMax);
+            p.note = p.note.at(at, p.handoverMark());
             offsets.put(p.tp, p.withNote(at));
           }
         }

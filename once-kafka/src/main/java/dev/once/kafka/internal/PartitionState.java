@@ -21,7 +21,6 @@ final class PartitionState {
   final TopicPartition tp;
   final TreeMap<Long, OpenRecord> open = new TreeMap<>();
   long fetchedTo = -1;
-  long handedOutMax = -1;
   long reservedMark;
   long redeliveredUpTo = -1;
   int redeliveryCount;
@@ -75,6 +74,23 @@ final class PartitionState {
   }
 
   /** Whether a worker holds one of its records now. */
+  /**
+   * The mark a clean handover commits: the highest open record the next owner must still flag
+   * redelivered — one still in a worker's hands (it may hang on it), or one this owner had flagged
+   * and not settled — and nothing above. The records this owner handed out and got back crashed
+   * nothing (it is alive and committing), so the next owner need not suspect them of having crashed
+   * a batch; after a crash the reserved mark stays, and flags them all.
+   */
+  long handoverMark() {
+    long mark = -1;
+    for (OpenRecord r : open.values()) {
+      if (r.owner != null || r.redelivered) {
+        mark = Math.max(mark, r.offset);
+      }
+    }
+    return mark;
+  }
+
   boolean inFlight() {
     for (OpenRecord r : open.values()) {
       if (r.owner != null) {
@@ -115,7 +131,6 @@ final class PartitionState {
       rec.delayed = false;
       rec.owner = r;
       r.held.add(rec);
-      handedOutMax = Math.max(handedOutMax, rec.offset);
       out.add(rec.delivery());
     }
   }

@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * One channel, one push consumer with manual acknowledgements and basic.qos(prefetch). The broker
  * pushes at most {@code prefetch} unacknowledged deliveries into a local buffer that {@link #poll}
  * drains. Closing the receiver closes the channel: its unacknowledged deliveries go back to the
- * queue, exactly as if the process had died.
+ * queue, exactly as if the process had died. When the broker connection is cut instead, the
+ * unsettled deliveries are remembered ({@link LostDeliveries}): their next delivery in this process
+ * {@linkplain #cameBackCleanly came back cleanly}.
  */
 public final class RabbitReceiver implements Receiver {
   private static final Logger log = LoggerFactory.getLogger(RabbitReceiver.class);
@@ -40,7 +44,15 @@ public final class RabbitReceiver implements Receiver {
   private final AtomicLong generation = new AtomicLong();
   private final Settlement settlement;
   private final String safeUri;
+  private final LostDeliveries lostDeliveries;
+
+  /** Event ids of the deliveries handed in on this channel and not settled yet, by tag. */
+  private final Map<Long, String> unsettled = new ConcurrentHashMap<>();
+
   private volatile String cancelled;
+
+  /** No poll since the channel opened or recovered: the broker may still be pushing a burst. */
+  private volatile boolean opened = true;
 
   public RabbitReceiver(
       Connections connections,
@@ -48,7 +60,9 @@ public final class RabbitReceiver implements Receiver {
       String queue,
       int prefetch,
       Duration maxNackDelay,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      LostDeliveries lostDeliveries) {
+    this.lostDeliveries = lostDeliveries;
     this.channel = connections.consumeChannel();
     this.safeUri = connections.safeUri();
     this.destination = destination;
@@ -73,14 +87,17 @@ public final class RabbitReceiver implements Receiver {
     settlement.forgetAll();
     buffer.clear();
     if (!cause.isInitiatedByApplication()) {
+      lostDeliveries.add(queue, unsettled.values()); // cut under us: they crashed nothing
       log.warn("receiver on {} lost its channel: {}", queue, cause.getMessage());
     }
+    unsettled.clear();
   }
 
   private RecoveryListener recovery() {
     return new RecoveryListener() {
       @Override
       public void handleRecovery(Recoverable recoverable) {
+        opened = true;
         log.info("receiver on {} recovered its channel", queue);
       }
 
@@ -116,6 +133,9 @@ public final class RabbitReceiver implements Receiver {
               MessageCodec.deliveryCount(props, envelope.isRedeliver()),
               envelope.isRedeliver(),
               new Handle(gen, deliveryTag));
+      if (!d.isMalformed()) {
+        unsettled.put(deliveryTag, d.event().id().value());
+      }
       buffer.add(d);
     }
   }
@@ -125,7 +145,12 @@ public final class RabbitReceiver implements Receiver {
     return poll(max, wait, Duration.ZERO);
   }
 
-  /** After a first delivery that had to be waited for, collects more for up to {@code linger}. */
+  /**
+   * After a first delivery that had to be waited for, collects more for up to {@code linger}; so
+   * does the first poll on a channel just opened or recovered, which may catch the broker in the
+   * middle of pushing what it had (the deliveries a crash or a cut handed back): they then run as
+   * one batch rather than two.
+   */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
     checkAlive();
@@ -138,9 +163,11 @@ public final class RabbitReceiver implements Receiver {
     if (first == null) {
       return got;
     }
+    boolean justOpened = opened;
+    opened = false;
     got.add(first);
     buffer.drainTo(got, max - 1);
-    if (waited && !linger.isZero()) {
+    if ((waited || justOpened) && !linger.isZero()) {
       long until = System.nanoTime() + linger.toNanos();
       long left;
       while (got.size() < max && (left = until - System.nanoTime()) > 0) {
@@ -175,7 +202,17 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public void ack(List<Delivery> deliveries) {
-    settlement.ack(current(deliveries));
+    List<Long> tags = current(deliveries);
+    settlement.ack(tags);
+    tags.forEach(unsettled::remove);
+  }
+
+  /** True once for a redelivery of an event this transport lost with a cut connection. */
+  @Override
+  public boolean cameBackCleanly(Delivery d) {
+    return d.redelivered()
+        && !d.isMalformed()
+        && lostDeliveries.take(queue, d.event().id().value());
   }
 
   @Override
@@ -188,6 +225,7 @@ public final class RabbitReceiver implements Receiver {
     Duration hold = delay.compareTo(maxNackDelay) > 0 ? maxNackDelay : delay;
     if (hold.isZero() || hold.isNegative()) {
       settlement.requeue(tags);
+      tags.forEach(unsettled::remove);
       return;
     }
     // The broker has no delayed requeue: keep the deliveries unacknowledged (so nobody else gets
@@ -196,6 +234,7 @@ public final class RabbitReceiver implements Receiver {
         () -> {
           if (generation.get() == gen) {
             settlement.requeue(tags);
+            tags.forEach(unsettled::remove);
           }
         },
         hold.toMillis(),
@@ -221,6 +260,7 @@ public final class RabbitReceiver implements Receiver {
   public void close() {
     generation.incrementAndGet();
     buffer.clear();
+    unsettled.clear(); // closed by us, as a crash would: what comes back is suspect
     try {
       channel.abort();
     } catch (IOException | RuntimeException ignored) {
