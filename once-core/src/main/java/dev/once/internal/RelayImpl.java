@@ -49,6 +49,14 @@ final class RelayImpl implements Relay {
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
 
+  /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
+  private volatile Lost lost = Lost.NONE;
+
+  /** How many messages of a batch were lost on their way to the broker, and the first reason. */
+  private record Lost(int count, String reason) {
+    static final Lost NONE = new Lost(0, null);
+  }
+
   private final EngineThread thread = new EngineThread("once-relay");
 
   /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
@@ -68,6 +76,7 @@ final class RelayImpl implements Relay {
 
   @Override
   public int runOnce() {
+    lost = Lost.NONE;
     Connection c = null;
     try {
       c = once.dataSource().getConnection();
@@ -92,7 +101,7 @@ final class RelayImpl implements Relay {
       }
       once.listener().published(confirmed.stream().map(Row::event).toList());
       markSent(c, confirmed);
-      markFailed(c, rows, result.failures());
+      markFailed(c, rows, result);
       c.commit();
       if (inDatabase != null) {
         inDatabase.publishedInTransaction();
@@ -206,14 +215,23 @@ final class RelayImpl implements Relay {
    * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
    * blocks the other rows of its partition); after {@code relayRetry.maxAttempts} it is parked: it
    * stays unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   * A lost one (the connection went away before the broker answered) is left as it is, uncharged:
+   * the next batch publishes it again.
    */
-  private void markFailed(Connection c, List<Row> rows, Map<Integer, String> failures)
-      throws SQLException {
+  private void markFailed(Connection c, List<Row> rows, PublishResult result) throws SQLException {
     Instant now = config.clock().instant();
-    for (Map.Entry<Integer, String> f : failures.entrySet()) {
+    int lostCount = 0;
+    String lostReason = null;
+    for (Map.Entry<Integer, String> f : result.failures().entrySet()) {
       Row row = rows.get(f.getKey());
       String reason = f.getValue();
       once.listener().publishFailed(row.event(), reason);
+      if (result.isLost(f.getKey())) {
+        if (lostCount++ == 0) {
+          lostReason = reason;
+        }
+        continue;
+      }
       int attempts = row.attempts() + 1;
       if (attempts >= config.relayRetry().maxAttempts()) {
         park(c, row, attempts, reason, now);
@@ -229,6 +247,7 @@ final class RelayImpl implements Relay {
           next);
       dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
+    lost = lostCount == 0 ? Lost.NONE : new Lost(lostCount, lostReason);
   }
 
   private void park(Connection c, Row row, int attempts, String reason, Instant now)
@@ -256,24 +275,49 @@ final class RelayImpl implements Relay {
   private void loop() {
     Wakeup wakeup = once.outboxWakeup();
     Backoff backoff = new Backoff();
+    Outage outage = new Outage(log, "relay");
     while (thread.running()) {
       long seen = wakeup.generation();
       try {
-        if (runOnce() == 0) {
+        int sent = runOnce();
+        Lost lostNow = lost;
+        if (lostNow.count() > 0) {
+          outage.failed(
+              "{} events lost their broker connection before a confirm; they are published again,"
+                  + " not charged: {}",
+              lostNow.count(),
+              lostNow.reason());
+          if (sent == 0) { // nothing reached the broker: do not hammer it
+            backoff.pause();
+            continue;
+          }
+        } else {
+          outage.ended();
+        }
+        backoff.reset();
+        if (sent == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
         }
-        backoff.reset();
       } catch (InterruptedException e) {
         return;
       } catch (Throwable e) { // an Error here is a (simulated) crash: the batch was rolled back
         if (!thread.running()) {
           return;
         }
-        log.warn(
-            "relay batch failed, rows stay pending; next try in {}: {}",
-            backoff.next(),
-            e.toString());
+        if (e instanceof Error) {
+          log.warn(
+              "relay batch crashed, rows stay pending; next try in {}: {}",
+              backoff.next(),
+              e.toString());
+        } else {
+          outage.failed(
+              "batch failed, rows stay pending; trying again, first in {}, then at most every {}:"
+                  + " {}",
+              backoff.next(),
+              Backoff.MAX,
+              e.toString());
+        }
         backoff.pause();
       }
     }

@@ -38,7 +38,7 @@ final class Api implements HttpHandler {
   private final Actions actions;
   private final Clock clock;
   private final Duration history;
-  private final java.util.function.Function<String, Long> brokerDeadLetters;
+  private final java.util.function.Function<String, Dashboard.BrokerCount> brokerDeadLetters;
 
   Api(
       String base,
@@ -50,7 +50,7 @@ final class Api implements HttpHandler {
       Actions actions,
       Clock clock,
       Duration history,
-      java.util.function.Function<String, Long> brokerDeadLetters) {
+      java.util.function.Function<String, Dashboard.BrokerCount> brokerDeadLetters) {
     this.brokerDeadLetters = brokerDeadLetters;
     this.base = base;
     this.dataSource = dataSource;
@@ -145,7 +145,11 @@ final class Api implements HttpHandler {
         .forEach(
             (name, p) -> {
               Map<String, Object> c = Views.point(name, p, rates(recent, name));
-              c.put("broker_dead_letters", brokerDeadLetters.apply(name));
+              Dashboard.BrokerCount broker = brokerDeadLetters.apply(name);
+              c.put("broker_dead_letters", broker == null ? null : broker.count());
+              c.put(
+                  "broker_dead_letters_age_seconds",
+                  broker == null ? null : broker.age().toMillis() / 1000.0);
               consumers.add(c);
             });
     OperationStatus ops = OperationStatus.read(dataSource, dialect, clock.instant(), 0);

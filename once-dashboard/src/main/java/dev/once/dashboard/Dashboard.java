@@ -2,8 +2,8 @@ package dev.once.dashboard;
 
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import dev.once.BrokerDeadLetterCounts;
 import dev.once.DeadLetters;
-import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.spi.Transport;
@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +56,7 @@ public final class Dashboard implements AutoCloseable {
   private final Sampler sampler;
   private final String token;
   private ScheduledExecutorService timer;
+  private BrokerDeadLetterCounts brokerCounts;
   private HttpServer server;
   private ExecutorService workers;
 
@@ -106,6 +108,11 @@ public final class Dashboard implements AutoCloseable {
     timer = Executors.newSingleThreadScheduledExecutor(daemon("once-dashboard-sampler"));
     timer.scheduleWithFixedDelay(
         this::sampleQuietly, 0, config.sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+    if (config.transport != null) {
+      // on a thread of its own: a broker that does not answer must not stop the samples either
+      brokerCounts =
+          BrokerDeadLetterCounts.start(config.transport, config.brokerGroups, config.sampleEvery);
+    }
   }
 
   /** Takes one sample now (tests, and a caller that samples on its own schedule). */
@@ -153,23 +160,27 @@ public final class Dashboard implements AutoCloseable {
         this::brokerDeadLetters);
   }
 
-  /** What the broker dead-lettered itself for a consumer; null when the transport cannot tell. */
-  Long brokerDeadLetters(String consumer) {
-    String destination = config.brokerGroups.get(consumer);
-    if (config.transport == null || destination == null) {
+  /**
+   * What the broker dead-lettered itself for a consumer, as last read in the background (a page
+   * never waits for the broker), with the read's age; null where the transport cannot tell or has
+   * not answered yet.
+   */
+  BrokerCount brokerDeadLetters(String consumer) {
+    BrokerDeadLetterCounts counts;
+    synchronized (this) {
+      counts = brokerCounts;
+    }
+    if (counts == null || !counts.supported()) {
       return null;
     }
-    try {
-      return config
-          .transport
-          .capability(BrokerDeadLetters.class)
-          .map(b -> b.count(destination, consumer))
-          .orElse(null);
-    } catch (RuntimeException e) {
-      log.debug("broker dead letters of {} not read: {}", consumer, e.toString());
-      return null;
-    }
+    OptionalLong n = counts.count(consumer);
+    return n.isPresent()
+        ? new BrokerCount(n.getAsLong(), counts.age(consumer).orElse(Duration.ZERO))
+        : null;
   }
+
+  /** A count of the broker's own dead letters and how long ago it was read. */
+  record BrokerCount(long count, Duration age) {}
 
   /** {@code http://127.0.0.1:8080/} (the address it listens on). */
   public String url() {
@@ -210,6 +221,10 @@ public final class Dashboard implements AutoCloseable {
     if (timer != null) {
       timer.shutdownNow();
       timer = null;
+    }
+    if (brokerCounts != null) {
+      brokerCounts.close();
+      brokerCounts = null;
     }
   }
 

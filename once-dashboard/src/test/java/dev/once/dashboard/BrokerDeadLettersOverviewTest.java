@@ -37,7 +37,10 @@ class BrokerDeadLettersOverviewTest {
         rig.dashboard.sampleNow();
         Client client = new Client(rig.url());
         rabbit.declare("orders", "warehouse");
-        assertThat(brokerDeadLetters(client)).isEqualTo(0);
+        await() // read in the background, every sample
+            .atMost(Duration.ofSeconds(10))
+            .ignoreExceptions()
+            .untilAsserted(() -> assertThat(brokerDeadLetters(client)).isEqualTo(0));
 
         ch.basicPublish(
             rabbit.exchangeName("orders"),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.kafka.internal.Publisher;
 import dev.once.spi.PublishResult;
 import dev.once.test.TestDatabase;
@@ -83,15 +84,18 @@ class RelayToKafkaTest {
           t.publish(List.of(tooLarge, sameKeyAfter, otherKey), Duration.ofSeconds(10));
       assertThat(r.isConfirmed(0)).isFalse();
       assertThat(r.failures().get(0)).contains("RecordTooLarge");
+      assertThat(r.isRefused(0)).as("an error about the record itself is charged").isTrue();
       assertThat(r.isConfirmed(1)).as("k1's later event must not overtake: " + r).isFalse();
       assertThat(r.failures().get(1)).contains("earlier event of key k1");
+      assertThat(r.isLost(1)).as("held back is not the record's fault: not charged").isTrue();
       assertThat(r.isConfirmed(2)).as("another key goes on: " + r).isTrue();
     }
   }
 
   @Test
-  void aRowStaysPendingWithItsReasonWhenTheSendDoesNotComplete() {
+  void aRowStaysPendingUnchargedWithItsReasonWhenTheClusterIsUnreachable() {
     String dest = PipelineNames.unique("nobroker");
+    List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
     try (TestDatabase db = TestDatabase.embedded();
         KafkaTransport nowhere =
             KafkaTransport.builder()
@@ -104,13 +108,20 @@ class RelayToKafkaTest {
                 .transport(nowhere)
                 .destinations(dest)
                 .confirmTimeout(Duration.ofSeconds(2))
+                .listener(
+                    new OnceListener() {
+                      @Override
+                      public void publishFailed(Event event, String reason) {
+                        reasons.add(reason);
+                      }
+                    })
                 .build()) {
       once.useTransaction(tx -> tx.publish(Event.of(EventId.of("x", dest), dest, "k", "X", "{}")));
       assertThat(once.newRelay().runOnce()).isZero();
+      assertThat(reasons).as("the reason reaches the listener").hasSize(1);
       assertThat(
-              db.count(
-                  "SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND last_error IS NOT"
-                      + " NULL"))
+              db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL AND attempts = 0"))
+          .as("pending, and not charged: an unreachable cluster says nothing about the row")
           .isEqualTo(1);
     }
   }

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * Gauges read from the database every {@code interval} (one {@link WorkloadStatus} query per round,
  * whatever the number of scrapes): oldest pending age and size of the outbox (per destination), the
  * table queue (per consumer group), the retry backlog (per consumer), and the open dead letters
- * (per consumer). A name seen once keeps reporting, as 0 when it has nothing.
+ * (per consumer). A name seen once keeps reporting, as 0 when it has nothing. A scrape never reads
+ * the database: {@code once.workload.age} says how long ago the values were read (seconds); it
+ * grows while the database does not answer.
  */
 public final class WorkloadGauges implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkloadGauges.class);
@@ -33,6 +35,7 @@ public final class WorkloadGauges implements AutoCloseable {
   private final Supplier<WorkloadStatus> status;
   private final ScheduledExecutorService timer;
   private final List<Gauge> gauges = new ArrayList<>();
+  private volatile long readAtNanos = System.nanoTime();
 
   /** One MultiGauge over one part of the status, and the names it has seen. */
   private record Gauge(
@@ -94,6 +97,11 @@ public final class WorkloadGauges implements AutoCloseable {
         "consumer",
         WorkloadStatus::deadLetters,
         b -> b.waiting());
+    io.micrometer.core.instrument.Gauge.builder(
+            "once.workload.age", this, g -> (System.nanoTime() - g.readAtNanos) / 1e9)
+        .baseUnit("seconds")
+        .description("how long ago the once.* workload gauges were read from the database")
+        .register(registry);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -148,6 +156,7 @@ public final class WorkloadGauges implements AutoCloseable {
       }
       g.gauge().register(rows, true);
     }
+    readAtNanos = System.nanoTime();
   }
 
   private void refreshQuietly() {

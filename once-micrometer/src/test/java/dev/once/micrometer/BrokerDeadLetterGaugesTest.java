@@ -1,6 +1,7 @@
 package dev.once.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.once.Event;
 import dev.once.spi.BrokerDeadLetterReader;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -24,27 +26,75 @@ import org.junit.jupiter.api.Test;
 class BrokerDeadLetterGaugesTest {
 
   @Test
-  void theBrokersOwnDeadLettersAreAGaugePerConsumerGroup() {
+  void theBrokersOwnDeadLettersAreAGaugePerConsumerGroupWithItsAge() {
     AtomicLong inDlq = new AtomicLong(0);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BrokerDeadLetterGauges.bind(
-        registry, new CountingTransport(inDlq), Map.of("warehouse", "orders"));
-    inDlq.set(3);
-    assertThat(
-            registry.get("once.broker.dead.letters").tag("consumer", "warehouse").gauge().value())
-        .isEqualTo(3.0);
+    try (BrokerDeadLetterGauges g =
+        BrokerDeadLetterGauges.bind(
+            registry,
+            new CountingTransport(inDlq, null),
+            Map.of("warehouse", "orders"),
+            Duration.ofHours(1))) {
+      inDlq.set(3);
+      g.refresh();
+      assertThat(gauge(registry, "once.broker.dead.letters")).isEqualTo(3.0);
+      assertThat(gauge(registry, "once.broker.dead.letters.age")).isBetween(0.0, 5.0);
+    }
+  }
+
+  @Test
+  void aScrapeReadsTheLastValueAndNeverWaitsForABrokerThatDoesNotAnswer() throws Exception {
+    CountDownLatch answers = new CountDownLatch(1); // the broker answers once, then never again
+    AtomicLong inDlq = new AtomicLong(2);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (BrokerDeadLetterGauges g =
+        BrokerDeadLetterGauges.bind(
+            registry,
+            new CountingTransport(inDlq, answers),
+            Map.of("warehouse", "orders"),
+            Duration.ofMillis(10))) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!(gauge(registry, "once.broker.dead.letters") == 2.0)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      Thread.sleep(200); // the background read now waits for the broker, for good
+      double age =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(1),
+              () -> {
+                assertThat(gauge(registry, "once.broker.dead.letters")).isEqualTo(2.0);
+                return gauge(registry, "once.broker.dead.letters.age");
+              },
+              "a scrape waited for the broker");
+      assertThat(age).as("the value's age shows it is not fresh").isGreaterThan(0.15);
+    } finally {
+      answers.countDown();
+    }
+  }
+
+  private static double gauge(SimpleMeterRegistry registry, String name) {
+    return registry.get(name).tag("consumer", "warehouse").gauge().value();
   }
 
   @Test
   void noGaugeForATransportWithoutDeadLettersOfItsOwn() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     BrokerDeadLetterGauges.bind(
-        registry, new CountingTransport(null), Map.of("warehouse", "orders"));
+        registry, new CountingTransport(null, null), Map.of("warehouse", "orders"));
     assertThat(registry.find("once.broker.dead.letters").gauges()).isEmpty();
   }
 
-  /** A broker with dead letters of its own, or (count null) one without. */
-  private record CountingTransport(AtomicLong count) implements Transport, BrokerDeadLetters {
+  /**
+   * A broker with dead letters of its own, or (count null) one without; with {@code hang}, it
+   * answers once and then waits until the latch opens, as a half-open connection does.
+   */
+  private record CountingTransport(AtomicLong count, CountDownLatch hang, AtomicLong reads)
+      implements Transport, BrokerDeadLetters {
+    CountingTransport(AtomicLong count, CountDownLatch hang) {
+      this(count, hang, new AtomicLong());
+    }
+
     @Override
     public String name() {
       return "counting";
@@ -72,6 +122,14 @@ class BrokerDeadLetterGaugesTest {
 
     @Override
     public long count(String destination, String consumerGroup) {
+      if (hang != null && reads.getAndIncrement() > 0) {
+        try {
+          hang.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted");
+        }
+      }
       return count.get();
     }
 

@@ -23,20 +23,33 @@ final class Flow implements AutoCloseable {
   private final Consumer consumer;
 
   Flow(TestDatabase db, RabbitTransport transport, OnceListener listener, String... destinations) {
+    this(db, transport, listener, b -> b, destinations);
+  }
+
+  /** {@code settings} changes the builder's settings after the flow's own. */
+  Flow(
+      TestDatabase db,
+      RabbitTransport transport,
+      OnceListener listener,
+      java.util.function.UnaryOperator<dev.once.OnceBuilder> settings,
+      String... destinations) {
     this.db = db;
     db.execute("CREATE TABLE effects (event_id text NOT NULL)");
     this.once =
-        Once.builder()
-            .dataSource(db.dataSource())
-            .transport(transport)
-            .destinations(destinations.length == 0 ? new String[] {DESTINATION} : destinations)
-            .listener(listener)
-            .relayIdleWait(Duration.ofMillis(200))
-            .relayRetry(
-                RetryPolicy.builder()
-                    .backoff(Duration.ofMillis(500), Duration.ofMinutes(5))
-                    .build())
-            .confirmTimeout(Duration.ofSeconds(5))
+        settings
+            .apply(
+                Once.builder()
+                    .dataSource(db.dataSource())
+                    .transport(transport)
+                    .destinations(
+                        destinations.length == 0 ? new String[] {DESTINATION} : destinations)
+                    .listener(listener)
+                    .relayIdleWait(Duration.ofMillis(200))
+                    .relayRetry(
+                        RetryPolicy.builder()
+                            .backoff(Duration.ofMillis(500), Duration.ofMinutes(5))
+                            .build())
+                    .confirmTimeout(Duration.ofSeconds(5)))
             .build();
     this.consumer =
         once.consumer("warehouse")
@@ -50,6 +63,12 @@ final class Flow implements AutoCloseable {
   Flow start() {
     consumer.start();
     once.newRelay().start();
+    return this;
+  }
+
+  /** Starts the consumer only: the test runs the relay itself, a batch at a time. */
+  Flow startConsumer() {
+    consumer.start();
     return this;
   }
 

@@ -29,6 +29,7 @@ public final class WorkerMetrics implements AutoCloseable {
   private final MicrometerListener listener;
   private final WorkloadGauges gauges;
   private final MetricsServer server;
+  private BrokerDeadLetterGauges brokerGauges;
 
   private WorkerMetrics(
       PrometheusMeterRegistry registry, WorkloadGauges gauges, MetricsServer server) {
@@ -62,10 +63,15 @@ public final class WorkerMetrics implements AutoCloseable {
   /**
    * Adds {@code once.broker.dead.letters{consumer}} for each consumer group of {@code groups}
    * (consumer group → destination) whose broker dead-letters messages on its own (RabbitMQ); none
-   * for the table queue or Kafka. Read from the broker at each scrape.
+   * for the table queue or Kafka. Read from the broker every 5 s in the background, never by a
+   * scrape (which would wait as long as an unreachable broker does), with its age.
    */
-  public WorkerMetrics brokerDeadLetters(Transport transport, Map<String, String> groups) {
-    BrokerDeadLetterGauges.bind(registry, transport, groups);
+  public synchronized WorkerMetrics brokerDeadLetters(
+      Transport transport, Map<String, String> groups) {
+    if (brokerGauges != null) {
+      throw new IllegalStateException("broker dead-letter gauges are bound already");
+    }
+    brokerGauges = BrokerDeadLetterGauges.bind(registry, transport, groups);
     return this;
   }
 
@@ -82,9 +88,12 @@ public final class WorkerMetrics implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     server.close();
     gauges.close();
+    if (brokerGauges != null) {
+      brokerGauges.close();
+    }
     registry.close();
   }
 }

@@ -108,7 +108,10 @@
       cell(tr, c.retry_waiting, 'num');
       cell(tr, c.dead_open, 'num dead-open' + (c.dead_open > 0 ? ' bad' : ''));
       const broker = c.broker_dead_letters;
-      cell(tr, broker == null ? '–' : broker, 'num broker-dead' + (broker > 0 ? ' bad' : ''));
+      // read in the background: an old count means the broker has not answered since
+      const stale = c.broker_dead_letters_age_seconds > 30;
+      const shown = broker == null ? '–' : broker + (stale ? ' (' + age(c.broker_dead_letters_age_seconds) + ' old)' : '');
+      cell(tr, shown, 'num broker-dead' + (broker > 0 ? ' bad' : '') + (stale ? ' warn' : ''));
       const r = c.rates_per_second;
       cell(tr, rate(r.arrival), 'num arrival');
       cell(tr, rate(r.completion), 'num completion');

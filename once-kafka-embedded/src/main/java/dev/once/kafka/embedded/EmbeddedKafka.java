@@ -25,12 +25,14 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final int controllerPort;
+  private int advertisedPort;
   private KafkaRaftServer server;
 
   private EmbeddedKafka(Path dir, int port, int controllerPort) {
     this.dir = dir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.advertisedPort = port;
   }
 
   /** A broker on free ports with its data in {@code dir}; not started yet. */
@@ -45,6 +47,20 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   public String bootstrapServers() {
     return "127.0.0.1:" + port;
+  }
+
+  /** The port the broker listens on. */
+  public int port() {
+    return port;
+  }
+
+  /**
+   * Tells clients to reach the broker at 127.0.0.1:{@code port} — a proxy in front of it, for tests
+   * that break the network — instead of at its own port. Call before {@link #start()}.
+   */
+  public synchronized EmbeddedKafka advertise(int port) {
+    this.advertisedPort = port;
+    return this;
   }
 
   /** Starts the broker (formats its folder the first time); retries a few times on a slow box. */
@@ -100,7 +116,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
     p.put(
         "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + advertisedPort);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");

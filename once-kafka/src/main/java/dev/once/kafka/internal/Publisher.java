@@ -26,6 +26,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * key failed, no later event of that key in the batch is sent, and one that was already sent is
  * reported failed as well, so the relay publishes it again after the failed one and the later row
  * never counts as sent before the earlier one.
+ *
+ * <p>Only an error about the record itself is a refusal the relay charges ({@link #refusal}); a
+ * disconnected or unreachable cluster, a retriable error the producer gave up on, no answer within
+ * the confirm timeout and an event held back behind another are losses, published again uncharged.
  */
 public final class Publisher implements AutoCloseable {
   private final KafkaSettings settings;
@@ -74,6 +78,7 @@ public final class Publisher implements AutoCloseable {
     int n = batch.size();
     BitSet confirmed = new BitSet(n);
     Map<Integer, String> failures = new HashMap<>();
+    BitSet lost = new BitSet(n);
     List<Future<RecordMetadata>> sent = new ArrayList<>(n);
     Map<String, Integer> failedKey = new HashMap<>(); // key → first failed index
     String unreachable = null; // a send blocked on metadata: do not block again for every event
@@ -83,10 +88,12 @@ public final class Publisher implements AutoCloseable {
       Integer earlier = e.key() == null ? null : failedKey.get(orderKey(e));
       if (earlier != null) {
         failures.put(i, afterFailure(e, earlier));
+        lost.set(i);
         sent.add(null);
         continue;
       }
       String refused = unreachable;
+      boolean loss = unreachable != null;
       try {
         if (refused == null && !topics.exists(topic)) {
           refused =
@@ -98,6 +105,7 @@ public final class Publisher implements AutoCloseable {
         }
       } catch (RuntimeException ex) {
         refused = "cluster unreachable: " + ex.getMessage();
+        loss = true;
       }
       Future<RecordMetadata> f = null;
       if (refused == null) {
@@ -109,12 +117,14 @@ public final class Publisher implements AutoCloseable {
         } catch (ExecutionException ex) {
           // send() blocked max.block.ms on metadata and failed: do not block again per event
           refused = reason(ex.getCause());
+          loss = !refusal(ex.getCause());
           f = null;
           if (ex.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
             unreachable = "not sent: " + refused;
           }
         } catch (RuntimeException ex) {
           refused = reason(ex);
+          loss = !refusal(ex);
           f = null;
           if (ex instanceof org.apache.kafka.common.errors.TimeoutException) {
             unreachable = "not sent: " + refused;
@@ -122,11 +132,15 @@ public final class Publisher implements AutoCloseable {
         } catch (InterruptedException ex) {
           Thread.currentThread().interrupt();
           refused = "interrupted";
+          loss = true;
           f = null;
         }
       }
       if (refused != null) {
         failures.put(i, refused);
+        if (loss) {
+          lost.set(i);
+        }
         if (e.key() != null) {
           failedKey.putIfAbsent(orderKey(e), i);
         }
@@ -144,11 +158,16 @@ public final class Publisher implements AutoCloseable {
         confirmed.set(i);
       } catch (ExecutionException ex) {
         failures.put(i, reason(ex.getCause()));
+        if (!refusal(ex.getCause())) {
+          lost.set(i);
+        }
       } catch (TimeoutException ex) {
         failures.put(i, "no acknowledgement within " + confirmTimeout);
+        lost.set(i);
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         failures.put(i, "interrupted while waiting for the acknowledgement");
+        lost.set(i);
       }
     }
     // No overtaking: a later event of a key counts as sent only if every earlier one did.
@@ -162,11 +181,28 @@ public final class Publisher implements AutoCloseable {
       if (earlier != null && confirmed.get(i)) {
         confirmed.clear(i);
         failures.put(i, afterFailure(batch.get(i), earlier));
+        lost.set(i);
       } else if (earlier == null && !confirmed.get(i)) {
         firstFailure.put(key, i);
       }
     }
-    return new PublishResult(confirmed, failures);
+    return new PublishResult(confirmed, failures, lost);
+  }
+
+  /**
+   * Whether {@code t} is the broker's (or the client's) error about the record itself — too large,
+   * not serializable, a topic it may not write or that is invalid — which the relay charges. Every
+   * other failure (a retriable error the producer gave up on, a disconnect, a timeout, a producer
+   * closing, credentials the cluster refused) says nothing about the record.
+   */
+  static boolean refusal(Throwable t) {
+    if (t instanceof org.apache.kafka.common.errors.RetriableException
+        || t instanceof org.apache.kafka.common.errors.AuthenticationException
+        || t instanceof org.apache.kafka.common.errors.ClusterAuthorizationException) {
+      return false;
+    }
+    return t instanceof org.apache.kafka.common.errors.ApiException
+        || t instanceof org.apache.kafka.common.errors.SerializationException;
   }
 
   /** Order is kept per key within a destination (one topic). */

@@ -14,13 +14,17 @@ import java.util.TreeMap;
  * The broker's answers for one published batch: publish sequence number → index in the batch. An
  * index counts as confirmed only if the broker acked it and did not return it (a mandatory message
  * that reached no queue is returned, then acked). Everything else — nack, return, lost channel, no
- * answer in time — is a failure with its reason, so the relay keeps the row.
+ * answer in time — is a failure with its reason, so the relay keeps the row. A nack, a return and a
+ * channel the broker closed over the batch's messages are refusals; a connection lost, a message
+ * never sent and no answer in time are losses ({@link PublishResult}), which the relay does not
+ * charge.
  */
 final class BatchConfirms {
   private final NavigableMap<Long, Integer> outstanding = new TreeMap<>();
   private final Map<String, List<Integer>> byMessageId = new HashMap<>();
   private final BitSet confirmed = new BitSet();
   private final Map<Integer, String> failures = new HashMap<>();
+  private final BitSet lost = new BitSet();
   private boolean timedOut;
 
   synchronized void sent(long seqNo, int index, String messageId) {
@@ -28,9 +32,10 @@ final class BatchConfirms {
     byMessageId.computeIfAbsent(messageId, k -> new ArrayList<>(1)).add(index);
   }
 
-  /** A message that never left: it has no sequence number to wait for. */
+  /** A message that never left (its channel was gone): it has no sequence number to wait for. */
   synchronized void notSent(int index, String reason) {
     failures.put(index, reason);
+    lost.set(index);
   }
 
   synchronized void acked(long seqNo, boolean multiple) {
@@ -54,9 +59,17 @@ final class BatchConfirms {
     }
   }
 
-  synchronized void channelLost(String reason) {
+  /**
+   * The channel closed with messages unanswered. {@code refused}: the broker closed it over what
+   * was published on it (a channel error such as 404 for a missing exchange); otherwise the
+   * connection went away and nothing was said about the messages.
+   */
+  synchronized void channelLost(String reason, boolean refused) {
     for (int index : outstanding.values()) {
-      failures.putIfAbsent(index, "channel closed before the confirm: " + reason);
+      if (failures.putIfAbsent(index, "channel closed before the confirm: " + reason) == null
+          && !refused) {
+        lost.set(index);
+      }
     }
     outstanding.clear();
     notifyAll();
@@ -81,7 +94,9 @@ final class BatchConfirms {
       wait(Math.max(1, left / 1_000_000));
     }
     for (int index : outstanding.values()) {
-      failures.putIfAbsent(index, "no confirm from the broker within " + timeout);
+      if (failures.putIfAbsent(index, "no confirm from the broker within " + timeout) == null) {
+        lost.set(index);
+      }
     }
     boolean timedOut = !outstanding.isEmpty();
     outstanding.clear();
@@ -92,7 +107,7 @@ final class BatchConfirms {
       }
     }
     this.timedOut = timedOut;
-    return new PublishResult(ok, failures);
+    return new PublishResult(ok, failures, lost);
   }
 
   synchronized boolean timedOut() {

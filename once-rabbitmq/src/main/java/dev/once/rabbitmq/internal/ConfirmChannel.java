@@ -58,8 +58,19 @@ final class ConfirmChannel {
     closeReason = cause;
     BatchConfirms b = current;
     if (b != null) {
-      b.channelLost(cause.getMessage());
+      b.channelLost(cause.getMessage(), closedByBroker(cause));
     }
+  }
+
+  /**
+   * Whether the broker closed this channel (a channel error about what was published on it: 404 a
+   * missing exchange, 403, 406), as opposed to losing the connection (a hard error, an I/O failure,
+   * missed heartbeats) or a close by the client: only the former is an answer about the messages.
+   */
+  static boolean closedByBroker(ShutdownSignalException cause) {
+    return !cause.isHardError()
+        && !cause.isInitiatedByApplication()
+        && cause.getReason() instanceof AMQP.Channel.Close;
   }
 
   PublishResult publish(
@@ -116,7 +127,7 @@ final class ConfirmChannel {
       channel.basicPublish(exchange, routingKey, true, props, event.payload());
     } catch (IOException | RuntimeException e) {
       broken = true;
-      confirms.channelLost("publish failed: " + e);
+      confirms.channelLost("publish failed: " + e, false);
     }
   }
 
