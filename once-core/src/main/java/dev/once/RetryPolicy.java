@@ -11,10 +11,11 @@ import java.util.Set;
  * tries. Build one with {@link #builder()}; {@link #DEFAULT} is 10 attempts, 200 ms doubling to 30
  * s, half jitter.
  *
- * <p>For a consumer, the attempt count is durable: it is the transport's delivery count where the
- * transport keeps one (the table queue, RabbitMQ quorum queues) and the failures recorded in {@code
- * once_attempt} otherwise, whichever is higher. A delivery that kills or hangs the process
- * therefore counts too.
+ * <p>For a consumer, the attempt count is durable: the failures recorded in {@code once_attempt} —
+ * a handler that threw, an {@link Error} thrown while the delivery ran, a crash of the process
+ * while it ran alone (counted before it ran). A delivery that kills or hangs the process therefore
+ * counts too, once bisection has it running alone; the innocents of the batches it crashed are not
+ * charged. The transport's delivery count is not an attempt (docs/OPERATING.md, "Retries").
  *
  * @param maxAttempts attempts before the event is dead-lettered (1 = no retry), 1 to 1000
  * @param backoff the wait between attempts

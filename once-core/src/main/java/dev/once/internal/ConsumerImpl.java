@@ -135,19 +135,21 @@ final class ConsumerImpl implements Consumer {
         closeQuietly(receiver);
         receiver = null;
         if (e instanceof Error) {
-          log.warn( // an Error of a handler: its message may quote the payload
-              "consumer {} worker crashed: {}; deliveries come back",
-              config.consumerId(),
-              Failure.withoutMessage(e));
           // A crash resumes at once while the worker gets somewhere: the crash counted the
           // attempt of the delivery that threw it, or a batch, a failure or a suspect's level was
           // committed since the last one. An Error with no commit since the previous one (a broken
           // client, a listener that throws on every batch) is a broken worker: pause, never spin.
           long now = processor.progress();
-          if (now == progressAtLastCrash) {
+          boolean stuck = now == progressAtLastCrash;
+          progressAtLastCrash = now;
+          log.warn( // an Error of a handler: its message may quote the payload
+              "consumer {} worker crashed: {}; deliveries come back{}",
+              config.consumerId(),
+              Failure.withoutMessage(e),
+              stuck ? "; nothing committed since its last crash, again in " + backoff.next() : "");
+          if (stuck) {
             backoff.pause();
           }
-          progressAtLastCrash = now;
         } else {
           log.warn(
               "consumer {} batch failed; again in {}: {}",

@@ -7,7 +7,8 @@ import dev.once.spi.Delivery;
 /**
  * One delivery of a batch and what came of it.
  *
- * @param attempt this delivery's attempt number (durable: delivery count or recorded failures)
+ * @param attempt this delivery's attempt number (durable: the failures recorded, see {@link
+ *     Attempts})
  * @param failure why the handler failed, for RETRY and DEAD; null otherwise
  * @param published outgoing events the handler wrote to the outbox
  */

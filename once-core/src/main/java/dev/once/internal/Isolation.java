@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds a poison that kills the process by bisection, without charging the innocents of its batch.
@@ -34,6 +36,8 @@ import java.util.function.ToIntFunction;
  * before an earlier one of its key in the same poll: it takes the higher level of the two.
  */
 final class Isolation {
+  private static final Logger log = LoggerFactory.getLogger(Isolation.class);
+
   /** Deliveries that run in one transaction; {@code level} -1 for a fresh batch. */
   record Group(List<Delivery> members, int level) {
     boolean suspect() {
@@ -241,6 +245,24 @@ final class Isolation {
     }
     write(raise, charges, now);
     plan.stored.putAll(raise);
+    if (alone) {
+      String id = g.members().get(0).event().id().value();
+      log.info(
+          "consumer {}: event {} came back again from a group that never committed (suspicion"
+              + " level {}); it runs alone, attempt {} of {} counted first",
+          config.consumerId(),
+          id,
+          g.level(),
+          plan.counted.get(id),
+          config.retry().maxAttempts());
+    } else {
+      log.info(
+          "consumer {}: {} deliveries came back redelivered for no cause it knows (a crash of"
+              + " their process?); they run as a group of suspects (level {}), raised first",
+          config.consumerId(),
+          g.members().size(),
+          g.level());
+    }
     return true;
   }
 
