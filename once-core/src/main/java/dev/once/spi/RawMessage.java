@@ -1,6 +1,5 @@
 package dev.once.spi;
 
-import dev.once.PayloadCodec;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -39,10 +38,10 @@ public record RawMessage(
   /** The header that carries the type, for brokers without a type property of their own. */
   public static final String TYPE = "once-type";
 
-  /** The header that carries the payload's content type ({@link PayloadCodec}). */
-  public static final String CONTENT_TYPE = PayloadCodec.CONTENT_TYPE_HEADER;
-
-  /** The prefix of Once's own headers; each may come at most once in a message. */
+  /**
+   * The prefix of Once's own headers ({@code once-event-id}, {@code once-type}, {@code once-key},
+   * {@code once-content-type}, Kafka's {@code once-replay-for}); each may come at most once.
+   */
   public static final String ONCE_PREFIX = "once-";
 
   public RawMessage {
