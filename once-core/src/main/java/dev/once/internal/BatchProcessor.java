@@ -79,6 +79,9 @@ final class BatchProcessor {
   int process(Receiver receiver, List<Delivery> held) throws InterruptedException {
     held.addAll(receiver.poll(config.batchSize(), config.pollTimeout(), config.batchLinger()));
     int polled = held.size();
+    if (polled == 0) {
+      isolation.sweep();
+    }
     handleHeld(receiver, held);
     return polled;
   }

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,10 +91,14 @@ final class Isolation {
     }
   }
 
+  /** How often an idle consumer looks for attempt and suspicion rows left by processed events. */
+  static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private final OnceImpl once;
   private final ConsumerConfig config;
   private final Attempts attempts;
   private final Returns returns;
+  private final AtomicLong lastSweep = new AtomicLong(System.nanoTime() - SWEEP_EVERY_NANOS);
 
   Isolation(OnceImpl once, ConsumerConfig config, Attempts attempts, Returns returns) {
     this.once = once;
@@ -296,6 +302,42 @@ final class Isolation {
           returns.remember(id, new Resume(g.level(), plan.counted.get(id)));
         }
       }
+    }
+  }
+
+  /**
+   * On a poll that found nothing, at most every {@link #SWEEP_EVERY_NANOS} per consumer: deletes
+   * the attempt and suspicion rows of events already processed. A group's own commit clears its
+   * rows; these are the ones written by a holder whose delivery the other holder of the same event
+   * settled first (a copy, or a claim that expired under a slow batch): nothing of that event comes
+   * back to clear them, and a left row would show as a retry waiting forever. One statement per
+   * table, usually deleting nothing. Best effort: a failure is tried again at the next idle poll.
+   */
+  void sweep() {
+    long now = System.nanoTime();
+    long last = lastSweep.get();
+    if (now - last < SWEEP_EVERY_NANOS || !lastSweep.compareAndSet(last, now)) {
+      return;
+    }
+    try (Connection c = once.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      int cleared;
+      try {
+        cleared = once.dialect().admin().clearSettled(c, config.consumerId());
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
+      if (cleared > 0) {
+        log.info(
+            "consumer {}: cleared {} attempt or suspicion rows of events already processed (the"
+                + " same event was held twice and the holder that wrote them lost its delivery)",
+            config.consumerId(),
+            cleared);
+      }
+    } catch (SQLException | RuntimeException e) {
+      log.debug("consumer {}: the idle sweep failed: {}", config.consumerId(), e.toString());
     }
   }
 

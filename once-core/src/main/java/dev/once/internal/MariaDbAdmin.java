@@ -151,6 +151,26 @@ public class MariaDbAdmin implements AdminDialect {
         params(List.of(consumerId), eventIds));
   }
 
+  @Override
+  public int clearSettled(Connection c, String consumerId) throws SQLException {
+    return MariaDbJdbc.update(
+            c,
+            """
+            DELETE a FROM once_attempt a
+              JOIN once_inbox i ON i.consumer_id = a.consumer_id AND i.event_id = a.event_id
+             WHERE a.consumer_id = ?
+            """,
+            consumerId)
+        + MariaDbJdbc.update(
+            c,
+            """
+            DELETE s FROM once_suspect s
+              JOIN once_inbox i ON i.consumer_id = s.consumer_id AND i.event_id = s.event_id
+             WHERE s.consumer_id = ?
+            """,
+            consumerId);
+  }
+
   /**
    * Reopens a resolved one with an UPDATE; else an INSERT; if that hits a row inserted meanwhile,
    * the UPDATE once more (an open one stays as it is).

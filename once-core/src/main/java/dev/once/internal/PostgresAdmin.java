@@ -444,6 +444,24 @@ public class PostgresAdmin implements AdminDialect {
   }
 
   @Override
+  public int clearSettled(Connection c, String consumerId) throws SQLException {
+    return Jdbc.update(
+            c,
+            """
+            DELETE FROM once_attempt a USING once_inbox i
+             WHERE a.consumer_id = ? AND i.consumer_id = a.consumer_id AND i.event_id = a.event_id
+            """,
+            consumerId)
+        + Jdbc.update(
+            c,
+            """
+            DELETE FROM once_suspect s USING once_inbox i
+             WHERE s.consumer_id = ? AND i.consumer_id = s.consumer_id AND i.event_id = s.event_id
+            """,
+            consumerId);
+  }
+
+  @Override
   public int deleteOldAttempts(Connection c, Instant before, int limit) throws SQLException {
     return Jdbc.update(
         c,

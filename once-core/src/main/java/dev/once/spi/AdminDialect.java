@@ -52,6 +52,14 @@ public interface AdminDialect {
   void clearSuspects(Connection c, String consumerId, List<String> eventIds) throws SQLException;
 
   /**
+   * Deletes the attempt counts and suspicion levels of {@code consumerId}'s events that are
+   * processed (their marker is in {@code once_inbox}): left behind when the same event was held
+   * twice at once (two copies, or a claim that expired under a slow batch) and the holder that
+   * wrote them last lost its delivery to the other. Returns the rows deleted.
+   */
+  int clearSettled(Connection c, String consumerId) throws SQLException;
+
+  /**
    * Writes a dead letter of {@code event} (status {@code dead}, dead at {@code deadAt}); false if
    * that consumer already holds an open one for the event. A replayed or discarded one is reopened
    * with the new failure.
