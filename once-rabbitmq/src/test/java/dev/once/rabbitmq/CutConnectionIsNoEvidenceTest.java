@@ -1,0 +1,99 @@
+package dev.once.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Consumer;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.test.LogLines;
+import dev.once.test.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A connection cut by the broker hands back everything the consumer held — the batch it was running
+ * and the rest of its prefetch window — flagged redelivered. That is no evidence of a poison: the
+ * receiver remembers what it lost, so the redeliveries run as fresh batches, none as a suspect (no
+ * raise commit, no group of suspects, nothing run alone, no attempt charged). If the receiver did
+ * not tell ({@code cameBackCleanly} false), the 32 of the batch and the window behind it would come
+ * back as groups of suspects, one extra commit each, logged.
+ */
+class CutConnectionIsNoEvidenceTest {
+  private static final int EVENTS = 200;
+
+  @Test
+  void theRedeliveriesOfACutConnectionAreNotSuspected() throws Exception {
+    String vhost = Broker.newVhost();
+    CountDownLatch blocked = new CountDownLatch(1);
+    CountDownLatch cut = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    try (TestDatabase db = TestDatabase.embedded();
+        LogLines log = LogLines.capture();
+        RabbitTransport transport =
+            RabbitTransport.builder()
+                .uri(Broker.uri(vhost))
+                .prefetch(64)
+                .recoveryBackoff(Duration.ofMillis(100), Duration.ofMillis(500))
+                .build();
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(transport)
+                .destinations("orders")
+                .build()) {
+      db.execute("CREATE TABLE effects (event_id text NOT NULL)");
+      transport.declare("orders", "warehouse");
+      once.useTransaction(
+          tx -> {
+            for (int i = 0; i < EVENTS; i++) {
+              tx.publish(Event.of(EventId.of("o", i), "orders", "k" + i, "OrderPaid", "{}"));
+            }
+          });
+      assertThat(once.newRelay().runOnce()).isEqualTo(EVENTS);
+
+      Consumer consumer =
+          once.consumer("warehouse")
+              .subscribe(
+                  "orders",
+                  (tx, e) -> {
+                    if (runs.incrementAndGet() == 40) { // in the middle of the second batch
+                      blocked.countDown();
+                      cut.await(30, TimeUnit.SECONDS);
+                    }
+                    tx.update("INSERT INTO effects VALUES (?)", e.id().value());
+                  })
+              .batchSize(32)
+              .workers(1)
+              .build()
+              .start();
+      assertThat(blocked.await(60, TimeUnit.SECONDS)).as("the handler got to the cut").isTrue();
+      Broker.ctl("close_all_connections", "-p", vhost, "once test: cut under a running batch");
+      cut.countDown(); // the batch commits, its acks meet the closed channel
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (db.count("SELECT count(*) FROM once_inbox") < EVENTS && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      // what came back after the cut has been delivered again, not only what was never acked
+      Thread.sleep(500);
+      consumer.close();
+
+      assertThat(db.count("SELECT count(*) FROM effects")).isEqualTo(EVENTS);
+      assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).isEqualTo(EVENTS);
+      assertThat(runs.get()).as("handler runs: the cut batch's commit is kept").isEqualTo(EVENTS);
+      assertThat(log.matching("came back redelivered for no cause"))
+          .as("groups of suspects after the cut")
+          .isEmpty();
+      assertThat(log.matching("it runs alone")).as("deliveries run alone").isEmpty();
+      assertThat(db.count("SELECT count(*) FROM once_suspect")).isZero();
+      assertThat(db.count("SELECT count(*) FROM once_attempt")).isZero();
+      assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isZero();
+    } finally {
+      Broker.deleteVhost(vhost);
+    }
+  }
+}
