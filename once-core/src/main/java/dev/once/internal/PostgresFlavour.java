@@ -163,18 +163,23 @@ public class PostgresFlavour implements SqlFlavour {
     return true;
   }
 
-  /** The payload is the schema, a space and the sender's token. */
+  /** The payload is the schema, a space and the sender's token (without a sender: the schema). */
   @Override
   public void notify(Connection c, Channel channel, String sender) throws SQLException {
-    Jdbc.execute(
-        c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+    if (sender == null) {
+      Jdbc.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
+    } else {
+      Jdbc.execute(
+          c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+    }
   }
 
   @Override
   public AutoCloseable listen(
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
-    return new PgListener(dataSource, name, "LISTEN " + name, " " + ownSender, onNotify).start();
+    String own = ownSender == null ? null : " " + ownSender;
+    return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
   }
 
   private static String channelName(Channel channel) {

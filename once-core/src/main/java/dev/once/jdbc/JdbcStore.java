@@ -197,6 +197,16 @@ public class JdbcStore implements StoreDialect {
   }
 
   @Override
+  public void notify(Connection c, Channel channel) throws SQLException {
+    flavour.notify(c, channel, null);
+  }
+
+  @Override
+  public AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
+    return flavour.listen(dataSource, channel, null, onNotify);
+  }
+
+  @Override
   public void notify(Connection c, Channel channel, String sender) throws SQLException {
     flavour.notify(c, channel, sender);
   }
