@@ -24,6 +24,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -40,6 +41,13 @@ abstract class TracePipelineContract {
 
   /** A fresh transport (its own queues/topics) over {@code ds}. */
   abstract Transport transport(DataSource ds) throws Exception;
+
+  private static final AtomicInteger TESTS = new AtomicInteger();
+
+  /** This test's destinations: a broker's queues and topics outlive a test. */
+  final String orders = "orders" + TESTS.incrementAndGet();
+
+  final String dispatch = "dispatch" + TESTS.get();
 
   TestDatabase db;
   Transport transport;
@@ -60,7 +68,7 @@ abstract class TracePipelineContract {
         Once.builder()
             .dataSource(db.dataSource())
             .transport(transport)
-            .destinations("orders", "dispatch")
+            .destinations(orders, dispatch)
             .tracing(otel.tracing);
     for (OnceListener l : listeners) {
       b.listener(l);
@@ -86,11 +94,11 @@ abstract class TracePipelineContract {
     consumers.add(
         once.consumer("warehouse")
             .subscribe(
-                "orders",
+                orders,
                 (tx, e) ->
                     tx.publish(
                         e.follow("dispatch-queued")
-                            .destination("dispatch")
+                            .destination(dispatch)
                             .type("DispatchQueued")
                             .payload("{}")
                             .build()))
@@ -99,7 +107,7 @@ abstract class TracePipelineContract {
     consumers.add(
         once.consumer("notifier")
             .subscribe(
-                "dispatch",
+                dispatch,
                 (tx, e) -> {
                   if (notifierFails.get()) {
                     throw new IllegalStateException("mail server says no to {secret payload}");
@@ -117,7 +125,7 @@ abstract class TracePipelineContract {
             tx.publish(
                 Event.builder()
                     .id(EventId.of("order-placed", id))
-                    .destination("orders")
+                    .destination(orders)
                     .key(id)
                     .type("OrderPlaced")
                     .payload("{\"card\":\"4111\"}")
@@ -148,13 +156,13 @@ abstract class TracePipelineContract {
           placeOrder(814, Map.of());
           return null;
         });
-    runUntil(() -> effects.size() == 1 && otel.all("process dispatch").size() == 1);
+    runUntil(() -> effects.size() == 1 && otel.all("process " + dispatch).size() == 1);
 
     SpanData request = otel.span("POST /orders");
-    SpanData createOrders = otel.span("create orders");
-    SpanData processOrders = otel.span("process orders");
-    SpanData createDispatch = otel.span("create dispatch");
-    SpanData processDispatch = otel.span("process dispatch");
+    SpanData createOrders = otel.span("create " + orders);
+    SpanData processOrders = otel.span("process " + orders);
+    SpanData createDispatch = otel.span("create " + dispatch);
+    SpanData processDispatch = otel.span("process " + dispatch);
     assertThat(List.of(createOrders, processOrders, createDispatch, processDispatch))
         .allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(request.getTraceId()));
     assertThat(createOrders.getParentSpanId()).isEqualTo(request.getSpanId());
@@ -177,7 +185,7 @@ abstract class TracePipelineContract {
         .as("no payload value in any attribute")
         .allSatisfy(s -> assertThat(s.getAttributes().toString()).doesNotContain("4111"));
 
-    SpanData send = otel.span("send orders");
+    SpanData send = otel.span("send " + orders);
     assertThat(send.getKind()).isEqualTo(SpanKind.PRODUCER);
     assertThat(send.getLinks())
         .singleElement()
@@ -205,15 +213,17 @@ abstract class TracePipelineContract {
                     + foreign
                     + "' = ANY(headers)"))
         .isEqualTo(1);
-    runUntil(() -> otel.all("process orders").size() == 2);
+    runUntil(() -> otel.all("process " + orders).size() == 2);
     SpanData second =
-        otel.all("process orders").stream()
+        otel.all("process " + orders).stream()
             .filter(s -> "order-placed:2".equals(s.getAttributes().get(MESSAGE_ID)))
             .findFirst()
             .orElseThrow();
     assertThat(second.getTraceId()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
     assertThat(second.getParentSpanId()).isEqualTo("b7ad6b7169203331");
-    assertThat(otel.all("create orders")).as("no publish span over a foreign context").hasSize(1);
+    assertThat(otel.all("create " + orders))
+        .as("no publish span over a foreign context")
+        .hasSize(1);
   }
 
   @Test
@@ -238,10 +248,10 @@ abstract class TracePipelineContract {
         crashed = true;
       }
     }
-    runUntil(() -> otel.all("process orders").size() == 2 && effects.size() == 1);
+    runUntil(() -> otel.all("process " + orders).size() == 2 && effects.size() == 1);
 
-    SpanData create = otel.span("create orders");
-    List<SpanData> attempts = otel.all("process orders");
+    SpanData create = otel.span("create " + orders);
+    List<SpanData> attempts = otel.all("process " + orders);
     assertThat(attempts)
         .allSatisfy(a -> assertThat(a.getParentSpanId()).isEqualTo(create.getSpanId()));
     assertThat(attempts.get(0).getAttributes().get(AttributeKey.stringKey("error.type")))
@@ -261,10 +271,10 @@ abstract class TracePipelineContract {
           placeOrder(9, Map.of());
           return null;
         });
-    runUntil(() -> otel.all("process dispatch").size() == 1);
-    SpanData dead = otel.span("process dispatch");
+    runUntil(() -> otel.all("process " + dispatch).size() == 1);
+    SpanData dead = otel.span("process " + dispatch);
     assertThat(dead.getAttributes().get(OUTCOME)).isEqualTo("DEAD");
-    SpanData write = otel.span("dead-letter dispatch");
+    SpanData write = otel.span("dead-letter " + dispatch);
     assertThat(write.getParentSpanId()).isEqualTo(dead.getSpanId());
     assertThat(otel.spans())
         .allSatisfy(s -> assertThat(s.toString()).doesNotContain("secret payload"));
@@ -273,8 +283,8 @@ abstract class TracePipelineContract {
     assertThat(once.deadLetters().replay(DeadLetterFilter.open(), "test", "mail server back"))
         .hasSize(1);
     runUntil(() -> effects.size() == 1);
-    runUntil(() -> otel.all("process dispatch").size() == 2);
-    SpanData replayed = otel.all("process dispatch").get(1);
+    runUntil(() -> otel.all("process " + dispatch).size() == 2);
+    SpanData replayed = otel.all("process " + dispatch).get(1);
     assertThat(replayed.getAttributes().get(OUTCOME)).isEqualTo("PROCESSED");
     assertThat(replayed.getTraceId()).isEqualTo(otel.span("POST /orders").getTraceId());
     assertThat(replayed.getParentSpanId()).isEqualTo(dead.getParentSpanId());
