@@ -223,8 +223,7 @@ public interface SqlFlavour {
   /**
    * Starts calling {@code onNotify} on a thread of its own, with a connection of its own from
    * {@code dataSource}, whenever another sender than {@code ownSender} (null: every sender)
-   * notifies {@code channel};
-   * closing the result stops it. Only called if {@link #notifies()}.
+   * notifies {@code channel}; closing the result stops it. Only called if {@link #notifies()}.
    */
   default AutoCloseable listen(
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {

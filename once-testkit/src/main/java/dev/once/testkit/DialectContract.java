@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
+import dev.once.DeadLetterGroup;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.OperationState;
@@ -91,6 +92,16 @@ public abstract class DialectContract {
     }
   }
 
+  /** {@link #tx} of a yes-or-no statement. */
+  private boolean yes(Work<Boolean> work) throws SQLException {
+    return tx(work);
+  }
+
+  /** {@link #tx} of a statement that counts. */
+  private long count(Work<? extends Number> work) throws SQLException {
+    return tx(work).longValue();
+  }
+
   private static Event event(String destination, String id, Map<String, String> headers) {
     return new Event(
         new EventId(id),
@@ -112,9 +123,7 @@ public abstract class DialectContract {
         tx(
             c -> {
               long id =
-                  sql()
-                      .queryLong(
-                          c, "SELECT max(id) FROM once_outbox WHERE destination = ?", dest);
+                  sql().queryLong(c, "SELECT max(id) FROM once_outbox WHERE destination = ?", dest);
               dialect().store().markPublishFailed(c, id, "refused", at);
               return sql()
                   .first(
@@ -141,16 +150,23 @@ public abstract class DialectContract {
     String count = "SELECT count(*) FROM once_outbox WHERE destination = ? AND ";
     assertEquals(
         2,
-        tx(c -> sql().queryLong(c, count + sql().in("key_partition", partitions), dest, partitions)));
-    assertEquals(0, tx(c -> sql().queryLong(c, count + sql().in("key_partition", none), dest, none)));
+        count(
+            c ->
+                sql()
+                    .queryLong(
+                        c, count + sql().in("key_partition", partitions), dest, partitions)));
+    assertEquals(
+        0, count(c -> sql().queryLong(c, count + sql().in("key_partition", none), dest, none)));
   }
 
   @Test
   void aDuplicateKeyIsClassifiedAsOneAndSkippedByInsertUnlessDuplicate() throws SQLException {
     String consumer = unique("c");
     String insert = "INSERT INTO once_inbox (consumer_id, event_id) VALUES (?, ?)";
-    assertTrue(tx(c -> sql().insertUnlessDuplicate(c, insert, "consumer_id, event_id", consumer, "e")));
-    assertFalse(tx(c -> sql().insertUnlessDuplicate(c, insert, "consumer_id, event_id", consumer, "e")));
+    assertTrue(
+        yes(c -> sql().insertUnlessDuplicate(c, insert, "consumer_id, event_id", consumer, "e")));
+    assertFalse(
+        yes(c -> sql().insertUnlessDuplicate(c, insert, "consumer_id, event_id", consumer, "e")));
     SQLException e =
         assertThrows(SQLException.class, () -> tx(c -> sql().update(c, insert, consumer, "e")));
     assertTrue(dialect().flavour().isDuplicateKey(e), "duplicate key: " + e);
@@ -200,7 +216,8 @@ public abstract class DialectContract {
           return null;
         });
     assertEquals(
-        Set.of("c"), Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("c")))));
+        Set.of("c"),
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("c")))));
   }
 
   @Test
@@ -235,17 +252,15 @@ public abstract class DialectContract {
     headers.put("unicode", "\u00e9\u6f22");
     Event e = event(dest, unique("e"), headers);
     int partition = 7;
-    assertTrue(tx(c -> dialect().store().insertOutbox(c, e, partition)));
-    assertFalse(tx(c -> dialect().store().insertOutbox(c, e, partition)), "the same event id");
+    assertTrue(yes(c -> dialect().store().insertOutbox(c, e, partition)));
+    assertFalse(yes(c -> dialect().store().insertOutbox(c, e, partition)), "the same event id");
     List<OutboxRow> rows =
         tx(c -> dialect().store().claimOutbox(c, List.of(partition), now().plusSeconds(1), 1000));
     OutboxRow row =
-        rows.stream()
-            .filter(r -> dest.equals(r.message().destination()))
-            .findFirst()
-            .orElseThrow();
+        rows.stream().filter(r -> dest.equals(r.message().destination())).findFirst().orElseThrow();
     Map<String, Object> own = new LinkedHashMap<>(row.message().headers());
-    own.keySet().removeIf(name -> name.startsWith(RawMessage.ONCE_PREFIX)); // the id and key columns
+    own.keySet()
+        .removeIf(name -> name.startsWith(RawMessage.ONCE_PREFIX)); // the id and key columns
     assertEquals(headers, own);
     assertEquals(e.id().value(), own(row, RawMessage.EVENT_ID));
     assertEquals(e.key(), own(row, RawMessage.KEY));
@@ -261,10 +276,10 @@ public abstract class DialectContract {
   @Test
   void aVersionIsStoredOnlyIfNewer() throws SQLException {
     String id = unique("v");
-    assertTrue(tx(c -> dialect().store().applyIfNewer(c, "order", id, 1)));
-    assertFalse(tx(c -> dialect().store().applyIfNewer(c, "order", id, 1)), "the same");
-    assertFalse(tx(c -> dialect().store().applyIfNewer(c, "order", id, 0)), "an older one");
-    assertTrue(tx(c -> dialect().store().applyIfNewer(c, "order", id, 2)), "a newer one");
+    assertTrue(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)));
+    assertFalse(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)), "the same");
+    assertFalse(yes(c -> dialect().store().applyIfNewer(c, "order", id, 0)), "an older one");
+    assertTrue(yes(c -> dialect().store().applyIfNewer(c, "order", id, 2)), "a newer one");
   }
 
   @Test
@@ -310,7 +325,9 @@ public abstract class DialectContract {
     tx(
         c -> {
           dialect().store().parkOutbox(c, rowIds.get(ids.get(0)), "kept refusing");
-          dialect().store().markPublishFailed(c, rowIds.get(ids.get(1)), "later", now.plusSeconds(3600));
+          dialect()
+              .store()
+              .markPublishFailed(c, rowIds.get(ids.get(1)), "later", now.plusSeconds(3600));
           dialect().store().markSent(c, List.of(rowIds.get(ids.get(2))), now);
           return null;
         });
@@ -321,9 +338,9 @@ public abstract class DialectContract {
             .map(DialectContract::idOf)
             .toList();
     assertEquals(List.of(ids.get(3)), due);
-    assertTrue(
-        tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000))
-            .contains(partition));
+    List<Integer> pending =
+        tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000));
+    assertTrue(pending.contains(partition));
     WorkloadStatus status = tx(c -> dialect().status().status(c, now.plusSeconds(1)));
     WorkloadStatus.Backlog backlog =
         status.outbox().stream().filter(b -> b.name().equals(dest)).findFirst().orElseThrow();
@@ -344,8 +361,8 @@ public abstract class DialectContract {
     Instant later = now();
     tx(c -> record(c, consumer, "e", 1, first, first));
     tx(c -> record(c, consumer, "e", 1, first, later)); // a second failure: stored + 1
-    AttemptCount two = tx(c -> dialect().attempts().loadAttempts(c, consumer, List.of("e", "x")))
-        .get("e");
+    AttemptCount two =
+        tx(c -> dialect().attempts().loadAttempts(c, consumer, List.of("e", "x"))).get("e");
     assertEquals(2, two.attempts());
     assertEquals(first, two.firstFailedAt());
     tx(c -> record(c, consumer, "e", 7, later, later)); // a known higher count wins
@@ -370,7 +387,15 @@ public abstract class DialectContract {
             c,
             List.of(
                 new FailedAttempt(
-                    consumer, id, n, first, last, "java.lang.IllegalStateException", "fp", "boom", false)));
+                    consumer,
+                    id,
+                    n,
+                    first,
+                    last,
+                    "java.lang.IllegalStateException",
+                    "fp",
+                    "boom",
+                    false)));
     return null;
   }
 
@@ -403,18 +428,18 @@ public abstract class DialectContract {
   void aDeadLetterIsWrittenOnceWhileOpenAndReopenedAfterItWasResolved() throws SQLException {
     String consumer = unique("c");
     Event e = event("orders", unique("e"), Map.of("trace", "t1"));
-    assertTrue(tx(c -> deadLetter(c, consumer, e, 3)));
-    assertFalse(tx(c -> deadLetter(c, consumer, e, 4)), "one is open");
-    DeadLetterFilter mine =
-        new DeadLetterFilter(consumer, null, null, null, null, null, null, 100);
-    DeadLetter open = tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
+    assertTrue(yes(c -> deadLetter(c, consumer, e, 3)));
+    assertFalse(yes(c -> deadLetter(c, consumer, e, 4)), "one is open");
+    DeadLetterFilter mine = new DeadLetterFilter(consumer, null, null, null, null, null, null, 100);
+    DeadLetter open =
+        tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
     assertEquals(3, open.attempts());
     assertEquals(e, open.event());
     assertEquals("dead", open.status());
     Instant at = now();
-    assertTrue(tx(c -> dialect().deadLetters().resolveDeadLetter(c, open.id(), "replayed", at)));
+    assertTrue(yes(c -> dialect().deadLetters().resolveDeadLetter(c, open.id(), "replayed", at)));
     assertFalse(
-        tx(c -> dialect().deadLetters().resolveDeadLetter(c, open.id(), "discarded", at)),
+        yes(c -> dialect().deadLetters().resolveDeadLetter(c, open.id(), "discarded", at)),
         "resolved once");
     tx(
         c -> {
@@ -427,7 +452,7 @@ public abstract class DialectContract {
     assertEquals(
         List.of(new DeadLetterAction("replay", "ops", "fixed", at)),
         tx(c -> dialect().deadLetters().deadLetterActions(c, consumer, e.id().value())));
-    assertTrue(tx(c -> deadLetter(c, consumer, e, 5)), "reopened");
+    assertTrue(yes(c -> deadLetter(c, consumer, e, 5)), "reopened");
     DeadLetter reopened =
         tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
     assertEquals(open.id(), reopened.id());
@@ -445,7 +470,15 @@ public abstract class DialectContract {
             c,
             e,
             new FailedAttempt(
-                consumer, e.id().value(), attempts, now, now, "java.lang.Error", "fp-" + consumer, "m", false),
+                consumer,
+                e.id().value(),
+                attempts,
+                now,
+                now,
+                "java.lang.Error",
+                "fp-" + consumer,
+                "m",
+                false),
             now);
   }
 
@@ -456,12 +489,16 @@ public abstract class DialectContract {
       Event e = event("orders", consumer + "-e" + i, Map.of("n", "" + i));
       tx(c -> deadLetter(c, consumer, e, 1));
     }
-    DeadLetterFilter mine =
-        new DeadLetterFilter(consumer, null, null, null, null, null, "dead", 2);
-    List<DeadLetter> oldest = tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine)));
+    DeadLetterFilter mine = new DeadLetterFilter(consumer, null, null, null, null, null, "dead", 2);
+    List<DeadLetter> oldest =
+        tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine)));
     assertEquals(List.of(consumer + "-e0", consumer + "-e1"), eventIds(oldest));
     List<DeadLetter> newest =
-        tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.pageBefore(mine, Long.MAX_VALUE)));
+        tx(
+            c ->
+                dialect()
+                    .deadLetters()
+                    .deadLetters(c, DeadLetterQuery.pageBefore(mine, Long.MAX_VALUE)));
     assertEquals(List.of(consumer + "-e4", consumer + "-e3"), eventIds(newest));
     List<DeadLetter> next =
         tx(
@@ -479,13 +516,13 @@ public abstract class DialectContract {
     assertEquals(List.of(consumer + "-e2", consumer + "-e3"), eventIds(summaries));
     assertEquals(0, summaries.get(0).event().payload().length, "a summary has no payload");
     assertEquals(Map.of(), summaries.get(0).event().headers(), "nor headers");
-    assertEquals(5, tx(c -> dialect().deadLetters().countDeadLetters(c, mine)));
+    assertEquals(5, count(c -> dialect().deadLetters().countDeadLetters(c, mine)));
     DeadLetterFilter two = mine.ids(List.of(oldest.get(0).id(), newest.get(0).id())).limit(10);
-    assertEquals(2, tx(c -> dialect().deadLetters().countDeadLetters(c, two)));
-    assertEquals(0, tx(c -> dialect().deadLetters().countDeadLetters(c, mine.ids(List.of()))));
-    assertTrue(
-        tx(c -> dialect().deadLetters().deadLetterGroups(c, "dead", 1000)).stream()
-            .anyMatch(g -> g.consumerId().equals(consumer) && g.count() == 5));
+    assertEquals(2, count(c -> dialect().deadLetters().countDeadLetters(c, two)));
+    assertEquals(0, count(c -> dialect().deadLetters().countDeadLetters(c, mine.ids(List.of()))));
+    List<DeadLetterGroup> groups =
+        tx(c -> dialect().deadLetters().deadLetterGroups(c, "dead", 1000));
+    assertTrue(groups.stream().anyMatch(g -> g.consumerId().equals(consumer) && g.count() == 5));
   }
 
   private static List<String> eventIds(List<DeadLetter> letters) {
@@ -499,7 +536,7 @@ public abstract class DialectContract {
     String consumer = unique("c");
     tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b", "c")));
     Instant past = now().minusSeconds(3600);
-    assertEquals(0, tx(c -> dialect().retention().deleteOld(c, Retained.MARKERS, past, 10)));
+    assertEquals(0, count(c -> dialect().retention().deleteOld(c, Retained.MARKERS, past, 10)));
     Instant future = now().plusSeconds(3600);
     int first = tx(c -> dialect().retention().deleteOld(c, Retained.MARKERS, future, 2));
     assertEquals(2, first, "at most the limit");
@@ -516,8 +553,8 @@ public abstract class DialectContract {
 
   @Test
   void theSchemaCheckFindsOnceTablesAndNoOthers() throws SQLException {
-    assertTrue(tx(c -> dialect().status().tableExists(c, "once_inbox")));
-    assertFalse(tx(c -> dialect().status().tableExists(c, "once_no_such_table")));
+    assertTrue(yes(c -> dialect().status().tableExists(c, "once_inbox")));
+    assertFalse(yes(c -> dialect().status().tableExists(c, "once_no_such_table")));
     assertNotEquals("?", tx(c -> dialect().status().currentSchema(c)));
   }
 
@@ -529,9 +566,10 @@ public abstract class DialectContract {
     Instant now = now();
     String id = unique("op");
     OperationInsert insert = new OperationInsert(id, provider, "key-" + id, "fp", "{}", now);
-    assertTrue(tx(c -> dialect().operations().insert(c, insert)));
-    assertFalse(tx(c -> dialect().operations().insert(c, insert)), "known id");
-    assertEquals(OperationState.PENDING, tx(c -> dialect().operations().find(c, id, false)).state());
+    assertTrue(yes(c -> dialect().operations().insert(c, insert)));
+    assertFalse(yes(c -> dialect().operations().insert(c, insert)), "known id");
+    assertEquals(
+        OperationState.PENDING, tx(c -> dialect().operations().find(c, id, false)).state());
     Lease lease = new Lease("owner-1", now.plusSeconds(60), now.plusSeconds(1));
     List<OperationRow> claimed;
     try (Connection a = dataSource().getConnection()) {
@@ -548,8 +586,8 @@ public abstract class DialectContract {
     assertEquals(OperationState.IN_FLIGHT, row.state());
     assertEquals("owner-1", row.owner());
     assertEquals(1, row.view().attempts());
-    assertTrue(tx(c -> dialect().operations().renew(c, id, lease)));
-    assertTrue(tx(c -> dialect().operations().release(c, claimed.get(0), "owner-1")));
+    assertTrue(yes(c -> dialect().operations().renew(c, id, lease)));
+    assertTrue(yes(c -> dialect().operations().release(c, claimed.get(0), "owner-1")));
     OperationRow released = tx(c -> dialect().operations().find(c, id, false));
     assertEquals(OperationState.PENDING, released.state(), "put back as it was");
     assertEquals(0, released.view().attempts());
@@ -576,11 +614,12 @@ public abstract class DialectContract {
                     .queue()
                     .enqueue(
                         c,
-                        List.of(event(dest, unique("e"), Map.of()), event(dest, unique("e"), Map.of())),
+                        List.of(
+                            event(dest, unique("e"), Map.of()), event(dest, unique("e"), Map.of())),
                         now));
     assertEquals(2, counts.length);
     assertEquals(1, counts[0]);
-    assertEquals(2, tx(c -> dialect().queue().depth(c, group)));
+    assertEquals(2, count(c -> dialect().queue().depth(c, group)));
     QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
     List<Delivery> first = tx(c -> dialect().queue().claim(c, claim));
     assertEquals(2, first.size());
@@ -603,6 +642,6 @@ public abstract class DialectContract {
           return null;
         });
     assertEquals(2, tx(c -> dialect().queue().claim(c, claim)).get(0).deliveryCount());
-    assertEquals(1, tx(c -> dialect().queue().purge(c, group)));
+    assertEquals(1, count(c -> dialect().queue().purge(c, group)));
   }
 }
