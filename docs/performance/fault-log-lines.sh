@@ -43,10 +43,10 @@ fi
 pg=$(proxy $pg_port 127.0.0.1:5432)
 sleep 0.5
 start=$(date +%s)
-(cd "$once_dir" && exec ./once "${worker[@]}") >"$out/$label-$mode.out" 2>"$err" &
+(cd "$once_dir" && exec ./once "${worker[@]}") >/dev/null 2>"$err" &
 wpid=$!
 (cd "$once_dir" && exec ./once produce --db "$direct" --schema "$schema" --events 3000 --rate 100) \
-  >/dev/null 2>"$out/$label-$mode.producer.err" &
+  >/dev/null 2>"/tmp/$label-$mode.producer.err" &
 until [[ $(markers) -ge 300 ]]; do sleep 0.5; done
 if [[ $mode == table ]]; then
   for i in 1 2; do
