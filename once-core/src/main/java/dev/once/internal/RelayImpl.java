@@ -11,6 +11,7 @@ import dev.once.spi.Dialect;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.OutboxRow;
+import dev.once.spi.Outage;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
 import java.sql.SQLException;
