@@ -13,11 +13,10 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.Marker;
 
 /**
- * HikariCP's warnings about connections the database dropped — one per pooled connection, each
- * with a stack trace — become one outage per pool ({@link Outage}): one WARN when the first
- * connection is lost, one INFO when the pool has added a connection again, the rest counted at
- * DEBUG. Installed as a logback turbo filter (logback.xml); the pool's other lines pass as they
- * are.
+ * HikariCP's warnings about connections the database dropped — one per pooled connection, each with
+ * a stack trace — become one outage per pool ({@link Outage}): one WARN when the first connection
+ * is lost, one INFO when the pool has added a connection again, the rest counted at DEBUG.
+ * Installed as a logback turbo filter (logback.xml); the pool's other lines pass as they are.
  */
 public final class PoolOutages extends TurboFilter {
   private static final String BROKEN =
@@ -64,8 +63,8 @@ public final class PoolOutages extends TurboFilter {
   }
 
   /**
-   * The SQLState and the driver's message, without the trace; never a batch's message, which
-   * quotes its statement with the values (a payload).
+   * The SQLState and the driver's message, without the trace; never a batch's message, which quotes
+   * its statement with the values (a payload).
    */
   private static String reason(Object[] params, Throwable t) {
     Throwable e = t;
@@ -76,7 +75,8 @@ public final class PoolOutages extends TurboFilter {
       e = batch.getNextException(); // its own message quotes the batch's statement and values
     }
     if (e instanceof SQLException sql && !(e instanceof BatchUpdateException)) {
-      String message = sql.getMessage() == null ? "" : sql.getMessage().lines().findFirst().orElse("");
+      String message =
+          sql.getMessage() == null ? "" : sql.getMessage().lines().findFirst().orElse("");
       return "SQLSTATE " + sql.getSQLState() + ", " + message; // a driver may add the query below
     }
     return "SQLSTATE " + params[2];

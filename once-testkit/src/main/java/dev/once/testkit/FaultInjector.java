@@ -190,7 +190,8 @@ public final class FaultInjector implements OnceListener {
   @Override
   public void operationAnswered(OperationResult operation, OperationState answer) {
     if (answer == OperationState.SUCCEEDED) {
-      maybeCrash(CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
+      maybeCrash(
+          CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
     }
   }
 

@@ -55,7 +55,8 @@ final class KitRun {
       try (Once once = once(event, kit.transportWrapper.apply(queue), crash);
           Consumer consumer = consumer(once, event, Duration.ofMillis(100))) {
         publish(queue, event, 1);
-        Outcome until = window == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK ? Outcome.DUPLICATE : null;
+        Outcome until =
+            window == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK ? Outcome.DUPLICATE : null;
         runUntil(consumer, until);
       }
       judge("crash at " + window.label(), event.id()).ifPresent(failures::add);

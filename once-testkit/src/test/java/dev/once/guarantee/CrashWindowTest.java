@@ -79,7 +79,8 @@ class CrashWindowTest {
               ps.executeUpdate();
             }
           };
-      Result r = crashThenRedeliver(db, CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, ownConnection, 1);
+      Result r =
+          crashThenRedeliver(db, CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, ownConnection, 1);
       assertThatThrownBy(r::assertProcessedOnce).isInstanceOf(AssertionError.class);
       assertThat(r.effects).isEqualTo(2);
     }
@@ -192,7 +193,11 @@ class CrashWindowTest {
     // a queue on a data source of its own: the relay publishes to it as to a broker
     try (TestDatabase db = kind.get();
         Harness h =
-            new Harness(db, true, b -> b, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
+            new Harness(
+                db,
+                true,
+                b -> b,
+                FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
       assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
@@ -223,7 +228,9 @@ class CrashWindowTest {
   void aRelayStoppedAfterPublishingInItsOwnTransactionLeavesNoCopy(DatabaseKind kind) {
     String id = "order-paid:t";
     try (TestDatabase db = kind.get();
-        Harness h = new Harness(db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
+        Harness h =
+            new Harness(
+                db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
       assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
