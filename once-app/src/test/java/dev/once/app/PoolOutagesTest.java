@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.once.app.common.Database;
 import dev.once.test.LogLines;
 import dev.once.testkit.TcpProxy;
 import java.sql.Connection;
