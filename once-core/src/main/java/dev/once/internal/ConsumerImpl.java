@@ -78,7 +78,7 @@ final class ConsumerImpl implements Consumer {
   private void work() {
     dev.once.spi.Receiver receiver = null;
     List<Delivery> held = new ArrayList<>();
-    Backoff backoff = new Backoff();
+    Pause pause = new Pause();
     int outageTries = 0;
     long outageSince = 0;
     long progressAtLastCrash = -1;
@@ -92,7 +92,7 @@ final class ConsumerImpl implements Consumer {
         } else {
           processor.handleHeld(receiver, held);
         }
-        backoff.reset();
+        pause.reset();
         if (outageTries > 0) {
           log.info(
               "consumer {} has a database connection again, after {} failed tries in {} ms",
@@ -118,8 +118,8 @@ final class ConsumerImpl implements Consumer {
                     + " and trying again, first in {}, then at most every {}: {}",
                 config.consumerId(),
                 held.size(),
-                backoff.next(),
-                Backoff.MAX,
+                pause.next(),
+                Pause.MAX,
                 e.toString());
           } else {
             log.debug(
@@ -128,7 +128,7 @@ final class ConsumerImpl implements Consumer {
                 outageTries,
                 e.toString());
           }
-          backoff.pause();
+          pause.take();
           continue;
         }
         held.clear();
@@ -146,17 +146,17 @@ final class ConsumerImpl implements Consumer {
               "consumer {} worker crashed: {}; deliveries come back{}",
               config.consumerId(),
               Failure.withoutMessage(e),
-              stuck ? "; nothing committed since its last crash, again in " + backoff.next() : "");
+              stuck ? "; nothing committed since its last crash, again in " + pause.next() : "");
           if (stuck) {
-            backoff.pause();
+            pause.take();
           }
         } else {
           log.warn(
               "consumer {} batch failed; again in {}: {}",
               config.consumerId(),
-              backoff.next(),
+              pause.next(),
               e.toString());
-          backoff.pause();
+          pause.take();
         }
       }
     }

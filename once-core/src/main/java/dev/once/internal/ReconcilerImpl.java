@@ -99,7 +99,7 @@ final class ReconcilerImpl implements Reconciler {
           break;
         }
         log.warn("reconciler {} run failed: {}", operations.provider(), e.toString());
-        Backoff.sleep(interval);
+        Pause.sleep(interval);
       }
     }
   }

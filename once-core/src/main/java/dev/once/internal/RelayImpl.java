@@ -10,6 +10,7 @@ import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.MessageDecoder;
+import dev.once.spi.Outage;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
 import java.sql.Connection;
@@ -320,7 +321,7 @@ final class RelayImpl implements Relay {
 
   private void loop() {
     Wakeup wakeup = once.outboxWakeup();
-    Backoff backoff = new Backoff();
+    Pause pause = new Pause();
     Outage outage = new Outage(log, "relay");
     while (thread.running()) {
       long seen = wakeup.generation();
@@ -334,13 +335,13 @@ final class RelayImpl implements Relay {
               lostNow.count(),
               lostNow.reason());
           if (sent == 0) { // nothing reached the broker: do not hammer it
-            backoff.pause();
+            pause.take();
             continue;
           }
         } else {
           outage.ended();
         }
-        backoff.reset();
+        pause.reset();
         if (sent == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
@@ -354,17 +355,17 @@ final class RelayImpl implements Relay {
         if (e instanceof Error) {
           log.warn(
               "relay batch crashed, rows stay pending; next try in {}: {}",
-              backoff.next(),
+              pause.next(),
               e.toString());
         } else {
           outage.failed(
               "batch failed, rows stay pending; trying again, first in {}, then at most every {}:"
                   + " {}",
-              backoff.next(),
-              Backoff.MAX,
+              pause.next(),
+              Pause.MAX,
               e.toString());
         }
-        backoff.pause();
+        pause.take();
       }
     }
   }

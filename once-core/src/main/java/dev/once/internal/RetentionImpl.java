@@ -87,7 +87,7 @@ final class RetentionImpl implements Retention {
         if (attempt > TRANSIENT_RETRIES || !once.dialect().isTransient(e)) {
           throw e;
         }
-        Backoff.sleep(Duration.ofMillis(5L * attempt));
+        Pause.sleep(Duration.ofMillis(5L * attempt));
       }
     }
   }
@@ -110,7 +110,7 @@ final class RetentionImpl implements Retention {
       } catch (RuntimeException e) {
         log.warn("retention round failed; next one in {}: {}", policy.interval(), e.toString());
       }
-      Backoff.sleep(policy.interval());
+      Pause.sleep(policy.interval());
       if (Thread.currentThread().isInterrupted()) {
         return;
       }

@@ -55,8 +55,8 @@ class CrashWindowTest {
     return Stream.of(
             CrashPoint.CONSUMER_BEFORE_TRANSACTION,
             CrashPoint.CONSUMER_AFTER_MARKER,
-            CrashPoint.CONSUMER_AFTER_EFFECT,
-            CrashPoint.CONSUMER_AFTER_COMMIT)
+            CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
+            CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
         .flatMap(p -> Stream.of(Arguments.of(p, 1), Arguments.of(p, 4)));
   }
 
@@ -124,7 +124,7 @@ class CrashWindowTest {
     assertThat(outcomes.stream().filter(o -> o == Outcome.PROCESSED).count())
         .as("PROCESSED outcomes %s", outcomes)
         .isLessThanOrEqualTo(1);
-    if (copies == 1 && point == CrashPoint.CONSUMER_AFTER_COMMIT) {
+    if (copies == 1 && point == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK) {
       // processed before the crash, unreported; the redelivery finds the marker
       assertThat(outcomes).containsExactly(Outcome.DUPLICATE);
     } else if (copies == 1) {

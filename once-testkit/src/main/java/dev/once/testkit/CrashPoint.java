@@ -1,32 +1,59 @@
 package dev.once.testkit;
 
-/** The named crash windows of the pipeline, and what a crash there must lead to. */
+import java.util.Locale;
+
+/**
+ * The named crash windows of the pipeline, and what a crash there must lead to. A window's {@link
+ * #label()} is its name in lower case, the stage before the dot: {@code
+ * CONSUMER_AFTER_COMMIT_BEFORE_ACK} is {@code consumer.after-commit-before-ack}.
+ */
 public enum CrashPoint {
   /** No business change, no outbox row, nothing published. */
-  PRODUCER_BEFORE_COMMIT("producer.before-commit"),
+  PRODUCER_BEFORE_COMMIT,
   /** Redelivery; processed once. */
-  CONSUMER_BEFORE_TRANSACTION("consumer.before-transaction"),
+  CONSUMER_BEFORE_TRANSACTION,
   /** Rollback; redelivery; processed once. */
-  CONSUMER_AFTER_MARKER("consumer.after-marker"),
+  CONSUMER_AFTER_MARKER,
   /** Rollback; redelivery; processed once. */
-  CONSUMER_AFTER_EFFECT("consumer.after-effect-before-commit"),
+  CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
   /** Redelivery; outcome DUPLICATE; no second effect. */
-  CONSUMER_AFTER_COMMIT("consumer.after-commit-before-ack"),
+  CONSUMER_AFTER_COMMIT_BEFORE_ACK,
   /** Republished with the same event id; consumers see DUPLICATE. */
-  RELAY_AFTER_PUBLISH("relay.after-publish-before-mark-sent"),
+  RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT,
   /** The next caller (after the lease) calls with the same key. */
-  OPERATION_KEY_STORED_BEFORE_CALL("operation.key-stored-before-call"),
+  OPERATION_KEY_STORED_BEFORE_CALL,
   /** The retry with the same key gets the first result (or the lookup finds it); one action. */
-  OPERATION_ACCEPTED_BEFORE_RESULT_STORED("operation.provider-accepted-before-result-stored");
+  OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED;
 
-  private final String label;
+  /**
+   * @deprecated the same window as {@link #CONSUMER_AFTER_EFFECT_BEFORE_COMMIT}, named as its label
+   */
+  @Deprecated(forRemoval = true)
+  public static final CrashPoint CONSUMER_AFTER_EFFECT = CONSUMER_AFTER_EFFECT_BEFORE_COMMIT;
 
-  CrashPoint(String label) {
-    this.label = label;
-  }
+  /**
+   * @deprecated the same window as {@link #CONSUMER_AFTER_COMMIT_BEFORE_ACK}
+   */
+  @Deprecated(forRemoval = true)
+  public static final CrashPoint CONSUMER_AFTER_COMMIT = CONSUMER_AFTER_COMMIT_BEFORE_ACK;
 
-  /** The window's name in reports and JSON. */
+  /**
+   * @deprecated the same window as {@link #RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT}
+   */
+  @Deprecated(forRemoval = true)
+  public static final CrashPoint RELAY_AFTER_PUBLISH = RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT;
+
+  /**
+   * @deprecated the same window as {@link #OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED}
+   */
+  @Deprecated(forRemoval = true)
+  public static final CrashPoint OPERATION_ACCEPTED_BEFORE_RESULT_STORED =
+      OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED;
+
+  /** The window's name in reports and JSON, e.g. {@code relay.after-publish-before-mark-sent}. */
   public String label() {
-    return label;
+    String n = name().toLowerCase(Locale.ROOT);
+    int stage = n.indexOf('_');
+    return n.substring(0, stage) + "." + n.substring(stage + 1).replace('_', '-');
   }
 }

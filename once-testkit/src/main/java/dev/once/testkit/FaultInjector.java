@@ -140,7 +140,7 @@ public final class FaultInjector implements OnceListener {
     plan.clear();
     String first = key(batch.get(0));
     for (CrashPoint p :
-        List.of(CrashPoint.CONSUMER_AFTER_MARKER, CrashPoint.CONSUMER_AFTER_EFFECT)) {
+        List.of(CrashPoint.CONSUMER_AFTER_MARKER, CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT)) {
       int previous = visit(p, first);
       if (points.contains(p) && aim.crash(p, first, previous)) {
         double at = unit(randomBatches + 1, p, first, previous);
@@ -165,20 +165,20 @@ public final class FaultInjector implements OnceListener {
 
   @Override
   public void handled(ReceivedEvent event) {
-    inBatch(CrashPoint.CONSUMER_AFTER_EFFECT, event);
+    inBatch(CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, event);
   }
 
   @Override
   public void committed(List<ReceivedEvent> events) {
     if (!events.isEmpty()) {
-      maybeCrash(CrashPoint.CONSUMER_AFTER_COMMIT, key(events.get(0)));
+      maybeCrash(CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK, key(events.get(0)));
     }
   }
 
   @Override
   public void published(List<Event> events) {
     if (!events.isEmpty()) {
-      maybeCrash(CrashPoint.RELAY_AFTER_PUBLISH, events.get(0).id().value());
+      maybeCrash(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, events.get(0).id().value());
     }
   }
 
@@ -190,7 +190,8 @@ public final class FaultInjector implements OnceListener {
   @Override
   public void operationAnswered(OperationResult operation, OperationState answer) {
     if (answer == OperationState.SUCCEEDED) {
-      maybeCrash(CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
+      maybeCrash(
+          CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED, operation.operationId());
     }
   }
 

@@ -33,8 +33,8 @@ final class KitRun {
       List.of(
           CrashPoint.CONSUMER_BEFORE_TRANSACTION,
           CrashPoint.CONSUMER_AFTER_MARKER,
-          CrashPoint.CONSUMER_AFTER_EFFECT,
-          CrashPoint.CONSUMER_AFTER_COMMIT);
+          CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
+          CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK);
   private static final Duration VISIBILITY = Duration.ofMillis(300);
 
   private final HandlerKit kit;
@@ -55,7 +55,8 @@ final class KitRun {
       try (Once once = once(event, kit.transportWrapper.apply(queue), crash);
           Consumer consumer = consumer(once, event, Duration.ofMillis(100))) {
         publish(queue, event, 1);
-        Outcome until = window == CrashPoint.CONSUMER_AFTER_COMMIT ? Outcome.DUPLICATE : null;
+        Outcome until =
+            window == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK ? Outcome.DUPLICATE : null;
         runUntil(consumer, until);
       }
       judge("crash at " + window.label(), event.id()).ifPresent(failures::add);

@@ -50,7 +50,8 @@ public abstract class PipelineContract {
 
   @Test
   void aCrashAfterCommitBeforeAckIsRedeliveredAsADuplicateWithOneEffect() {
-    Result r = crashOnce(transport(), CrashPoint.CONSUMER_AFTER_COMMIT, Outcome.DUPLICATE);
+    Result r =
+        crashOnce(transport(), CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK, Outcome.DUPLICATE);
     assertEquals(1, r.effects(), "effects " + r);
     assertEquals(1, r.markers(), "markers " + r);
     assertEquals(List.of(Outcome.DUPLICATE), r.outcomes(), "outcomes " + r);
@@ -58,7 +59,8 @@ public abstract class PipelineContract {
 
   @Test
   void aCrashBeforeCommitIsRedeliveredAndProcessedOnce() {
-    Result r = crashOnce(transport(), CrashPoint.CONSUMER_AFTER_EFFECT, Outcome.PROCESSED);
+    Result r =
+        crashOnce(transport(), CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, Outcome.PROCESSED);
     assertEquals(1, r.effects(), "effects " + r);
     assertEquals(1, r.markers(), "markers " + r);
     assertEquals(List.of(Outcome.PROCESSED), r.outcomes(), "outcomes " + r);
@@ -68,7 +70,7 @@ public abstract class PipelineContract {
   @Test
   void theCrashTestCatchesATransportThatAcknowledgesBeforeTheCommit() {
     Transport broken = new EarlyAckingTransport(transport());
-    Result r = crashOnce(broken, CrashPoint.CONSUMER_AFTER_EFFECT, Outcome.PROCESSED);
+    Result r = crashOnce(broken, CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, Outcome.PROCESSED);
     assertEquals(0, r.effects(), "the early ack should have lost the event: " + r);
     assertEquals(0, r.markers(), "markers " + r);
   }

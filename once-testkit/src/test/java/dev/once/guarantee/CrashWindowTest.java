@@ -35,8 +35,8 @@ class CrashWindowTest {
       List.of(
           CrashPoint.CONSUMER_BEFORE_TRANSACTION,
           CrashPoint.CONSUMER_AFTER_MARKER,
-          CrashPoint.CONSUMER_AFTER_EFFECT,
-          CrashPoint.CONSUMER_AFTER_COMMIT);
+          CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
+          CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK);
 
   static Stream<Arguments> windowsOnEachDatabase() {
     return Stream.of(DatabaseKind.values())
@@ -79,7 +79,8 @@ class CrashWindowTest {
               ps.executeUpdate();
             }
           };
-      Result r = crashThenRedeliver(db, CrashPoint.CONSUMER_AFTER_EFFECT, ownConnection, 1);
+      Result r =
+          crashThenRedeliver(db, CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT, ownConnection, 1);
       assertThatThrownBy(r::assertProcessedOnce).isInstanceOf(AssertionError.class);
       assertThat(r.effects).isEqualTo(2);
     }
@@ -150,7 +151,7 @@ class CrashWindowTest {
       assertThat(effects).as("effects of %s", id).isEqualTo(1);
       assertThat(markers).as("markers of %s", id).isEqualTo(1);
       assertThat(follows).as("outgoing events of %s", id).isEqualTo(1);
-      if (point == CrashPoint.CONSUMER_AFTER_COMMIT) {
+      if (point == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK) {
         // The stopped worker may be the one that committed (it never reports PROCESSED; the
         // redelivery is a DUPLICATE) or, with several workers, one that found a DUPLICATE.
         assertThat(processed).as("PROCESSED outcomes of %s", id).isBetween(0L, 1L);
@@ -192,7 +193,11 @@ class CrashWindowTest {
     // a queue on a data source of its own: the relay publishes to it as to a broker
     try (TestDatabase db = kind.get();
         Harness h =
-            new Harness(db, true, b -> b, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
+            new Harness(
+                db,
+                true,
+                b -> b,
+                FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
       assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);
@@ -223,7 +228,9 @@ class CrashWindowTest {
   void aRelayStoppedAfterPublishingInItsOwnTransactionLeavesNoCopy(DatabaseKind kind) {
     String id = "order-paid:t";
     try (TestDatabase db = kind.get();
-        Harness h = new Harness(db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH, id))) {
+        Harness h =
+            new Harness(
+                db, FaultInjector.once(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT, id))) {
       Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
       h.once.inTransaction(tx -> tx.publish(Harness.event(id)));
       assertThatThrownBy(() -> h.once.newRelay().runOnce()).isInstanceOf(SimulatedCrash.class);

@@ -228,7 +228,9 @@ abstract class TracePipelineContract {
 
   @Test
   void aCrashAfterCommitBeforeAckShowsASecondAttemptThatIsADuplicate() {
-    once(FaultInjector.once(CrashPoint.CONSUMER_AFTER_COMMIT, "warehouse/order-placed:7"));
+    once(
+        FaultInjector.once(
+            CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK, "warehouse/order-placed:7"));
     pipeline(RetryPolicy.builder().maxAttempts(3).build(), new AtomicBoolean());
     otel.inRequest(
         "POST /orders",

@@ -37,11 +37,11 @@ public final class DemoScenario {
           CrashPoint.PRODUCER_BEFORE_COMMIT,
           CrashPoint.CONSUMER_BEFORE_TRANSACTION,
           CrashPoint.CONSUMER_AFTER_MARKER,
-          CrashPoint.CONSUMER_AFTER_EFFECT,
-          CrashPoint.CONSUMER_AFTER_COMMIT,
-          CrashPoint.RELAY_AFTER_PUBLISH,
+          CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
+          CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK,
+          CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT,
           CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL,
-          CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED);
+          CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED);
   private static final int RELAYS = 2;
 
   /**

@@ -83,16 +83,16 @@ final class HaltListener implements OnceListener {
 
   @Override
   public void handled(ReceivedEvent event) {
-    pass(CrashPoint.CONSUMER_AFTER_EFFECT);
+    pass(CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT);
   }
 
   @Override
   public void committed(List<ReceivedEvent> events) {
-    pass(CrashPoint.CONSUMER_AFTER_COMMIT);
+    pass(CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK);
   }
 
   @Override
   public void published(List<Event> events) {
-    pass(CrashPoint.RELAY_AFTER_PUBLISH);
+    pass(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT);
   }
 }

@@ -25,9 +25,9 @@ final class VerifyRun {
           Slot.SIGKILL,
           CrashPoint.CONSUMER_BEFORE_TRANSACTION.label(),
           CrashPoint.CONSUMER_AFTER_MARKER.label(),
-          CrashPoint.CONSUMER_AFTER_EFFECT.label(),
-          CrashPoint.CONSUMER_AFTER_COMMIT.label(),
-          CrashPoint.RELAY_AFTER_PUBLISH.label());
+          CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT.label(),
+          CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK.label(),
+          CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT.label());
 
   private static final long WINDOW_GIVE_UP_NANOS = 10_000_000_000L;
   private static final long STARVED_NANOS = 1_500_000_000L;

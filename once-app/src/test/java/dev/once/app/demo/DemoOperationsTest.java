@@ -41,7 +41,7 @@ class DemoOperationsTest {
             0.1,
             EnumSet.of(
                 CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL,
-                CrashPoint.OPERATION_ACCEPTED_BEFORE_RESULT_STORED));
+                CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED));
     try (TestDatabase db = database.get();
         TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
         Once once =

@@ -32,16 +32,18 @@ public final class Connections implements AutoCloseable {
 
   private final RabbitConfig config;
   private final ConnectionFactory factory;
+  private final ClientOutages outages;
   private Connection publishing;
   private Connection consuming;
   private boolean closed;
 
   public Connections(RabbitConfig config) {
     this.config = config;
-    this.factory = factory(config);
+    this.outages = new ClientOutages(config.safeUri());
+    this.factory = factory(config, outages);
   }
 
-  private static ConnectionFactory factory(RabbitConfig config) {
+  private static ConnectionFactory factory(RabbitConfig config, ClientOutages outages) {
     ConnectionFactory f = new ConnectionFactory();
     try {
       f.setUri(config.uri());
@@ -57,6 +59,7 @@ public final class Connections implements AutoCloseable {
     f.setTopologyRecoveryEnabled(true);
     f.setTopologyRecoveryFilter(CONSUMERS_ONLY);
     f.setRecoveryDelayHandler(backoff(config));
+    f.setExceptionHandler(outages);
     f.setConnectionTimeout((int) config.connectionTimeout().toMillis());
     f.setRequestedHeartbeat(10);
     return f;
@@ -140,6 +143,7 @@ public final class Connections implements AutoCloseable {
   private Connection connect(String name) {
     try {
       Connection c = factory.newConnection(name);
+      outages.watch(c);
       log.info("connected to RabbitMQ at {} ({})", config.safeUri(), name);
       return c;
     } catch (IOException | TimeoutException e) {

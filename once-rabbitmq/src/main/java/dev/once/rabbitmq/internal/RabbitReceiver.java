@@ -88,7 +88,11 @@ public final class RabbitReceiver implements Receiver {
     buffer.clear();
     if (!cause.isInitiatedByApplication()) {
       lostDeliveries.add(queue, unsettled.values()); // cut under us: they crashed nothing
-      log.warn("receiver on {} lost its channel: {}", queue, cause.getMessage());
+      if (cause.isHardError()) { // the connection went: its outage is logged once (ClientOutages)
+        log.debug("receiver on {} lost its channel with the connection", queue);
+      } else {
+        log.warn("receiver on {} lost its channel: {}", queue, cause.getMessage());
+      }
     }
     unsettled.clear();
   }
@@ -98,7 +102,7 @@ public final class RabbitReceiver implements Receiver {
       @Override
       public void handleRecovery(Recoverable recoverable) {
         opened = true;
-        log.info("receiver on {} recovered its channel", queue);
+        log.debug("receiver on {} recovered its channel", queue);
       }
 
       @Override

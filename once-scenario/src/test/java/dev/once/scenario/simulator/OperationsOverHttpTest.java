@@ -38,7 +38,10 @@ class OperationsOverHttpTest {
   @ParameterizedTest
   @EnumSource(
       value = CrashPoint.class,
-      names = {"OPERATION_KEY_STORED_BEFORE_CALL", "OPERATION_ACCEPTED_BEFORE_RESULT_STORED"})
+      names = {
+        "OPERATION_KEY_STORED_BEFORE_CALL",
+        "OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED"
+      })
   void aCrashAtEitherWindowThenARetryChargesOnceWithTheSameKey(CrashPoint point) {
     f = new HttpOperations(SimulatorConfig.defaults(), FaultInjector.once(point, "charge:814"));
     Operations charges = f.charges(b -> b);
@@ -56,7 +59,10 @@ class OperationsOverHttpTest {
   @ParameterizedTest
   @EnumSource(
       value = CrashPoint.class,
-      names = {"OPERATION_KEY_STORED_BEFORE_CALL", "OPERATION_ACCEPTED_BEFORE_RESULT_STORED"})
+      names = {
+        "OPERATION_KEY_STORED_BEFORE_CALL",
+        "OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED"
+      })
   void aCrashAtEitherWindowThenEightConcurrentCallersChargeOnce(CrashPoint point) throws Exception {
     f =
         new HttpOperations(

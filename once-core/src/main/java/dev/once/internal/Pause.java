@@ -5,9 +5,11 @@ import java.time.Duration;
 /**
  * The pause of an engine loop after a failure: doubles from 100 ms up to 5 s; resets on success.
  * The cap bounds how long a loop may still sleep once the database or broker is back (a few seconds
- * after an outage of any length), at the cost of one try per loop every 5 s while it lasts.
+ * after an outage of any length), at the cost of one try per loop every 5 s while it lasts. Not to
+ * be confused with {@link dev.once.Backoff}, the configured delay between the attempts of a
+ * message, a row or an operation.
  */
-final class Backoff {
+final class Pause {
   private static final Duration FIRST = Duration.ofMillis(100);
   static final Duration MAX = Duration.ofSeconds(5);
   private Duration next = FIRST;
@@ -21,7 +23,7 @@ final class Backoff {
   }
 
   /** Sleeps the current pause and doubles the next one. */
-  void pause() {
+  void take() {
     sleep(next);
     next = next.multipliedBy(2).compareTo(MAX) <= 0 ? next.multipliedBy(2) : MAX;
   }

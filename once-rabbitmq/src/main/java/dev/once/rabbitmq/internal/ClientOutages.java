@@ -1,0 +1,72 @@
+package dev.once.rabbitmq.internal;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.impl.ForgivingExceptionHandler;
+import dev.once.spi.Outage;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RabbitMQ client's exception handler: a lost connection and the failed tries to reconnect it
+ * are one outage per connection — one WARN when it is lost, DEBUG for each failed try, one INFO
+ * when the client has recovered it ({@link Outage}) — instead of the client's default of an ERROR
+ * with a stack trace per try. What is not about the connection (a consumer, confirm, return or
+ * blocked listener that threw; a channel or consumer that could not be recovered on a connection
+ * that works) is a real error and stays an ERROR with its trace.
+ */
+final class ClientOutages extends ForgivingExceptionHandler {
+  private static final Logger log = LoggerFactory.getLogger(Connections.class);
+  private final String safeUri;
+  private final Map<String, Outage> outages = new ConcurrentHashMap<>();
+
+  ClientOutages(String safeUri) {
+    this.safeUri = safeUri;
+  }
+
+  /** Follows {@code c}: its loss starts an outage, its recovery ends it. */
+  void watch(Connection c) {
+    c.addShutdownListener(
+        cause -> {
+          if (!cause.isInitiatedByApplication()) {
+            outage(c).failed("lost: {}", describe(cause));
+          }
+        });
+    ((Recoverable) c)
+        .addRecoveryListener(
+            new RecoveryListener() {
+              @Override
+              public void handleRecovery(Recoverable recoverable) {
+                outage(c).ended();
+              }
+
+              @Override
+              public void handleRecoveryStarted(Recoverable recoverable) {}
+            });
+  }
+
+  @Override
+  public void handleUnexpectedConnectionDriverException(Connection c, Throwable e) {
+    outage(c).failed("lost: {}", e.toString());
+  }
+
+  @Override
+  public void handleConnectionRecoveryException(Connection c, Throwable e) {
+    outage(c).failed("reconnecting failed, trying again: {}", e.toString());
+  }
+
+  private Outage outage(Connection c) {
+    String name = c.getClientProvidedName() == null ? "connection" : c.getClientProvidedName();
+    return outages.computeIfAbsent(
+        name, n -> new Outage(log, "RabbitMQ connection " + n + " to " + safeUri));
+  }
+
+  /** The broker's reason (reply code and text) without the client's wording around it. */
+  private static String describe(ShutdownSignalException cause) {
+    return cause.getReason() == null ? cause.toString() : cause.getReason().toString();
+  }
+}

@@ -1,0 +1,60 @@
+package dev.once.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.spi.PublishResult;
+import dev.once.test.FaultRun;
+import dev.once.test.LogLines;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The broker drops both of the transport's connections and refuses them for a while (here: its
+ * vhost is deleted and made again): one WARN when each is lost and one INFO when the client has
+ * recovered it, not the client's ERROR with a stack trace at every try (ClientOutages).
+ */
+class BrokerOutageLogTest {
+
+  @Test
+  void aConnectionLostAndRefusedForAWhileIsOneWarnAndOneInfo() {
+    String vhost = Broker.newVhost();
+    try (RabbitTransport transport =
+        RabbitTransport.builder()
+            .uri(Broker.uri(vhost))
+            .recoveryBackoff(Duration.ofMillis(100), Duration.ofMillis(400))
+            .build()) {
+      transport.declare("orders", "warehouse");
+      assertThat(publish(transport).isConfirmed(0)).as("published before the outage").isTrue();
+      transport.reader("orders", "warehouse").close(); // opens the consuming connection
+      try (LogLines log = LogLines.capture()) {
+        Broker.deleteVhost(vhost); // closes both connections; recovery is refused until...
+        FaultRun.sleep(Duration.ofSeconds(2)); // tries every 100-400 ms, each refused
+        Broker.ctl("add_vhost", vhost);
+        Broker.ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(() -> assertThat(log.matching("works again")).hasSize(2));
+
+        String all = String.join("\n", log.matching(""));
+        assertThat(log.matching(" ERROR ")).as("ERROR lines in:\n" + all).isEmpty();
+        assertThat(log.matching("\tat ")).as("stack trace lines").isEmpty();
+        assertThat(log.matching(" WARN "))
+            .as("warnings")
+            .hasSize(2)
+            .allMatch(l -> l.contains("RabbitMQ connection once-") && l.contains(" lost: "));
+        assertThat(log.matching(" INFO ")).as("infos").hasSize(2);
+      }
+    } finally {
+      Broker.deleteVhost(vhost);
+    }
+  }
+
+  private static PublishResult publish(RabbitTransport transport) {
+    Event e = Event.of(EventId.of("order-paid", 1), "orders", "k", "OrderPaid", "{}");
+    return transport.publish(List.of(e), Duration.ofSeconds(10));
+  }
+}
