@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -70,6 +71,15 @@ public final class E2eCommand implements Callable<Integer> {
   int warmup;
 
   @Option(
+      names = "--tracing",
+      defaultValue = "off",
+      description =
+          "Once's tracing in the Once run (not the ceilings): off, on (every order traced) or"
+              + " sampled (10 %% of orders); spans go to OpenTelemetry's batch processor and an"
+              + " exporter that counts them (default ${DEFAULT-VALUE})")
+  String tracingMode;
+
+  @Option(
       names = "--batch-linger-ms",
       defaultValue = "-1",
       description =
@@ -93,6 +103,9 @@ public final class E2eCommand implements Callable<Integer> {
     }
     Duration linger =
         batchLingerMs < 0 ? ConsumerBuilder.DEFAULT_BATCH_LINGER : Duration.ofMillis(batchLingerMs);
+    if (!List.of("off", "on", "sampled").contains(tracingMode)) {
+      throw new UserError("--tracing must be off, on or sampled, was '" + tracingMode + "'");
+    }
     if (warmup < 0) {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
@@ -117,10 +130,20 @@ public final class E2eCommand implements Callable<Integer> {
       Hand c = ceilingC(env, s);
       progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
       progress.printf("  %s Once end to end ...%n", now());
-      OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
+      OnceE2e.Result once;
+      long spans;
+      try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+        OnceE2e.tracing = tracing;
+        once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
+        spans = tracing.exported();
+      } finally {
+        OnceE2e.tracing = BenchTracing.OFF;
+      }
       progress.printf("  %s done%n", now());
       Map<String, Object> j = json(s, env, p, c, once);
       j.put("batch_linger_ms", linger.toMillis());
+      j.put("tracing", tracingMode);
+      j.put("spans_exported", spans);
       if (options.json) {
         System.out.println(new ObjectMapper().writeValueAsString(j));
       } else {

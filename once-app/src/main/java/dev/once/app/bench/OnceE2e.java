@@ -30,6 +30,9 @@ final class OnceE2e {
 
   private OnceE2e() {}
 
+  /** The tracing of Once's runs ({@code --tracing}); set once by the command before it runs. */
+  static volatile BenchTracing tracing = BenchTracing.OFF;
+
   static String finalConsumer(int hops) {
     return hops == 2 ? BenchTables.NOTIFIER : BenchTables.CONSUMER;
   }
@@ -114,6 +117,7 @@ final class OnceE2e {
         .relayBatchSize(env.settings().relayBatch())
         .listener(timings)
         .listener(env.rollbacks())
+        .tracing(tracing.tracing())
         .build();
   }
 
@@ -167,14 +171,16 @@ final class OnceE2e {
 
   /** One producer transaction: a business row and an OrderPaid-like event per order. */
   static void produce(Once once, long from, long to) {
-    once.inTransaction(
-        tx -> {
-          for (long id = from; id < to; id++) {
-            tx.update(BenchTables.INSERT_ORDER, id);
-            tx.publish(Pipeline.event(id));
-          }
-          return null;
-        });
+    tracing.inRequest(
+        () ->
+            once.inTransaction(
+                tx -> {
+                  for (long id = from; id < to; id++) {
+                    tx.update(BenchTables.INSERT_ORDER, id);
+                    tx.publish(Pipeline.event(id));
+                  }
+                  return null;
+                }));
   }
 
   private static void await(E2eTimings timings, long n, BenchSettings s)
