@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tracing's cost end to end (#26): once bench e2e (2 hops, table queue, embedded PostgreSQL) with
+# Tracing's cost end to end (#26), on a checkout of 07d6893 (where e2e has --tracing): once bench e2e (2 hops, table queue, embedded PostgreSQL) with
 # --tracing off / sampled (10 %) / on, interleaved, in one session on the same machine; raw JSON
 # lines to docs/performance/tracing-e2e-raw.jsonl, uptime before each run beside it.
 set -euo pipefail
