@@ -26,6 +26,36 @@ public interface Tracing {
   String TRACEPARENT = "traceparent";
 
   /**
+   * The trace id in {@code event}'s {@link #TRACEPARENT} header (32 hex digits), or null when it
+   * has none or it is not a well-formed W3C version-00 traceparent. What logs, {@code once
+   * dead-letters show} and the dashboard show of a delivery's trace.
+   */
+  static String traceId(Event event) {
+    String tp = event.headers().get(TRACEPARENT);
+    if (tp == null
+        || tp.length() != 55
+        || !tp.startsWith("00-")
+        || tp.charAt(35) != '-'
+        || tp.charAt(52) != '-'
+        || !hex(tp, 3, 35)
+        || !hex(tp, 36, 52)
+        || !hex(tp, 53, 55)) {
+      return null;
+    }
+    return tp.substring(3, 35);
+  }
+
+  private static boolean hex(String s, int from, int to) {
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Producer: {@code event} is about to be written to the outbox in the caller's transaction. If
    * there is a current span, starts the publish span as its child and puts its context into {@code
    * carrier}, whose entries are stored as headers of the row; with no current span, or if the event

@@ -88,6 +88,8 @@ class DocReferencesTest {
           Map.entry("Origin", "org.springframework.boot.origin.Origin"),
           Map.entry("JsonMapper", "tools.jackson.databind.json.JsonMapper"),
           Map.entry("MeterRegistry", "io.micrometer.core.instrument.MeterRegistry"),
+          Map.entry("ObservationRegistry", "io.micrometer.observation.ObservationRegistry"),
+          Map.entry("Tracer", "io.micrometer.tracing.Tracer"),
           Map.entry(
               "CooperativeStickyAssignor",
               "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),

@@ -176,13 +176,21 @@ final class DeliveryRunner {
       span.end();
     }
     clearKnown(c, event, known);
-    if (written && failure.errorClass().equals("dev.once.MalformedMessage")) {
+    if (written) {
+      try (LogContext mdc = LogContext.of(config.consumerId(), event.event())) {
+        logDeadLetter(event, attempts, failure);
+      }
+    }
+  }
+
+  private void logDeadLetter(ReceivedEvent event, int attempts, Failure failure) {
+    if (failure.errorClass().equals("dev.once.MalformedMessage")) {
       log.warn(
           "consumer {} dead-lettered a malformed message as {} on its first delivery: {}",
           config.consumerId(),
           event.id(),
           failure.message());
-    } else if (written) {
+    } else {
       log.warn(
           "consumer {} dead-lettered event {} after {} attempts: {} (fingerprint {})",
           config.consumerId(),

@@ -285,13 +285,15 @@ final class RelayImpl implements Relay {
         continue;
       }
       Instant next = now.plus(config.relayRetry().delay(attempts));
-      log.warn(
-          "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
-          row.event().id(),
-          reason,
-          attempts,
-          config.relayRetry().maxAttempts(),
-          next);
+      try (LogContext mdc = LogContext.of(null, row.event())) {
+        log.warn(
+            "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
+            row.event().id(),
+            reason,
+            attempts,
+            config.relayRetry().maxAttempts(),
+            next);
+      }
       dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
     lost = lostCount == 0 ? Lost.NONE : new Lost(lostCount, lostReason);
@@ -303,11 +305,13 @@ final class RelayImpl implements Relay {
     Failure failure = Failure.refused(reason);
     deadLetters.write(
         c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);
-    log.warn(
-        "relay: parked event {} as a dead letter after {} refused publishes: {}",
-        row.event().id(),
-        attempts,
-        reason);
+    try (LogContext mdc = LogContext.of(null, row.event())) {
+      log.warn(
+          "relay: parked event {} as a dead letter after {} refused publishes: {}",
+          row.event().id(),
+          attempts,
+          reason);
+    }
   }
 
   @Override

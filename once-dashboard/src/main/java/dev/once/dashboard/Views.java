@@ -4,6 +4,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterGroup;
 import dev.once.OperationStatus;
+import dev.once.Tracing;
 import dev.once.WorkloadStatus;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,6 +104,7 @@ final class Views {
     m.put("destination", d.event().destination());
     m.put("key", d.event().key());
     m.put("headers", d.event().headers());
+    m.put("trace_id", Tracing.traceId(d.event()));
     m.put("first_failed_at", Json.time(d.firstFailedAt()));
     m.put("last_failed_at", Json.time(d.lastFailedAt()));
     m.put("error_message", d.errorMessage());

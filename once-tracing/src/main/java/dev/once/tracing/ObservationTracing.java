@@ -93,8 +93,7 @@ public final class ObservationTracing implements Tracing {
 
   @Override
   public Span send(String system, Event event) {
-    String parent = event.headers().get(TRACEPARENT);
-    TraceContext linked = tracer == null || parent == null ? null : W3c.parse(tracer, parent);
+    TraceContext linked = tracer == null ? null : W3c.parse(tracer, event);
     if (linked == null) {
       return Span.NONE;
     }

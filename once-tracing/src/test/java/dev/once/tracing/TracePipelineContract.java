@@ -2,6 +2,10 @@ package dev.once.tracing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.once.Consumer;
 import dev.once.DeadLetterFilter;
 import dev.once.Event;
@@ -30,6 +34,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * One trace from the producer's transaction to the last effect, on every transport: orders →
@@ -77,8 +82,12 @@ abstract class TracePipelineContract {
     return once;
   }
 
+  final ListAppender<ILoggingEvent> deadLetterLines = new ListAppender<>();
+
   @AfterEach
   void stop() throws Exception {
+    ((Logger) LoggerFactory.getLogger("dev.once.internal.DeliveryRunner"))
+        .detachAppender(deadLetterLines);
     for (Consumer c : consumers) {
       c.close();
     }
@@ -265,6 +274,9 @@ abstract class TracePipelineContract {
   @Test
   void aReplayedDeadLetterKeepsTheOriginalTraceId() {
     once();
+    Logger runner = (Logger) LoggerFactory.getLogger("dev.once.internal.DeliveryRunner");
+    deadLetterLines.start();
+    runner.addAppender(deadLetterLines);
     AtomicBoolean fails = new AtomicBoolean(true);
     pipeline(RetryPolicy.builder().maxAttempts(1).build(), fails);
     otel.inRequest(
@@ -280,6 +292,17 @@ abstract class TracePipelineContract {
     assertThat(write.getParentSpanId()).isEqualTo(dead.getSpanId());
     assertThat(otel.spans())
         .allSatisfy(s -> assertThat(s.toString()).doesNotContain("secret payload"));
+
+    assertThat(deadLetterLines.list)
+        .as("the dead-letter WARN line carries the trace id and the event id in the MDC")
+        .anySatisfy(
+            line -> {
+              assertThat(line.getLevel()).isEqualTo(Level.WARN);
+              assertThat(line.getMDCPropertyMap())
+                  .containsEntry("traceId", dead.getTraceId())
+                  .containsEntry("once.eventId", dead.getAttributes().get(MESSAGE_ID))
+                  .containsEntry("once.consumer", "notifier");
+            });
 
     fails.set(false);
     assertThat(once.deadLetters().replay(DeadLetterFilter.open(), "test", "mail server back"))

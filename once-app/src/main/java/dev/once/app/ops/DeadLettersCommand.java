@@ -4,6 +4,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
 import dev.once.Once;
+import dev.once.Tracing;
 import dev.once.app.common.Database;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Migrations;
@@ -264,6 +265,8 @@ public final class DeadLettersCommand {
       out.printf("  %-18s %s%n", "destination", d.event().destination());
       out.printf("  %-18s %s%n", "key", d.event().key());
       out.printf("  %-18s %s%n", "type", d.event().type());
+      String trace = Tracing.traceId(d.event());
+      out.printf("  %-18s %s%n", "trace id", trace == null ? "(none)" : trace);
       out.printf("  %-18s %d%n", "attempts", d.attempts());
       out.printf("  %-18s %s .. %s%n", "failed", d.firstFailedAt(), d.lastFailedAt());
       out.printf("  %-18s %s%n", "dead at", d.deadAt());

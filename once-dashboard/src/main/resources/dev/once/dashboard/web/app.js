@@ -296,7 +296,7 @@
     dl.replaceChildren();
     [['consumer', d.consumer], ['event', d.event_id], ['destination', d.destination], ['key', d.key],
       ['type', d.type], ['attempts', d.attempts], ['failed', time(d.first_failed_at) + ' .. ' + time(d.last_failed_at)],
-      ['dead at', time(d.dead_at)], ['error', d.error_class + ' (fingerprint ' + d.fingerprint + ')'],
+      ['dead at', time(d.dead_at)], ['trace id', d.trace_id || '(none)'], ['error', d.error_class + ' (fingerprint ' + d.fingerprint + ')'],
       ['message', d.error_message],
       ['last attempt', d.final_attempt_crashed ? 'crashed or hung (the error is the last one recorded)' : 'failed with this error'],
       ['resolved at', time(d.resolved_at)]].forEach(([k, v]) => {
