@@ -4,6 +4,7 @@ import dev.once.spi.AdminDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.QueueDialect;
+import dev.once.spi.RequestKeysDialect;
 import dev.once.spi.StoreDialect;
 import java.sql.SQLException;
 import java.util.List;
@@ -18,6 +19,7 @@ public class MariaDbDialect implements Dialect {
   private final StoreDialect store;
   private final QueueDialect queue = new MariaDbQueue();
   private final OperationsDialect operations = new MariaDbOperations();
+  private final RequestKeysDialect requestKeys = new MariaDbRequestKeys();
   private final AdminDialect admin = new MariaDbAdmin();
 
   public MariaDbDialect() {
@@ -36,7 +38,7 @@ public class MariaDbDialect implements Dialect {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once.sql", "V2__once_suspect.sql");
+    return List.of("V1__once.sql", "V2__once_suspect.sql", "V3__once_request.sql");
   }
 
   @Override
@@ -52,6 +54,11 @@ public class MariaDbDialect implements Dialect {
   @Override
   public OperationsDialect operations() {
     return operations;
+  }
+
+  @Override
+  public RequestKeysDialect requestKeys() {
+    return requestKeys;
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.once.spi.AdminDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.QueueDialect;
+import dev.once.spi.RequestKeysDialect;
 import dev.once.spi.StoreDialect;
 import java.sql.SQLException;
 import java.util.List;
@@ -17,6 +18,7 @@ public class PostgresDialect implements Dialect {
   private final StoreDialect store;
   private final QueueDialect queue = new PostgresQueue();
   private final OperationsDialect operations = new PostgresOperations();
+  private final RequestKeysDialect requestKeys = new PostgresRequestKeys();
   private final AdminDialect admin = new PostgresAdmin();
 
   public PostgresDialect() {
@@ -40,7 +42,8 @@ public class PostgresDialect implements Dialect {
         "V2__once_operations.sql",
         "V3__once_workload.sql",
         "V4__once_dead_letter_crash.sql",
-        "V5__once_suspect.sql");
+        "V5__once_suspect.sql",
+        "V6__once_request.sql");
   }
 
   @Override
@@ -56,6 +59,11 @@ public class PostgresDialect implements Dialect {
   @Override
   public OperationsDialect operations() {
     return operations;
+  }
+
+  @Override
+  public RequestKeysDialect requestKeys() {
+    return requestKeys;
   }
 
   @Override

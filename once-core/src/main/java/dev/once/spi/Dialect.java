@@ -31,6 +31,11 @@ public interface Dialect {
   /** Operations with idempotency keys and their reconciliation. */
   OperationsDialect operations();
 
+  /** Request keys of HTTP requests ({@code Idempotency-Key}) and their stored responses. */
+  default RequestKeysDialect requestKeys() {
+    throw new UnsupportedOperationException("the " + name() + " dialect has no request keys");
+  }
+
   /** Failed attempts, dead letters, retention, status and the schema check. */
   AdminDialect admin();
 
