@@ -17,7 +17,13 @@ public enum CrashPoint {
   /** The next caller (after the lease) calls with the same key. */
   OPERATION_KEY_STORED_BEFORE_CALL("operation.key-stored-before-call"),
   /** The retry with the same key gets the first result (or the lookup finds it); one action. */
-  OPERATION_ACCEPTED_BEFORE_RESULT_STORED("operation.provider-accepted-before-result-stored");
+  OPERATION_ACCEPTED_BEFORE_RESULT_STORED("operation.provider-accepted-before-result-stored"),
+  // last, so that the ordinals (and seeded random crash plans) of the windows above stay as they
+  // were
+  /** API, request key held, before commit: nothing stored; the client's retry runs once. */
+  API_BEFORE_COMMIT("api.before-commit"),
+  /** API, after commit, before the response is written: the retry gets the stored response. */
+  API_AFTER_COMMIT("api.after-commit-before-response");
 
   private final String label;
 
