@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * {@code Idempotency-Key} for a servlet container. For a request its {@link Policy} picks (by
@@ -47,10 +48,18 @@ public class IdempotencyFilter extends HttpFilter {
     IdempotencySettings settingsFor(HttpServletRequest request);
   }
 
-  private final transient RequestKeys keys;
+  private final transient Supplier<RequestKeys> keys;
   private final transient Policy policy;
 
   public IdempotencyFilter(RequestKeys keys, Policy policy) {
+    this(() -> keys, policy);
+  }
+
+  /**
+   * With request keys looked up at the first keyed request: a container (Spring) creates its
+   * filters before the database is migrated, and request keys check their table when built.
+   */
+  public IdempotencyFilter(Supplier<RequestKeys> keys, Policy policy) {
     this.keys = keys;
     this.policy = policy;
   }
@@ -134,26 +143,27 @@ public class IdempotencyFilter extends HttpFilter {
     RequestResult result;
     try {
       result =
-          keys.run(
-              key,
-              fingerprint(req, settings, body),
-              tx -> {
-                req.setAttribute(OnceRequests.TX, tx);
-                CapturingResponse capture = new CapturingResponse(res);
-                captured[0] = capture;
-                try {
-                  chain.doFilter(req, capture);
-                } catch (IOException | ServletException e) {
-                  throw new HandlerFailed(e);
-                } finally {
-                  req.removeAttribute(OnceRequests.TX);
-                }
-                StoredResponse stored = capture.toStored(settings.storedHeaders());
-                if (stored.status() >= 500) {
-                  throw new NotStored(capture);
-                }
-                return stored;
-              });
+          keys.get()
+              .run(
+                  key,
+                  fingerprint(req, settings, body),
+                  tx -> {
+                    req.setAttribute(OnceRequests.TX, tx);
+                    CapturingResponse capture = new CapturingResponse(res);
+                    captured[0] = capture;
+                    try {
+                      chain.doFilter(req, capture);
+                    } catch (IOException | ServletException e) {
+                      throw new HandlerFailed(e);
+                    } finally {
+                      req.removeAttribute(OnceRequests.TX);
+                    }
+                    StoredResponse stored = capture.toStored(settings.storedHeaders());
+                    if (stored.status() >= 500) {
+                      throw new NotStored(capture);
+                    }
+                    return stored;
+                  });
     } catch (NotStored e) {
       CapturingResponse c = e.response;
       CapturingResponse.send(res, c.getStatus(), c.allHeaders(), c.toStored(Set.of()).body());

@@ -45,11 +45,15 @@ public class OnceHttpAutoConfiguration {
         .start();
   }
 
+  /**
+   * The filter gets its request keys at the first keyed request: filters are created as the web
+   * server starts, before the application's migrations ran (and request keys check their table).
+   */
   @Bean
   @ConditionalOnMissingBean
-  @ConditionalOnBean(RequestKeys.class)
+  @ConditionalOnBean(Once.class)
   public IdempotencyFilter onceIdempotencyFilter(
-      RequestKeys keys,
+      ObjectProvider<RequestKeys> keys,
       OnceHttpProperties p,
       ObjectProvider<RequestMappingHandlerMapping> mappings) {
     IdempotencySettings.Builder base =
@@ -65,7 +69,7 @@ public class OnceHttpAutoConfiguration {
     IdempotencySettings required = base.required(true).build();
     IdempotencySettings optional = base.required(false).build();
     return new IdempotencyFilter(
-        keys,
+        keys::getObject,
         request -> {
           Idempotent a = annotation(mappings, request);
           if (a == null) {
