@@ -2,8 +2,6 @@ package dev.once.internal;
 
 import dev.once.RequestKey;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 
@@ -14,6 +12,11 @@ import java.time.Instant;
  * fails it with 1062. Needs MariaDB's {@code SET STATEMENT} (MySQL has no such statement).
  */
 public class MariaDbRequestKeys extends SqlRequestKeys {
+
+  public MariaDbRequestKeys(MariaDbFlavour flavour) {
+    super(flavour);
+  }
+
   /** ER_LOCK_WAIT_TIMEOUT: another transaction holds the row. */
   static final int LOCK_WAIT_TIMEOUT = 1205;
 
@@ -36,7 +39,7 @@ public class MariaDbRequestKeys extends SqlRequestKeys {
               expiresAt)
           == 1;
     } catch (SQLException e) {
-      if (e.getErrorCode() == MariaDbJdbc.DUPLICATE_KEY || e.getErrorCode() == LOCK_WAIT_TIMEOUT) {
+      if (sql.flavour().isDuplicateKey(e) || e.getErrorCode() == LOCK_WAIT_TIMEOUT) {
         return false;
       }
       throw e;
@@ -46,15 +49,5 @@ public class MariaDbRequestKeys extends SqlRequestKeys {
   @Override
   public int deleteExpired(Connection c, Instant now, int limit) throws SQLException {
     return update(c, "DELETE FROM once_request WHERE expires_at < ? LIMIT ?", now, limit);
-  }
-
-  @Override
-  void bind(PreparedStatement ps, Object... params) throws SQLException {
-    MariaDbJdbc.bind(ps, params);
-  }
-
-  @Override
-  Instant instant(ResultSet rs, String column) throws SQLException {
-    return MariaDbJdbc.instant(rs, column);
   }
 }

@@ -2,8 +2,6 @@ package dev.once.internal;
 
 import dev.once.RequestKey;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 
@@ -13,6 +11,10 @@ import java.time.Instant;
  * first one's unique-index entry, it finds the lock taken and inserts nothing.
  */
 public class PostgresRequestKeys extends SqlRequestKeys {
+
+  public PostgresRequestKeys(PostgresFlavour flavour) {
+    super(flavour);
+  }
 
   @Override
   public boolean claim(
@@ -46,15 +48,5 @@ public class PostgresRequestKeys extends SqlRequestKeys {
         """,
         now,
         limit);
-  }
-
-  @Override
-  void bind(PreparedStatement ps, Object... params) throws SQLException {
-    Jdbc.bind(ps, params);
-  }
-
-  @Override
-  Instant instant(ResultSet rs, String column) throws SQLException {
-    return Jdbc.instant(rs, column);
   }
 }

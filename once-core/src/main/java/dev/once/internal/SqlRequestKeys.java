@@ -39,7 +39,7 @@ abstract class SqlRequestKeys implements RequestKeysDialect {
               FROM once_request
              WHERE scope = ? AND request_key = ?
             """)) {
-      bind(ps, key.scope(), key.key());
+      sql.bind(ps, key.scope(), key.key());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return null;
@@ -49,7 +49,8 @@ abstract class SqlRequestKeys implements RequestKeysDialect {
             rs.wasNull()
                 ? null
                 : new StoredResponse(status, headers(rs.getString("headers")), rs.getBytes("body"));
-        return new StoredRequest(rs.getString("fingerprint"), response, instant(rs, "expires_at"));
+        return new StoredRequest(
+            rs.getString("fingerprint"), response, sql.instant(rs, "expires_at"));
       }
     }
   }

@@ -4,15 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/**
- * Idempotency-Key on {@code @Idempotent} handler methods (module once-web): {@code once.http.*}.
- */
+/** Idempotency-Key on @Idempotent handler methods (module once-web): once.http.*. */
 @ConfigurationProperties(prefix = "once.http")
 public class OnceHttpProperties {
   /** The request header with the client's key. */
   private String headerName = "Idempotency-Key";
 
-  /** Refuse a request to an {@code @Idempotent} method without the key (400). */
+  /** Refuse a request to an @Idempotent method without the key (400). */
   private boolean required = true;
 
   /** Request headers in the fingerprint, besides method, path, query and body. */
@@ -21,10 +19,10 @@ public class OnceHttpProperties {
   /** Response headers stored and replayed, besides status and body. */
   private List<String> storedHeaders = List.of("Content-Type", "Location", "Content-Language");
 
-  /** Who the client is: {@code principal} (the authenticated user) or {@code header}. */
+  /** Who the client is: principal (the authenticated user) or header. */
   private Scope scope = Scope.PRINCIPAL;
 
-  /** With {@code scope=header}: the header naming the client (set or checked by a gateway). */
+  /** With scope=header: the header naming the client (set or checked by a gateway). */
   private String scopeHeader = "X-Client-Id";
 
   /** The largest request body fingerprinted; a larger one is refused with 413. */
