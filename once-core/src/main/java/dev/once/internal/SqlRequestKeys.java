@@ -3,31 +3,30 @@ package dev.once.internal;
 import dev.once.RequestKey;
 import dev.once.StoredResponse;
 import dev.once.spi.RequestKeysDialect;
+import dev.once.spi.Sql;
+import dev.once.spi.SqlFlavour;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The request-key statements both databases share; each subclass gives how it claims a key without
- * waiting, deletes a batch, binds and reads instants.
+ * The request-key statements both databases share, over the dialect's {@link Sql}; each subclass
+ * gives how it claims a key without waiting on another holder and deletes a batch.
  */
 abstract class SqlRequestKeys implements RequestKeysDialect {
+  final Sql sql;
 
-  abstract void bind(PreparedStatement ps, Object... params) throws SQLException;
+  SqlRequestKeys(SqlFlavour flavour) {
+    this.sql = new Sql(flavour);
+  }
 
-  abstract Instant instant(ResultSet rs, String column) throws SQLException;
-
-  int update(Connection c, String sql, Object... params) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      bind(ps, params);
-      return ps.executeUpdate();
-    }
+  int update(Connection c, String statement, Object... params) throws SQLException {
+    return sql.update(c, statement, params);
   }
 
   @Override
