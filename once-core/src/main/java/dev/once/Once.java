@@ -71,6 +71,17 @@ public interface Once extends AutoCloseable {
   /** A provider's operations from validated settings; {@link #operations(String)} builds them. */
   Operations operations(OperationsConfig config);
 
+  /**
+   * Starts describing request keys: an HTTP client's {@code Idempotency-Key} with the response of
+   * its first request, committed in that request's transaction. See {@link RequestKeys}.
+   */
+  default RequestKeysBuilder requestKeys() {
+    return new RequestKeysBuilder(this);
+  }
+
+  /** Request keys from validated settings; {@link #requestKeys()} builds them. */
+  RequestKeys requestKeys(RequestKeysConfig config);
+
   /** List, replay and discard dead letters of this instance's schema. */
   DeadLetters deadLetters();
 

@@ -89,4 +89,16 @@ public interface OnceListener {
    */
   default void operationReconciled(
       OperationResult operation, LookupAnswer answer, String resolution) {}
+
+  /**
+   * Request key: the key is claimed, the work ran and its response is stored; the transaction is
+   * about to commit (a crash here leaves nothing: the client's retry runs).
+   */
+  default void beforeRequestCommit(RequestKey key) {}
+
+  /**
+   * Request key: the key, its response and the work's changes committed; the response is not
+   * written to the client yet (a crash here: the client's retry gets the stored response).
+   */
+  default void requestCommitted(RequestKey key) {}
 }

@@ -202,7 +202,7 @@ class SharedDatabaseTest {
     db.execute(
         (db.isMariaDb() ? "DROP TABLE " : "DROP TABLE IF EXISTS ")
             + "once_outbox, once_inbox, once_relay_partition, once_queue_binding,"
-            + " once_queue, once_operation, once_attempt, once_suspect, once_dead_letter,"
+            + " once_queue, once_operation, once_attempt, once_suspect, once_request, once_dead_letter,"
             + " once_dead_letter_action, once_version");
     String url =
         db.isMariaDb() ? mariaDbUrl(db) : TestDatabase.LOCAL_URL + "&currentSchema=" + db.schema();

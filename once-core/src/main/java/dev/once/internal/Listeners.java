@@ -7,6 +7,7 @@ import dev.once.OperationResult;
 import dev.once.OperationState;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import dev.once.RequestKey;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -119,5 +120,15 @@ public final class Listeners implements OnceListener {
   public void operationReconciled(
       OperationResult operation, LookupAnswer answer, String resolution) {
     each("operationReconciled", l -> l.operationReconciled(operation, answer, resolution));
+  }
+
+  @Override
+  public void beforeRequestCommit(RequestKey key) {
+    each("beforeRequestCommit", l -> l.beforeRequestCommit(key));
+  }
+
+  @Override
+  public void requestCommitted(RequestKey key) {
+    each("requestCommitted", l -> l.requestCommitted(key));
   }
 }

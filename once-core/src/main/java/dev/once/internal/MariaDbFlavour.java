@@ -30,7 +30,7 @@ public class MariaDbFlavour implements SqlFlavour {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once.sql", "V2__once_suspect.sql");
+    return List.of("V1__once.sql", "V2__once_suspect.sql", "V3__once_request.sql");
   }
 
   @Override

@@ -254,6 +254,11 @@ public final class OnceImpl implements Once {
   }
 
   @Override
+  public dev.once.RequestKeys requestKeys(dev.once.RequestKeysConfig requestKeysConfig) {
+    return new RequestKeysImpl(this, requestKeysConfig);
+  }
+
+  @Override
   public DeadLetters deadLetters() {
     return new DeadLetterStore(
         dataSource, transport, dialect, config.clock(), config.retention().replayHorizon());

@@ -35,7 +35,8 @@ public class PostgresFlavour implements SqlFlavour {
         "V2__once_operations.sql",
         "V3__once_workload.sql",
         "V4__once_dead_letter_crash.sql",
-        "V5__once_suspect.sql");
+        "V5__once_suspect.sql",
+        "V6__once_request.sql");
   }
 
   /** One array parameter, whatever the size: one statement plan. */

@@ -28,6 +28,7 @@ public final class ShippedDialects {
           .queue(new PostgresQueue(flavour))
           .operations(new PostgresOperations(flavour))
           .deadLetters(new PostgresDeadLetters(flavour))
+          .requestKeys(new PostgresRequestKeys(flavour))
           .build();
     }
   }
@@ -46,7 +47,8 @@ public final class ShippedDialects {
 
     @Override
     public Dialect dialect() {
-      return JdbcDialect.of(new MariaDbFlavour());
+      MariaDbFlavour flavour = new MariaDbFlavour();
+      return JdbcDialect.builder(flavour).requestKeys(new MariaDbRequestKeys(flavour)).build();
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.once.spi.Dialect;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.QueueDialect;
 import dev.once.spi.RetentionDialect;
+import dev.once.spi.RequestKeysDialect;
 import dev.once.spi.SqlFlavour;
 import dev.once.spi.StatusDialect;
 import dev.once.spi.StoreDialect;
@@ -26,6 +27,7 @@ public final class JdbcDialect implements Dialect {
   private final DeadLettersDialect deadLetters;
   private final RetentionDialect retention;
   private final StatusDialect status;
+  private final RequestKeysDialect requestKeys;
 
   private JdbcDialect(Builder b) {
     this.flavour = b.flavour;
@@ -36,6 +38,7 @@ public final class JdbcDialect implements Dialect {
     this.deadLetters = b.deadLetters == null ? new JdbcDeadLetters(flavour) : b.deadLetters;
     this.retention = b.retention == null ? new JdbcRetention(flavour) : b.retention;
     this.status = b.status == null ? new JdbcStatus(flavour) : b.status;
+    this.requestKeys = b.requestKeys;
   }
 
   /** Every part the standard one, over {@code flavour}. */
@@ -66,6 +69,7 @@ public final class JdbcDialect implements Dialect {
     private DeadLettersDialect deadLetters;
     private RetentionDialect retention;
     private StatusDialect status;
+    private RequestKeysDialect requestKeys;
 
     private Builder(SqlFlavour flavour) {
       this.flavour = flavour;
@@ -80,6 +84,7 @@ public final class JdbcDialect implements Dialect {
       deadLetters = d.deadLetters;
       retention = d.retention;
       status = d.status;
+      requestKeys = d.requestKeys;
     }
 
     public Builder store(StoreDialect store) {
@@ -114,6 +119,12 @@ public final class JdbcDialect implements Dialect {
 
     public Builder status(StatusDialect status) {
       this.status = status;
+      return this;
+    }
+
+    /** The request-key part ({@code once_request}); without it the dialect has none. */
+    public Builder requestKeys(RequestKeysDialect requestKeys) {
+      this.requestKeys = requestKeys;
       return this;
     }
 
@@ -170,6 +181,12 @@ public final class JdbcDialect implements Dialect {
   @Override
   public StatusDialect status() {
     return status;
+
+  }
+
+  @Override
+  public RequestKeysDialect requestKeys() {
+    return requestKeys != null ? requestKeys : Dialect.super.requestKeys();
   }
 
   @Override

@@ -23,7 +23,13 @@ public enum CrashPoint {
   /** The next caller (after the lease) calls with the same key. */
   OPERATION_KEY_STORED_BEFORE_CALL,
   /** The retry with the same key gets the first result (or the lookup finds it); one action. */
-  OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED;
+  OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED,
+  // last, so that the ordinals (and seeded random crash plans) of the windows above stay as they
+  // were
+  /** API, request key held, before commit: nothing stored; the client's retry runs once. */
+  API_BEFORE_COMMIT,
+  /** API, after commit, before the response is written: the retry gets the stored response. */
+  API_AFTER_COMMIT_BEFORE_RESPONSE;
 
   /**
    * @deprecated the same window as {@link #CONSUMER_AFTER_EFFECT_BEFORE_COMMIT}, named as its label

@@ -5,6 +5,7 @@ import dev.once.OnceListener;
 import dev.once.OperationResult;
 import dev.once.OperationState;
 import dev.once.ReceivedEvent;
+import dev.once.RequestKey;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -114,6 +115,16 @@ public final class FaultInjector implements OnceListener {
 
   public long totalCrashes() {
     return crashes.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  @Override
+  public void beforeRequestCommit(RequestKey key) {
+    maybeCrash(CrashPoint.API_BEFORE_COMMIT, key.toString());
+  }
+
+  @Override
+  public void requestCommitted(RequestKey key) {
+    maybeCrash(CrashPoint.API_AFTER_COMMIT_BEFORE_RESPONSE, key.toString());
   }
 
   @Override

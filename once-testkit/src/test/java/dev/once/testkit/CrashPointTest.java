@@ -18,6 +18,8 @@ class CrashPointTest {
             "consumer.after-commit-before-ack",
             "relay.after-publish-before-mark-sent",
             "operation.key-stored-before-call",
-            "operation.provider-accepted-before-result-stored");
+            "operation.provider-accepted-before-result-stored",
+            "api.before-commit",
+            "api.after-commit-before-response");
   }
 }

@@ -1,0 +1,101 @@
+package dev.once.spring.autoconfigure;
+
+import dev.once.Once;
+import dev.once.RequestKeys;
+import dev.once.spring.Idempotent;
+import dev.once.web.ClientScope;
+import dev.once.web.IdempotencyFilter;
+import dev.once.web.IdempotencySettings;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Set;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Idempotency-Key for {@code @Idempotent} Spring MVC handler methods (module once-web): a servlet
+ * filter (after Spring Security's, so the principal is known) that finds the request's handler
+ * method and, if it is {@link Idempotent}, runs the request in one Once transaction — on the
+ * application's transaction manager, through {@code SpringTransactions} — with its key and the
+ * response it returns. Properties {@code once.http.*}.
+ */
+@AutoConfiguration(after = OnceAutoConfiguration.class)
+@ConditionalOnClass({IdempotencyFilter.class, RequestMappingHandlerMapping.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@EnableConfigurationProperties(OnceHttpProperties.class)
+public class OnceHttpAutoConfiguration {
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(Once.class)
+  public RequestKeys onceRequestKeys(Once once, OnceHttpProperties p) {
+    return once.requestKeys()
+        .retention(p.getRetention())
+        .maxWait(p.getMaxWait())
+        .maxResponseBytes(p.getMaxResponseBytes())
+        .build()
+        .start();
+  }
+
+  /**
+   * The filter gets its request keys at the first keyed request: filters are created as the web
+   * server starts, before the application's migrations ran (and request keys check their table).
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(Once.class)
+  public IdempotencyFilter onceIdempotencyFilter(
+      ObjectProvider<RequestKeys> keys,
+      OnceHttpProperties p,
+      ObjectProvider<RequestMappingHandlerMapping> mappings) {
+    IdempotencySettings.Builder base =
+        IdempotencySettings.builder()
+            .headerName(p.getHeaderName())
+            .fingerprintHeaders(p.getFingerprintHeaders())
+            .storedHeaders(Set.copyOf(p.getStoredHeaders()))
+            .maxRequestBytes(p.getMaxRequestBytes())
+            .scope(
+                p.getScope() == OnceHttpProperties.Scope.HEADER
+                    ? ClientScope.header(p.getScopeHeader())
+                    : ClientScope.principal());
+    IdempotencySettings required = base.required(true).build();
+    IdempotencySettings optional = base.required(false).build();
+    return new IdempotencyFilter(
+        keys::getObject,
+        request -> {
+          Idempotent a = annotation(mappings, request);
+          if (a == null) {
+            return null;
+          }
+          boolean req =
+              a.required() == Idempotent.Required.DEFAULT
+                  ? p.isRequired()
+                  : a.required() == Idempotent.Required.YES;
+          return req ? required : optional;
+        });
+  }
+
+  /** The {@link Idempotent} of the handler method the request maps to, or null. */
+  static Idempotent annotation(
+      ObjectProvider<RequestMappingHandlerMapping> mappings, HttpServletRequest request) {
+    for (RequestMappingHandlerMapping m : mappings) {
+      try {
+        HandlerExecutionChain chain = m.getHandler(request);
+        if (chain != null && chain.getHandler() instanceof HandlerMethod h) {
+          return h.getMethodAnnotation(Idempotent.class);
+        }
+      } catch (Exception e) {
+        return null; // no mapping: the dispatcher answers as it would
+      }
+    }
+    return null;
+  }
+}

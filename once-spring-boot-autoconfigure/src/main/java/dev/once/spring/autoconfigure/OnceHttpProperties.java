@@ -1,0 +1,125 @@
+package dev.once.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** Idempotency-Key on @Idempotent handler methods (module once-web): once.http.*. */
+@ConfigurationProperties(prefix = "once.http")
+public class OnceHttpProperties {
+  /** The request header with the client's key. */
+  private String headerName = "Idempotency-Key";
+
+  /** Refuse a request to an @Idempotent method without the key (400). */
+  private boolean required = true;
+
+  /** Request headers in the fingerprint, besides method, path, query and body. */
+  private List<String> fingerprintHeaders = List.of("Content-Type");
+
+  /** Response headers stored and replayed, besides status and body. */
+  private List<String> storedHeaders = List.of("Content-Type", "Location", "Content-Language");
+
+  /** Who the client is: principal (the authenticated user) or header. */
+  private Scope scope = Scope.PRINCIPAL;
+
+  /** With scope=header: the header naming the client (set or checked by a gateway). */
+  private String scopeHeader = "X-Client-Id";
+
+  /** The largest request body fingerprinted; a larger one is refused with 413. */
+  private int maxRequestBytes = 1024 * 1024;
+
+  /** The largest response body stored (at most 16 MiB - 1). */
+  private int maxResponseBytes = 1024 * 1024;
+
+  /** How long a key is kept; a retry after that runs again. */
+  private Duration retention = Duration.ofHours(24);
+
+  /** How long a retry polls for a first request in progress before 409 (0: 409 at once). */
+  private Duration maxWait = Duration.ZERO;
+
+  /** Who the client is. */
+  public enum Scope {
+    PRINCIPAL,
+    HEADER
+  }
+
+  public String getHeaderName() {
+    return headerName;
+  }
+
+  public void setHeaderName(String headerName) {
+    this.headerName = headerName;
+  }
+
+  public boolean isRequired() {
+    return required;
+  }
+
+  public void setRequired(boolean required) {
+    this.required = required;
+  }
+
+  public List<String> getFingerprintHeaders() {
+    return fingerprintHeaders;
+  }
+
+  public void setFingerprintHeaders(List<String> fingerprintHeaders) {
+    this.fingerprintHeaders = fingerprintHeaders;
+  }
+
+  public List<String> getStoredHeaders() {
+    return storedHeaders;
+  }
+
+  public void setStoredHeaders(List<String> storedHeaders) {
+    this.storedHeaders = storedHeaders;
+  }
+
+  public Scope getScope() {
+    return scope;
+  }
+
+  public void setScope(Scope scope) {
+    this.scope = scope;
+  }
+
+  public String getScopeHeader() {
+    return scopeHeader;
+  }
+
+  public void setScopeHeader(String scopeHeader) {
+    this.scopeHeader = scopeHeader;
+  }
+
+  public int getMaxRequestBytes() {
+    return maxRequestBytes;
+  }
+
+  public void setMaxRequestBytes(int maxRequestBytes) {
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  public int getMaxResponseBytes() {
+    return maxResponseBytes;
+  }
+
+  public void setMaxResponseBytes(int maxResponseBytes) {
+    this.maxResponseBytes = maxResponseBytes;
+  }
+
+  public Duration getRetention() {
+    return retention;
+  }
+
+  public void setRetention(Duration retention) {
+    this.retention = retention;
+  }
+
+  public Duration getMaxWait() {
+    return maxWait;
+  }
+
+  public void setMaxWait(Duration maxWait) {
+    this.maxWait = maxWait;
+  }
+}
