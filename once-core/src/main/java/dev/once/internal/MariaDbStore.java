@@ -6,10 +6,12 @@ import static dev.once.internal.MariaDbJdbc.params;
 import dev.once.Event;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.StoreDialect;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -100,6 +102,31 @@ public class MariaDbStore implements StoreDialect {
   @Override
   public void beginEngineTransaction(Connection c) throws SQLException {
     MariaDbJdbc.update(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  }
+
+  /**
+   * {@code innodb_lock_wait_timeout} and {@code idle_transaction_timeout} of the session (MySQL,
+   * which has no idle-transaction bound, reports none). Neither can be scoped to a transaction
+   * here: {@link #boundsTransactionWaits()} is false, and Once leaves the session as it is.
+   */
+  @Override
+  public TransactionWaits sessionWaits(Connection c) throws SQLException {
+    Duration lock;
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@session.innodb_lock_wait_timeout");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      lock = Duration.ofSeconds(rs.getLong(1));
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@session.idle_transaction_timeout");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new TransactionWaits(lock, Duration.ofSeconds(rs.getLong(1)));
+    } catch (SQLException e) {
+      if (e.getErrorCode() == 1193) { // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL
+        return new TransactionWaits(lock, Duration.ZERO);
+      }
+      throw e;
+    }
   }
 
   @Override

@@ -71,6 +71,7 @@ public class PostgresDialect implements Dialect {
     }
     return state.equals("40001") // serialization_failure
         || state.equals("40P01") // deadlock_detected
+        || state.equals("55P03") // lock_not_available: lock_timeout, see DatabaseTimeouts
         || state.startsWith("08") // connection exception
         || state.equals("57P01") // admin_shutdown
         || state.equals("57P03") // cannot_connect_now

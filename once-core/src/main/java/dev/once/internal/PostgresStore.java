@@ -4,6 +4,7 @@ import dev.once.Event;
 import dev.once.spi.Channel;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.StoreDialect;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -90,13 +91,66 @@ public class PostgresStore implements StoreDialect {
    */
   @Override
   public void beginEngineTransaction(Connection c) throws SQLException {
+    beginEngineTransaction(c, TransactionWaits.NONE);
+  }
+
+  /** The same statement, with the waits' bounds in it: no round trip of their own. */
+  @Override
+  public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
     Jdbc.execute(
         c,
         """
         SELECT set_config('synchronous_commit', 'off', true),
                set_config('enable_seqscan', 'off', true),
-               set_config('enable_bitmapscan', 'off', true)
-        """);
+               set_config('enable_bitmapscan', 'off', true),
+               set_config('lock_timeout',
+                          coalesce(?, current_setting('lock_timeout')), true),
+               set_config('idle_in_transaction_session_timeout',
+                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+        """,
+        millis(waits.lockWait()),
+        millis(waits.idleInTransaction()));
+  }
+
+  /** {@code lock_timeout} and {@code idle_in_transaction_session_timeout} of the session. */
+  @Override
+  public TransactionWaits sessionWaits(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                """
+                SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'),
+                       (SELECT setting::bigint FROM pg_settings
+                         WHERE name = 'idle_in_transaction_session_timeout')
+                """);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new TransactionWaits(
+          java.time.Duration.ofMillis(rs.getLong(1)), java.time.Duration.ofMillis(rs.getLong(2)));
+    }
+  }
+
+  /** {@code set_config(…, true)} is {@code SET LOCAL}: it ends with the transaction. */
+  @Override
+  public boolean boundsTransactionWaits() {
+    return true;
+  }
+
+  @Override
+  public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
+    Jdbc.execute(
+        c,
+        """
+        SELECT set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true),
+               set_config('idle_in_transaction_session_timeout',
+                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+        """,
+        millis(waits.lockWait()),
+        millis(waits.idleInTransaction()));
+  }
+
+  /** A bound in milliseconds as a setting's text; null (keep the session's) for none. */
+  private static String millis(java.time.Duration bound) {
+    return bound.isZero() ? null : Long.toString(bound.toMillis());
   }
 
   @Override
