@@ -14,6 +14,7 @@ import dev.once.OperationsConfig;
 import dev.once.Relay;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
@@ -53,6 +54,7 @@ public final class OnceImpl implements Once {
   private final TransactionRunner transactions;
   private final OnceConfig config;
   private final Listeners listener;
+  private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
   private final java.util.concurrent.ConcurrentMap<String, String> subscriptions =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -86,7 +88,15 @@ public final class OnceImpl implements Once {
       TransactionRunner transactions,
       OnceConfig config,
       List<OnceListener> listeners) {
-    this(dataSource, transport, dialect, transactions, config, listeners, DatabaseTimeouts.DEFAULT);
+    this(
+        dataSource,
+        transport,
+        dialect,
+        transactions,
+        config,
+        listeners,
+        Tracing.NONE,
+        DatabaseTimeouts.DEFAULT);
   }
 
   public OnceImpl(
@@ -96,8 +106,10 @@ public final class OnceImpl implements Once {
       TransactionRunner transactions,
       OnceConfig config,
       List<OnceListener> listeners,
+      Tracing tracing,
       DatabaseTimeouts timeouts) {
     checkSchema(dataSource, dialect);
+    this.tracing = tracing;
     this.givenDataSource = dataSource;
     this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
     this.dataSource = waits.bound(dataSource);
@@ -180,7 +192,13 @@ public final class OnceImpl implements Once {
   }
 
   TxImpl newTx(Connection c) {
-    return new TxImpl(c, dialect, config.destinations(), config.partitions(), publishLimits);
+    return new TxImpl(
+        c, dialect, config.destinations(), config.partitions(), publishLimits, tracing);
+  }
+
+  /** The tracing hook ({@link Tracing#NONE} when off). */
+  public Tracing tracing() {
+    return tracing;
   }
 
   @Override
