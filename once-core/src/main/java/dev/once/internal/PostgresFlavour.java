@@ -185,7 +185,8 @@ public class PostgresFlavour implements SqlFlavour {
                 """);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return new TransactionWaits(Duration.ofMillis(rs.getLong(1)), Duration.ofMillis(rs.getLong(2)));
+      return new TransactionWaits(
+          Duration.ofMillis(rs.getLong(1)), Duration.ofMillis(rs.getLong(2)));
     }
   }
 

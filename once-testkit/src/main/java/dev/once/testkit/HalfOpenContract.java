@@ -163,11 +163,14 @@ public abstract class HalfOpenContract {
       consumer.start();
     }
 
-    /** Milliseconds from the blackhole until every event is processed, or -1 after {@code max}. */
+    /**
+     * Milliseconds from the blackhole until every event is processed and the outbox sent, or -1
+     * after {@code max}.
+     */
     long untilDrained(Duration max) throws Exception {
       long deadline = System.nanoTime() + max.toNanos();
       while (System.nanoTime() < deadline) {
-        if (silenced.get() >= 0 && effectsOrZero() >= EVENTS) {
+        if (silenced.get() >= 0 && effectsOrZero() >= EVENTS && unsentOrAll() == 0) {
           return (System.nanoTime() - blackholedAt.get()) / 1_000_000;
         }
         TimeUnit.MILLISECONDS.sleep(50);
@@ -198,6 +201,17 @@ public abstract class HalfOpenContract {
 
     long effects() throws SQLException {
       return count("SELECT count(*) FROM " + table);
+    }
+
+    /** Outbox rows not yet marked sent (a relay whose mark-sent was cut publishes them again). */
+    private long unsentOrAll() {
+      try {
+        return count(
+            "SELECT count(*) FROM once_outbox WHERE destination = ? AND sent_at IS NULL",
+            destination);
+      } catch (SQLException e) {
+        return EVENTS;
+      }
     }
 
     private long effectsOrZero() {
