@@ -1,4 +1,4 @@
-package dev.once.app;
+package dev.once.app.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,7 +38,7 @@ class DatabaseBoundsTest {
 
   @Test
   void theLocalPostgresTakesTheBoundsAsSessionSettings() throws Exception {
-    String url = Database.withBounds(LocalServer.url());
+    String url = Database.withBounds("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement();
         ResultSet rs =
