@@ -149,8 +149,8 @@ public final class OnceImpl implements Once {
   public static void checkSchema(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
       for (String table : REQUIRED_TABLES) {
-        if (!dialect.admin().tableExists(c, table)) {
-          throw new SchemaMissingException(table, dialect.admin().currentSchema(c));
+        if (!dialect.status().tableExists(c, table)) {
+          throw new SchemaMissingException(table, dialect.status().currentSchema(c));
         }
       }
     } catch (SQLException e) {

@@ -1,29 +1,33 @@
-package dev.once.internal;
+package dev.once.jdbc;
 
-import static dev.once.internal.MariaDbJdbc.in;
-import static dev.once.internal.MariaDbJdbc.instant;
-
-import dev.once.OperationResult;
-import dev.once.OperationState;
 import dev.once.spi.Lease;
 import dev.once.spi.OperationInsert;
 import dev.once.spi.OperationOutcome;
 import dev.once.spi.OperationRow;
 import dev.once.spi.OperationsDialect;
+import dev.once.spi.Sql;
+import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlList;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
-/** Operations on MariaDB/MySQL. */
-public class MariaDbOperations implements OperationsDialect {
+/**
+ * The operations part in standard SQL: {@code once_operation} rows, leases, reconcilers' claims.
+ */
+public class JdbcOperations implements OperationsDialect {
+  protected final SqlFlavour flavour;
+  protected final Sql sql;
+
+  public JdbcOperations(SqlFlavour flavour) {
+    this.flavour = flavour;
+    this.sql = new Sql(flavour);
+  }
 
   @Override
   public boolean insert(Connection c, OperationInsert op) throws SQLException {
-    return MariaDbJdbc.insertUnlessDuplicate(
+    return sql.insertUnlessDuplicate(
         c,
         """
         INSERT INTO once_operation
@@ -31,6 +35,7 @@ public class MariaDbOperations implements OperationsDialect {
                 updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)
         """,
+        "operation_id",
         op.operationId(),
         op.provider(),
         op.idempotencyKey(),
@@ -42,15 +47,16 @@ public class MariaDbOperations implements OperationsDialect {
 
   @Override
   public OperationRow find(Connection c, String operationId, boolean lock) throws SQLException {
-    String sql =
-        "SELECT * FROM once_operation WHERE operation_id = ?" + (lock ? " FOR UPDATE" : "");
-    List<OperationRow> rows = rows(c, sql, operationId);
-    return rows.isEmpty() ? null : rows.get(0);
+    return sql.first(
+        c,
+        "SELECT * FROM once_operation WHERE operation_id = ?" + (lock ? " FOR UPDATE" : ""),
+        this::row,
+        operationId);
   }
 
   @Override
   public void claim(Connection c, String operationId, Lease lease) throws SQLException {
-    MariaDbJdbc.update(
+    sql.update(
         c,
         """
         UPDATE once_operation
@@ -69,7 +75,7 @@ public class MariaDbOperations implements OperationsDialect {
   public boolean recordResolution(
       Connection c, String operationId, String owner, String resolution, Instant now)
       throws SQLException {
-    return MariaDbJdbc.update(
+    return sql.update(
             c,
             """
             UPDATE once_operation SET resolution = ?, updated_at = ?
@@ -84,7 +90,7 @@ public class MariaDbOperations implements OperationsDialect {
 
   @Override
   public boolean store(Connection c, OperationOutcome o) throws SQLException {
-    return MariaDbJdbc.update(
+    return sql.update(
             c,
             """
             UPDATE once_operation
@@ -119,7 +125,7 @@ public class MariaDbOperations implements OperationsDialect {
     try {
       Instant now = lease.now();
       List<OperationRow> before =
-          rows(
+          sql.list(
               c,
               """
               SELECT * FROM once_operation
@@ -129,25 +135,29 @@ public class MariaDbOperations implements OperationsDialect {
                       OR (state = 'IN_FLIGHT' AND lease_until <= ?))
                ORDER BY created_at
                LIMIT ?
-                 FOR UPDATE SKIP LOCKED
-              """,
+              """
+                  + flavour.skipLocked(),
+              this::row,
               provider,
               now,
               now,
               limit);
       if (!before.isEmpty()) {
-        List<Object> params = new ArrayList<>(List.of(lease.owner(), lease.until(), now, now));
-        before.forEach(r -> params.add(r.id()));
-        MariaDbJdbc.update(
+        SqlList ids = SqlList.of("text", before.stream().map(OperationRow::id).toList());
+        sql.update(
             c,
             """
             UPDATE once_operation
                SET state = 'IN_FLIGHT', owner = ?, lease_until = ?, attempts = attempts + 1,
                    first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ?
-             WHERE operation_id IN (%s)
+             WHERE %s
             """
-                .formatted(in(before.size())),
-            params.toArray());
+                .formatted(sql.in("operation_id", ids)),
+            lease.owner(),
+            lease.until(),
+            now,
+            now,
+            ids);
       }
       if (own) {
         c.commit();
@@ -155,7 +165,7 @@ public class MariaDbOperations implements OperationsDialect {
       return before;
     } catch (SQLException | RuntimeException e) {
       if (own) {
-        Jdbc.rollbackQuietly(c);
+        rollbackQuietly(c);
       }
       throw e;
     } finally {
@@ -167,7 +177,7 @@ public class MariaDbOperations implements OperationsDialect {
 
   @Override
   public boolean renew(Connection c, String operationId, Lease lease) throws SQLException {
-    return MariaDbJdbc.update(
+    return sql.update(
             c,
             """
             UPDATE once_operation SET lease_until = ?, updated_at = ?
@@ -182,7 +192,7 @@ public class MariaDbOperations implements OperationsDialect {
 
   @Override
   public boolean release(Connection c, OperationRow before, String owner) throws SQLException {
-    return MariaDbJdbc.update(
+    return sql.update(
             c,
             """
             UPDATE once_operation
@@ -201,39 +211,16 @@ public class MariaDbOperations implements OperationsDialect {
         == 1;
   }
 
-  private static List<OperationRow> rows(Connection c, String sql, Object... params)
-      throws SQLException {
-    List<OperationRow> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      MariaDbJdbc.bind(ps, params);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows.add(row(rs));
-        }
-      }
-    }
-    return rows;
+  /** The row at the cursor, its instants read by the flavour. */
+  protected OperationRow row(java.sql.ResultSet rs) throws SQLException {
+    return OperationRow.read(rs, flavour);
   }
 
-  private static OperationRow row(ResultSet rs) throws SQLException {
-    OperationResult view =
-        new OperationResult(
-            rs.getString("operation_id"),
-            rs.getString("provider"),
-            rs.getString("idempotency_key"),
-            OperationState.valueOf(rs.getString("state")),
-            rs.getString("result"),
-            rs.getString("last_error"),
-            rs.getString("resolution"),
-            rs.getInt("attempts"),
-            instant(rs, "created_at"),
-            instant(rs, "first_attempt_at"),
-            instant(rs, "updated_at"));
-    return new OperationRow(
-        view,
-        rs.getString("fingerprint"),
-        rs.getString("request"),
-        rs.getString("owner"),
-        instant(rs, "lease_until"));
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is broken; the server rolls the transaction back by itself
+    }
   }
 }
