@@ -33,6 +33,7 @@ public final class OnceBuilder {
   private PayloadCodec codec;
   private Clock clock = Clock.systemUTC();
   private TransactionRunner transactions;
+  private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
 
   /** 10 publish attempts, 5 s doubling to 5 min, half jitter. */
   public static final RetryPolicy DEFAULT_RELAY_RETRY =
@@ -144,6 +145,16 @@ public final class OnceBuilder {
     return this;
   }
 
+  /**
+   * How long Once waits for the database: on every connection it borrows, and in its transactions
+   * (see {@link DatabaseTimeouts}). Default {@link DatabaseTimeouts#DEFAULT}: a half-open
+   * connection costs a worker 30 s, not the rest of its life.
+   */
+  public OnceBuilder databaseTimeouts(DatabaseTimeouts databaseTimeouts) {
+    this.databaseTimeouts = Validate.notNull("databaseTimeouts", databaseTimeouts);
+    return this;
+  }
+
   public OnceBuilder clock(Clock clock) {
     this.clock = clock;
     return this;
@@ -173,6 +184,7 @@ public final class OnceBuilder {
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     TransactionRunner runner =
         transactions != null ? transactions : new DataSourceTransactions(dataSource);
-    return new OnceImpl(dataSource, transport, chosen, runner, config, listeners, tracing);
+    return new OnceImpl(
+        dataSource, transport, chosen, runner, config, listeners, tracing, databaseTimeouts);
   }
 }

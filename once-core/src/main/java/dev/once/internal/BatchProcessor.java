@@ -354,7 +354,7 @@ final class BatchProcessor {
           }
         };
     try {
-      once.transactions()
+      once.batchTransactions()
           .inTransaction(
               c -> {
                 handled.clear();

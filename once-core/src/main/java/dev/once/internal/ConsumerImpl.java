@@ -19,6 +19,9 @@ import org.slf4j.LoggerFactory;
 final class ConsumerImpl implements Consumer {
   private static final Logger log = LoggerFactory.getLogger(ConsumerImpl.class);
 
+  /** How long {@link #close()} waits for its workers to end, all of them together. */
+  private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+
   private final OnceImpl once;
   private final ConsumerConfig config;
   private final BatchProcessor processor;
@@ -203,11 +206,19 @@ final class ConsumerImpl implements Consumer {
     for (Thread t : toJoin) {
       t.interrupt();
     }
+    // One bound for all of them: a worker stuck in a read of a half-open connection ends at the
+    // network timeout (DatabaseTimeouts) on its own; close() does not wait for it.
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
     for (Thread t : toJoin) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
       try {
-        t.join(5_000);
+        t.join(Math.max(1, left / 1_000_000));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        break;
       }
     }
   }

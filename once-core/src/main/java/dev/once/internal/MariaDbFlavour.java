@@ -1,10 +1,12 @@
 package dev.once.internal;
 
 import dev.once.spi.SqlFlavour;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -125,6 +127,31 @@ public class MariaDbFlavour implements SqlFlavour {
     try (PreparedStatement ps =
         c.prepareStatement("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")) {
       ps.execute();
+    }
+  }
+
+  /**
+   * {@code innodb_lock_wait_timeout} and {@code idle_transaction_timeout} of the session (MySQL,
+   * which has no idle-transaction bound, reports none). Neither can be scoped to a transaction
+   * here: {@link #boundsTransactionWaits()} stays false, and Once leaves the session as it is.
+   */
+  @Override
+  public TransactionWaits sessionWaits(Connection c) throws SQLException {
+    Duration lock;
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@session.innodb_lock_wait_timeout");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      lock = Duration.ofSeconds(rs.getLong(1));
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT @@session.idle_transaction_timeout");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new TransactionWaits(lock, Duration.ofSeconds(rs.getLong(1)));
+    } catch (SQLException e) {
+      if (e.getErrorCode() == 1193) { // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL
+        return new TransactionWaits(lock, Duration.ZERO);
+      }
+      throw e;
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.once.internal;
 import dev.once.ConfigurationException;
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
+import dev.once.DatabaseTimeouts;
 import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.OnceConfig;
@@ -22,6 +23,7 @@ import dev.once.spi.DeliveryLimit;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
+import dev.once.spi.TransactionWaits;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -32,7 +34,17 @@ import javax.sql.DataSource;
 
 /** The one {@link Once} implementation: wires the store, the transport and the engines. */
 public final class OnceImpl implements Once {
+  /** The data source as given: what a transport that publishes in it compares with. */
+  private final DataSource givenDataSource;
+
+  /** The given one, its connections bounded by the network timeout. */
   private final DataSource dataSource;
+
+  private final DatabaseWaits waits;
+
+  /** The consumers' batches: network timeout and the server's bounds on their waits. */
+  private final TransactionRunner batchTransactions;
+
   private final Transport transport;
 
   /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
@@ -76,7 +88,15 @@ public final class OnceImpl implements Once {
       TransactionRunner transactions,
       OnceConfig config,
       List<OnceListener> listeners) {
-    this(dataSource, transport, dialect, transactions, config, listeners, Tracing.NONE);
+    this(
+        dataSource,
+        transport,
+        dialect,
+        transactions,
+        config,
+        listeners,
+        Tracing.NONE,
+        DatabaseTimeouts.DEFAULT);
   }
 
   public OnceImpl(
@@ -86,10 +106,19 @@ public final class OnceImpl implements Once {
       TransactionRunner transactions,
       OnceConfig config,
       List<OnceListener> listeners,
-      Tracing tracing) {
+      Tracing tracing,
+      DatabaseTimeouts timeouts) {
+    checkSchema(dataSource, dialect);
     this.tracing = tracing;
-    this.dataSource = dataSource;
-    this.transactions = transactions;
+    this.givenDataSource = dataSource;
+    this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
+    this.dataSource = waits.bound(dataSource);
+    TransactionRunner runner =
+        transactions instanceof DataSourceTransactions
+            ? new DataSourceTransactions(this.dataSource)
+            : transactions;
+    this.transactions = waits.bound(runner, false);
+    this.batchTransactions = waits.bound(runner, true);
     this.transport = transport;
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
@@ -98,9 +127,8 @@ public final class OnceImpl implements Once {
     this.outboxNotifier =
         dialect.store().notifies()
             ? new PgNotifier(
-                dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
+                this.dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
-    checkSchema(dataSource, dialect);
   }
 
   /** Tables that must exist for Once to run. */
@@ -282,6 +310,24 @@ public final class OnceImpl implements Once {
     return transactions;
   }
 
+  /** Who runs the consumers' batch transactions, their waits bounded. */
+  TransactionRunner batchTransactions() {
+    return batchTransactions;
+  }
+
+  /** The data source as it was given (a transport that publishes in it compares with this one). */
+  DataSource givenDataSource() {
+    return givenDataSource;
+  }
+
+  /**
+   * The bounds Once adds to a relay's transactions, which stay open while the relay waits for the
+   * broker's confirms.
+   */
+  TransactionWaits relayWaits() {
+    return waits.perTransactionIdleUpTo(config.confirmTimeout());
+  }
+
   Transport transport() {
     return transport;
   }
@@ -339,14 +385,40 @@ public final class OnceImpl implements Once {
     if (outboxNotifier != null) {
       outboxNotifier.close();
     }
+    // All at once: each engine waits a few seconds for its threads, and one stuck in a read of a
+    // half-open connection (it ends at the network timeout) must not add its wait to the others'.
+    List<Thread> closing = new java.util.ArrayList<>();
     for (AutoCloseable engine : started) {
+      Thread t = new Thread(() -> closeQuietly(engine), "once-close");
+      t.setDaemon(true);
+      t.start();
+      closing.add(t);
+    }
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+    for (Thread t : closing) {
+      long left = (deadline - System.nanoTime()) / 1_000_000;
+      if (left <= 0) {
+        break;
+      }
       try {
-        engine.close();
-      } catch (Exception e) {
-        // closing is best effort; each engine logs its own trouble
+        t.join(left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
     }
     started.clear();
+  }
+
+  /** How long {@link #close()} waits for its engines, all of them together. */
+  private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(6);
+
+  private static void closeQuietly(AutoCloseable engine) {
+    try {
+      engine.close();
+    } catch (Exception e) {
+      // closing is best effort; each engine logs its own trouble
+    }
   }
 
   static void closeQuietly(Connection c) {

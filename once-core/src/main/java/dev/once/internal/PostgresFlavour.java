@@ -3,11 +3,13 @@ package dev.once.internal;
 import dev.once.spi.Channel;
 import dev.once.spi.SqlFlavour;
 import dev.once.spi.SqlList;
+import dev.once.spi.TransactionWaits;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -106,6 +108,7 @@ public class PostgresFlavour implements SqlFlavour {
     }
     return state.equals("40001") // serialization_failure
         || state.equals("40P01") // deadlock_detected
+        || state.equals("55P03") // lock_not_available: lock_timeout, see DatabaseTimeouts
         || state.startsWith("08") // connection exception
         || state.equals("57P01") // admin_shutdown
         || state.equals("57P03") // cannot_connect_now
@@ -150,13 +153,66 @@ public class PostgresFlavour implements SqlFlavour {
    */
   @Override
   public void beginEngineTransaction(Connection c) throws SQLException {
+    beginEngineTransaction(c, TransactionWaits.NONE);
+  }
+
+  /** The same statement, with the waits' bounds in it: no round trip of their own. */
+  @Override
+  public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
     Jdbc.execute(
         c,
         """
         SELECT set_config('synchronous_commit', 'off', true),
                set_config('enable_seqscan', 'off', true),
-               set_config('enable_bitmapscan', 'off', true)
-        """);
+               set_config('enable_bitmapscan', 'off', true),
+               set_config('lock_timeout',
+                          coalesce(?, current_setting('lock_timeout')), true),
+               set_config('idle_in_transaction_session_timeout',
+                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+        """,
+        millis(waits.lockWait()),
+        millis(waits.idleInTransaction()));
+  }
+
+  /** {@code lock_timeout} and {@code idle_in_transaction_session_timeout} of the session. */
+  @Override
+  public TransactionWaits sessionWaits(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                """
+                SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'),
+                       (SELECT setting::bigint FROM pg_settings
+                         WHERE name = 'idle_in_transaction_session_timeout')
+                """);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new TransactionWaits(
+          Duration.ofMillis(rs.getLong(1)), Duration.ofMillis(rs.getLong(2)));
+    }
+  }
+
+  /** {@code set_config(…, true)} is {@code SET LOCAL}: it ends with the transaction. */
+  @Override
+  public boolean boundsTransactionWaits() {
+    return true;
+  }
+
+  @Override
+  public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
+    Jdbc.execute(
+        c,
+        """
+        SELECT set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true),
+               set_config('idle_in_transaction_session_timeout',
+                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+        """,
+        millis(waits.lockWait()),
+        millis(waits.idleInTransaction()));
+  }
+
+  /** A bound in milliseconds as a setting's text; null (keep the session's) for none. */
+  private static String millis(Duration bound) {
+    return bound.isZero() ? null : Long.toString(bound.toMillis());
   }
 
   @Override

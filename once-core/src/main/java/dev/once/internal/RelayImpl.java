@@ -72,7 +72,7 @@ final class RelayImpl implements Relay {
     this.inDatabase =
         once.transport()
             .capability(InDatabasePublish.class)
-            .filter(p -> p.publishesIn(once.dataSource()))
+            .filter(p -> p.publishesIn(once.givenDataSource()))
             .orElse(null);
   }
 
@@ -84,7 +84,7 @@ final class RelayImpl implements Relay {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
       // Losing this transaction's commit in a database crash only means publishing again.
-      dialect.store().beginEngineTransaction(c);
+      dialect.store().beginEngineTransaction(c, once.relayWaits());
       List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
       if (rows.isEmpty()) {
         c.commit();

@@ -7,6 +7,7 @@ import dev.once.spi.Sql;
 import dev.once.spi.SqlFlavour;
 import dev.once.spi.SqlList;
 import dev.once.spi.StoreDialect;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -104,6 +105,26 @@ public class JdbcStore implements StoreDialect {
   @Override
   public void beginEngineTransaction(Connection c) throws SQLException {
     flavour.beginEngineTransaction(c);
+  }
+
+  @Override
+  public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
+    flavour.beginEngineTransaction(c, waits);
+  }
+
+  @Override
+  public TransactionWaits sessionWaits(Connection c) throws SQLException {
+    return flavour.sessionWaits(c);
+  }
+
+  @Override
+  public boolean boundsTransactionWaits() {
+    return flavour.boundsTransactionWaits();
+  }
+
+  @Override
+  public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
+    flavour.boundTransactionWaits(c, waits);
   }
 
   @Override

@@ -206,6 +206,44 @@ public interface SqlFlavour {
   default void beginEngineTransaction(Connection c) throws SQLException {}
 
   /**
+   * {@link #beginEngineTransaction(Connection)}, first bounding the transaction's waits to {@code
+   * waits} unless they are none (see {@link #boundTransactionWaits}). The default runs the two one
+   * after the other; a database that can do both in one statement overrides it.
+   */
+  default void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
+    if (!waits.isNone() && boundsTransactionWaits()) {
+      boundTransactionWaits(c, waits);
+    }
+    beginEngineTransaction(c);
+  }
+
+  // ---- bounds on waits (see dev.once.DatabaseTimeouts)
+
+  /**
+   * The lock-wait and idle-in-transaction bounds this connection's session has now (set by the
+   * pool's URL, the role, the database or the server); standard: {@link TransactionWaits#NONE},
+   * unknown.
+   */
+  default TransactionWaits sessionWaits(Connection c) throws SQLException {
+    return TransactionWaits.NONE;
+  }
+
+  /**
+   * Whether {@link #boundTransactionWaits} bounds a transaction's waits without changing the
+   * session's for whoever uses the connection next. Standard: false.
+   */
+  default boolean boundsTransactionWaits() {
+    return false;
+  }
+
+  /**
+   * Bounds the waits of the transaction running on {@code c}, in one statement scoped to the
+   * transaction; a zero bound is left as the session has it. Only called if {@link
+   * #boundsTransactionWaits()}.
+   */
+  default void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {}
+
+  /**
    * Whether this database can wake waiters in other processes ({@link #notify}, {@link #listen}).
    * If not, they find new rows when they poll; waiters in the same process are woken either way.
    */

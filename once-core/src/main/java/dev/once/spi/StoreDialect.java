@@ -46,6 +46,42 @@ public interface StoreDialect {
    */
   default void beginEngineTransaction(Connection c) throws SQLException {}
 
+  /**
+   * {@link #beginEngineTransaction(Connection)}, first bounding the transaction's waits to {@code
+   * waits} where they are not {@link TransactionWaits#isNone() none} (see {@link
+   * #boundTransactionWaits}). The default runs the two one after the other; a database that can do
+   * both in one statement overrides it.
+   */
+  default void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
+    if (!waits.isNone() && boundsTransactionWaits()) {
+      boundTransactionWaits(c, waits);
+    }
+    beginEngineTransaction(c);
+  }
+
+  /**
+   * The waits this connection's session is bounded to now (set by the pool's URL, the role, the
+   * database or the server's configuration); {@link TransactionWaits#NONE} where unknown.
+   */
+  default TransactionWaits sessionWaits(Connection c) throws SQLException {
+    return TransactionWaits.NONE;
+  }
+
+  /**
+   * Whether {@link #boundTransactionWaits} can bound a transaction's waits without changing the
+   * session's for whoever uses the connection next. False by default.
+   */
+  default boolean boundsTransactionWaits() {
+    return false;
+  }
+
+  /**
+   * Bounds the waits of the transaction running on {@code c} (one statement, scoped to the
+   * transaction; a zero bound is left as the session has it). Only called if {@link
+   * #boundsTransactionWaits()}.
+   */
+  default void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {}
+
   /** The distinct key partitions of the oldest {@code limit} outbox rows due at {@code now}. */
   List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException;
 

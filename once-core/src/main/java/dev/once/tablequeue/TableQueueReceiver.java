@@ -7,6 +7,7 @@ import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.QueueClaim;
 import dev.once.spi.Receiver;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -21,6 +22,7 @@ import javax.sql.DataSource;
 final class TableQueueReceiver implements Receiver {
   private final DataSource dataSource;
   private final Dialect dialect;
+  private final TransactionWaits waits;
   private final String group;
   private final Duration visibilityTimeout;
   private final Duration pollInterval;
@@ -30,6 +32,7 @@ final class TableQueueReceiver implements Receiver {
   TableQueueReceiver(
       DataSource dataSource,
       Dialect dialect,
+      TransactionWaits waits,
       String group,
       Duration visibilityTimeout,
       Duration pollInterval,
@@ -37,6 +40,7 @@ final class TableQueueReceiver implements Receiver {
       Wakeup wakeup) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.waits = waits;
     this.group = group;
     this.visibilityTimeout = visibilityTimeout;
     this.pollInterval = pollInterval;
@@ -83,7 +87,7 @@ final class TableQueueReceiver implements Receiver {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        dialect.store().beginEngineTransaction(c);
+        dialect.store().beginEngineTransaction(c, waits);
         deliveries.addAll(
             dialect.queue().claim(c, new QueueClaim(group, now, max, now.plus(visibilityTimeout))));
         c.commit();
@@ -124,7 +128,7 @@ final class TableQueueReceiver implements Receiver {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        dialect.store().beginEngineTransaction(c);
+        dialect.store().beginEngineTransaction(c, waits);
         switch (what) {
           case "ack" -> dialect.queue().ack(c, ids);
           case "release" -> dialect.queue().release(c, ids, visibleAt);

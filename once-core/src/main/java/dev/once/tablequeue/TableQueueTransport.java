@@ -1,7 +1,9 @@
 package dev.once.tablequeue;
 
+import dev.once.DatabaseTimeouts;
 import dev.once.Event;
 import dev.once.StoreException;
+import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
 import dev.once.internal.PgNotifier;
 import dev.once.internal.Wakeup;
@@ -13,6 +15,7 @@ import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
+import dev.once.spi.TransactionWaits;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.sql.Connection;
@@ -39,7 +42,15 @@ import javax.sql.DataSource;
  * {@link Replay} (one row for one group), {@link QueueAdmin}.
  */
 public final class TableQueueTransport implements Transport, InDatabasePublish, Replay, QueueAdmin {
+  /** The data source as given: a relay on this one publishes in its own transaction. */
+  private final DataSource givenDataSource;
+
+  /** The given one, its connections bounded by the network timeout. */
   private final DataSource dataSource;
+
+  /** The bounds this queue adds to its claims and settlements. */
+  private final TransactionWaits waits;
+
   private final Dialect dialect;
   private final Duration visibilityTimeout;
   private final Duration pollInterval;
@@ -61,12 +72,15 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
 
   private TableQueueTransport(
       DataSource dataSource,
+      DatabaseWaits waits,
       Dialect dialect,
       Duration visibilityTimeout,
       Duration pollInterval,
       Clock clock,
       boolean inRelayTransaction) {
-    this.dataSource = dataSource;
+    this.givenDataSource = dataSource;
+    this.dataSource = waits.bound(dataSource);
+    this.waits = waits.perTransaction();
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
     this.pollInterval = pollInterval;
@@ -75,7 +89,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     this.notifier =
         dialect.store().notifies()
             ? new PgNotifier(
-                dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
+                this.dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }
 
@@ -96,6 +110,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
     private boolean publishInRelayTransaction;
+    private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -139,6 +154,15 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
       return this;
     }
 
+    /**
+     * How long the queue's claims and settlements wait for the database (see {@link
+     * DatabaseTimeouts}). Default {@link DatabaseTimeouts#DEFAULT}.
+     */
+    public Builder databaseTimeouts(DatabaseTimeouts databaseTimeouts) {
+      this.databaseTimeouts = Validate.notNull("tableQueue.databaseTimeouts", databaseTimeouts);
+      return this;
+    }
+
     /** The database's dialect; by default chosen from the data source's metadata. */
     public Builder dialect(Dialect dialect) {
       this.dialect = dialect;
@@ -152,8 +176,16 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
       Validate.positive("tableQueue.pollInterval", pollInterval);
       Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
+      DatabaseWaits waits =
+          DatabaseWaits.check(dataSource, chosen, databaseTimeouts, "table queue");
       return new TableQueueTransport(
-          dataSource, chosen, visibilityTimeout, pollInterval, clock, publishInRelayTransaction);
+          dataSource,
+          waits,
+          chosen,
+          visibilityTimeout,
+          pollInterval,
+          clock,
+          publishInRelayTransaction);
     }
   }
 
@@ -208,7 +240,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
    */
   @Override
   public boolean publishesIn(DataSource dataSource) {
-    return inRelayTransaction && dataSource == this.dataSource;
+    return inRelayTransaction && dataSource == givenDataSource;
   }
 
   @Override
@@ -265,7 +297,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   public Receiver receiver(String destination, String consumerGroup) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, consumerGroup, visibilityTimeout, pollInterval, clock, wakeup);
+        dataSource, dialect, waits, consumerGroup, visibilityTimeout, pollInterval, clock, wakeup);
   }
 
   private synchronized void startListening() {

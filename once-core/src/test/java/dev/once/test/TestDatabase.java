@@ -117,6 +117,50 @@ public final class TestDatabase implements AutoCloseable {
     return new HikariDataSource(cfg);
   }
 
+  private static final java.util.regex.Pattern SERVER =
+      java.util.regex.Pattern.compile("//([^/:?]+):(\\d+)");
+
+  /** The JDBC URL of this test's schema or database. */
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  /** The host of the server, as the URL names it. */
+  public String host() {
+    java.util.regex.Matcher m = SERVER.matcher(jdbcUrl);
+    if (!m.find()) {
+      throw new IllegalStateException("no host:port in " + jdbcUrl);
+    }
+    return m.group(1);
+  }
+
+  /** The port of the server. */
+  public int port() {
+    java.util.regex.Matcher m = SERVER.matcher(jdbcUrl);
+    if (!m.find()) {
+      throw new IllegalStateException("no host:port in " + jdbcUrl);
+    }
+    return Integer.parseInt(m.group(2));
+  }
+
+  /**
+   * {@link #newPool(int)} that connects to 127.0.0.1:{@code port} instead of the server: a proxy in
+   * front of it. The pool's own timeouts are left at HikariCP's and the driver's defaults.
+   */
+  public HikariDataSource newPoolVia(int port, int size) {
+    return newPoolVia(port, size, "");
+  }
+
+  /** {@link #newPoolVia(int, int)} with URL parameters added ({@code a=b&c=d}). */
+  public HikariDataSource newPoolVia(int port, int size, String params) {
+    HikariConfig cfg = new HikariConfig();
+    String url = SERVER.matcher(jdbcUrl).replaceFirst("//127.0.0.1:" + port);
+    cfg.setJdbcUrl(params.isEmpty() ? url : url + (url.contains("?") ? "&" : "?") + params);
+    cfg.setMaximumPoolSize(size);
+    cfg.setPoolName("test-" + schema + "-via-" + port);
+    return new HikariDataSource(cfg);
+  }
+
   /** The schema (PostgreSQL) or database (MariaDB) of this test. */
   public String schema() {
     return schema;

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -262,9 +263,61 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * What the pools of this command add to a URL that does not set them: a socket timeout (the
+   * longest wait for the next bytes of an answer), TCP keepalive, a connect timeout, and the
+   * server's bounds on a lock wait and on an idle open transaction, which end the session of a
+   * worker whose connection went half-open in the middle of a transaction (see docs/OPERATING.md,
+   * "Half-open connections"). Values as {@code DatabaseTimeouts.DEFAULT}.
+   */
+  private static final List<Map.Entry<String, String>> POSTGRES_BOUNDS =
+      List.of(
+          Map.entry("socketTimeout", "30"), // seconds
+          Map.entry("connectTimeout", "10"),
+          Map.entry("tcpKeepAlive", "true"),
+          Map.entry(
+              "options",
+              "-c%20lock_timeout%3D10s%20-c%20idle_in_transaction_session_timeout%3D30s"));
+
+  private static final List<Map.Entry<String, String>> MARIADB_BOUNDS =
+      List.of(
+          Map.entry("socketTimeout", "30000"), // milliseconds
+          Map.entry("connectTimeout", "10000"),
+          Map.entry("tcpKeepAlive", "true"),
+          Map.entry("sessionVariables", "innodb_lock_wait_timeout=10,idle_transaction_timeout=60"));
+
+  /** {@code url} with each of the bounds above that it does not set already. */
+  static String withBounds(String url) {
+    int query = url.indexOf('?');
+    String params = query < 0 ? "" : url.substring(query + 1);
+    java.util.Set<String> given = new java.util.HashSet<>();
+    for (String param : params.split("&")) {
+      int eq = param.indexOf('=');
+      given.add((eq < 0 ? param : param.substring(0, eq)).toLowerCase(Locale.ROOT));
+    }
+    StringBuilder out = new StringBuilder(url);
+    char sep = query < 0 ? '?' : (url.endsWith("?") || url.endsWith("&") ? 0 : '&');
+    List<Map.Entry<String, String>> bounds =
+        !isMariaDb(url)
+            ? POSTGRES_BOUNDS
+            : url.startsWith("jdbc:mysql:")
+                ? MARIADB_BOUNDS.subList(0, 3) // MySQL has no idle_transaction_timeout
+                : MARIADB_BOUNDS;
+    for (Map.Entry<String, String> bound : bounds) {
+      if (!given.contains(bound.getKey().toLowerCase(Locale.ROOT))) {
+        if (sep != 0) {
+          out.append(sep);
+        }
+        out.append(bound.getKey()).append('=').append(bound.getValue());
+        sep = '&';
+      }
+    }
+    return out.toString();
+  }
+
   private static HikariDataSource pool(String url, int poolSize) {
     HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(url);
+    cfg.setJdbcUrl(withBounds(url));
     cfg.setMaximumPoolSize(poolSize);
     cfg.setConnectionTimeout(10_000);
     cfg.setPoolName("once");

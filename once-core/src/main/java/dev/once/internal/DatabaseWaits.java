@@ -1,0 +1,290 @@
+package dev.once.internal;
+
+import dev.once.DatabaseTimeouts;
+import dev.once.spi.Dialect;
+import dev.once.spi.TransactionRunner;
+import dev.once.spi.TransactionWaits;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies {@link DatabaseTimeouts} to one data source: the network timeout on every connection Once
+ * borrows from it, and the server's bounds on Once's transactions where its sessions lack them.
+ */
+public final class DatabaseWaits {
+  private static final Logger log = LoggerFactory.getLogger(DatabaseWaits.class);
+
+  /** Drivers that abort a connection on the executor run it here; pgjdbc ignores it. */
+  private static final Executor DIRECT = Runnable::run;
+
+  private final DatabaseTimeouts timeouts;
+  private final Dialect dialect;
+  private final TransactionWaits perTransaction;
+
+  /** The sessions' own bounds; null where Once adds none to its transactions. */
+  private final TransactionWaits session;
+
+  private final AtomicBoolean unsupportedSaid = new AtomicBoolean();
+
+  private DatabaseWaits(
+      DatabaseTimeouts timeouts,
+      Dialect dialect,
+      TransactionWaits perTransaction,
+      TransactionWaits session) {
+    this.timeouts = timeouts;
+    this.dialect = dialect;
+    this.perTransaction = perTransaction;
+    this.session = session;
+  }
+
+  /**
+   * Reads the bounds the sessions of {@code dataSource} have (one connection) and decides what Once
+   * adds to each of its transactions; warns, naming {@code who}, where the database cannot scope
+   * the missing ones to a transaction.
+   */
+  public static DatabaseWaits check(
+      DataSource dataSource, Dialect dialect, DatabaseTimeouts timeouts, String who) {
+    TransactionWaits wanted =
+        new TransactionWaits(timeouts.lockWait(), timeouts.idleInTransaction());
+    if (wanted.isNone()) {
+      return new DatabaseWaits(timeouts, dialect, TransactionWaits.NONE, null);
+    }
+    TransactionWaits session;
+    try (Connection c = dataSource.getConnection()) {
+      session = dialect.store().sessionWaits(c);
+    } catch (SQLException e) {
+      log.debug("{}: could not read the session's lock and idle timeouts", who, e);
+      session = TransactionWaits.NONE;
+    }
+    boolean scopes = dialect.store().boundsTransactionWaits();
+    TransactionWaits missing = session.missingFrom(wanted);
+    if (missing.isNone() || scopes) {
+      return new DatabaseWaits(timeouts, dialect, missing, scopes ? session : null);
+    }
+    log.warn(
+        "{}: the {} sessions of this data source wait for a lock up to {} and keep an idle"
+            + " transaction open {}; a worker whose connection goes half-open in the middle of a"
+            + " transaction then holds its locks that long. Once does not change a session's"
+            + " variables on a pool it was given: bound them on the pool's connections (the idle"
+            + " bound longer than the relay's confirm timeout, which a relay waits for in its"
+            + " transaction), e.g."
+            + " jdbc:mariadb://…?sessionVariables=innodb_lock_wait_timeout={},idle_transaction_timeout={}"
+            + " (see docs/OPERATING.md, \"Half-open connections\")",
+        who,
+        dialect.name(),
+        session.lockWait().isZero() ? "for ever" : session.lockWait(),
+        session.idleInTransaction().isZero() ? "for ever" : "up to " + session.idleInTransaction(),
+        seconds(timeouts.lockWait()),
+        Math.max(seconds(timeouts.idleInTransaction()), 60));
+    return new DatabaseWaits(timeouts, dialect, TransactionWaits.NONE, null);
+  }
+
+  private static long seconds(Duration d) {
+    return Math.max(1, (d.toMillis() + 999) / 1000);
+  }
+
+  /** The bounds Once adds to each of its transactions on this data source (none if not needed). */
+  public TransactionWaits perTransaction() {
+    return perTransaction;
+  }
+
+  /**
+   * {@link #perTransaction()} for a transaction that may wait for something else up to {@code
+   * longestIdle} while it is open (a relay waiting for the broker's confirms): its idle bound is
+   * raised to that plus 10 s where the session's or Once's would end it sooner. Where Once cannot
+   * scope bounds to a transaction, none (the session's bound must be long enough; see the warning
+   * of {@link #check}).
+   */
+  public TransactionWaits perTransactionIdleUpTo(Duration longestIdle) {
+    if (session == null) {
+      return perTransaction;
+    }
+    Duration idle = perTransaction.idleInTransaction();
+    Duration have = idle.isZero() ? session.idleInTransaction() : idle;
+    Duration least = longestIdle.plusSeconds(10);
+    if (have.isZero() || have.compareTo(least) >= 0) {
+      return perTransaction;
+    }
+    return new TransactionWaits(perTransaction.lockWait(), least);
+  }
+
+  /**
+   * {@code dataSource} whose connections wait at most the network timeout for the database, put
+   * back as they were before they are returned; {@code dataSource} itself with no network timeout.
+   */
+  public DataSource bound(DataSource dataSource) {
+    return timeouts.network().isZero() ? dataSource : new Bounded(dataSource);
+  }
+
+  /**
+   * {@code runner} whose transactions run with the network timeout (a framework's connection keeps
+   * it until its pool resets it: HikariCP does on return) and, if {@code serverBounds}, the bounds
+   * of {@link #perTransaction()} (one statement per transaction where they are needed).
+   */
+  public TransactionRunner bound(TransactionRunner runner, boolean serverBounds) {
+    TransactionWaits waits = serverBounds ? perTransaction : TransactionWaits.NONE;
+    if (timeouts.network().isZero() && waits.isNone()) {
+      return runner;
+    }
+    return new TransactionRunner() {
+      @Override
+      public <T> T inTransaction(Work<T> work, Runnable afterCommit) throws Exception {
+        return runner.inTransaction(
+            c -> {
+              limit(c);
+              if (!waits.isNone()) {
+                dialect.store().boundTransactionWaits(c, waits);
+              }
+              return work.run(c);
+            },
+            afterCommit);
+      }
+
+      @Override
+      public boolean undoesOnConnection() {
+        return runner.undoesOnConnection();
+      }
+    };
+  }
+
+  /**
+   * Sets the network timeout on {@code c} unless it has one as short; returns the one it had, or -1
+   * if it was left as it was.
+   */
+  private int limit(Connection c) throws SQLException {
+    if (timeouts.network().isZero()) {
+      return -1;
+    }
+    int want = (int) timeouts.network().toMillis();
+    try {
+      int before = c.getNetworkTimeout();
+      if (before > 0 && before <= want) {
+        return -1;
+      }
+      c.setNetworkTimeout(DIRECT, want);
+      return before;
+    } catch (SQLFeatureNotSupportedException | AbstractMethodError e) {
+      if (unsupportedSaid.compareAndSet(false, true)) {
+        log.warn(
+            "the JDBC driver cannot bound how long a connection waits for the database"
+                + " (Connection.setNetworkTimeout: {}): set a socket timeout in its URL",
+            e.toString());
+      }
+      return -1;
+    }
+  }
+
+  private Connection borrow(Connection c) throws SQLException {
+    int before;
+    try {
+      before = limit(c);
+    } catch (SQLException | RuntimeException e) {
+      OnceImpl.closeQuietly(c);
+      throw e;
+    }
+    if (before < 0) {
+      return c;
+    }
+    ClassLoader loader = c.getClass().getClassLoader();
+    return (Connection)
+        Proxy.newProxyInstance(
+            loader != null ? loader : Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            new Restoring(c, before));
+  }
+
+  /** A borrowed connection whose network timeout is put back as it was when it is closed. */
+  private static final class Restoring implements InvocationHandler {
+    private final Connection c;
+    private final int before;
+
+    Restoring(Connection c, int before) {
+      this.c = c;
+      this.before = before;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+      if (method.getName().equals("close") && method.getParameterCount() == 0) {
+        try {
+          if (!c.isClosed()) {
+            c.setNetworkTimeout(DIRECT, before);
+          }
+        } catch (SQLException e) {
+          // broken: the pool discards it
+        }
+      }
+      try {
+        return method.invoke(c, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    }
+  }
+
+  /** The data source whose connections {@link #borrow} bounds. */
+  private final class Bounded implements DataSource {
+    private final DataSource delegate;
+
+    Bounded(DataSource delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      return borrow(delegate.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      return borrow(delegate.getConnection(user, password));
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+      return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+      delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+      delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+      return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      return delegate.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      return iface.isInstance(delegate) ? iface.cast(delegate) : delegate.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+      return iface.isInstance(delegate) || delegate.isWrapperFor(iface);
+    }
+  }
+}

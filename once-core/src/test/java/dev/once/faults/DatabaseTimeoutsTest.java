@@ -1,0 +1,235 @@
+package dev.once.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.ConfigurationException;
+import dev.once.Consumer;
+import dev.once.DatabaseTimeouts;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@link DatabaseTimeouts} does to a data source it is given: a network timeout on the
+ * connections Once borrows, put back as it was when they are returned; on PostgreSQL the server's
+ * lock and idle bounds in Once's consumer batches (one statement per batch, none per event, and
+ * none at all where the pool's sessions have them already), never in producers' transactions.
+ */
+class DatabaseTimeoutsTest {
+  private static TestDatabase db;
+  private static final AtomicInteger counter = new AtomicInteger();
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.embedded();
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @Test
+  void aBorrowedConnectionWaitsAtMostTheNetworkTimeoutAndIsReturnedAsItWas() throws Exception {
+    try (HikariDataSource pool = db.newPool(1)) {
+      try (Once once = once(pool, pool, "x")) {
+        List<Integer> inside = new CopyOnWriteArrayList<>();
+        once.useTransaction(tx -> inside.add(tx.connection().getNetworkTimeout()));
+        assertThat(inside).containsExactly(30_000);
+      }
+      try (Connection c = pool.getConnection()) {
+        assertThat(c.getNetworkTimeout()).as("the pool's own, after Once returned it").isZero();
+      }
+    }
+  }
+
+  @Test
+  void aPoolsOwnShorterSocketTimeoutIsKept() throws Exception {
+    try (HikariDataSource pool = pool("socketTimeout=5");
+        Once once = once(pool, pool, "x")) {
+      List<Integer> inside = new CopyOnWriteArrayList<>();
+      once.useTransaction(tx -> inside.add(tx.connection().getNetworkTimeout()));
+      assertThat(inside).containsExactly(5_000);
+    }
+  }
+
+  @Test
+  void aConsumerBatchWaitsForALockAndForItsClientBoundedAProducerTransactionAsTheSessionHasIt()
+      throws Exception {
+    String destination = "timeouts-" + counter.incrementAndGet();
+    try (HikariDataSource pool = db.newPool(2);
+        Once once = once(pool, pool, destination)) {
+      Map<String, String> producer = new ConcurrentHashMap<>();
+      once.useTransaction(tx -> settings(tx.connection(), producer));
+      assertThat(producer)
+          .containsEntry("lock_timeout", "0")
+          .containsEntry("idle_in_transaction_session_timeout", "0");
+      Map<String, String> batch = new ConcurrentHashMap<>();
+      Consumer consumer =
+          once.consumer("c-" + destination)
+              .subscribe(destination, (tx, e) -> settings(tx.connection(), batch))
+              .build();
+      publish(once, destination, 1);
+      consumer.runOnce();
+      assertThat(batch)
+          .containsEntry("lock_timeout", "10s")
+          .containsEntry("idle_in_transaction_session_timeout", "30s");
+      consumer.close();
+    }
+  }
+
+  /**
+   * A batch of 32 costs one statement more where the sessions lack the bounds, and not one where
+   * the pool's URL sets them; the same count with 32 events as with 1 on top of the per-event
+   * statements the batch has anyway.
+   */
+  @Test
+  void theBoundsCostOneStatementPerBatchAndNoneWhereThePoolsSessionsHaveThem() throws Exception {
+    long unbounded = statementsOfOneBatch(db.newPool(2), 32);
+    long bounded =
+        statementsOfOneBatch(
+            pool(
+                "options=-c%20lock_timeout%3D10s%20-c%20idle_in_transaction_session_timeout%3D30s"),
+            32);
+    assertThat(unbounded - bounded).isEqualTo(1);
+    long unboundedOne = statementsOfOneBatch(db.newPool(2), 1);
+    long boundedOne =
+        statementsOfOneBatch(
+            pool(
+                "options=-c%20lock_timeout%3D10s%20-c%20idle_in_transaction_session_timeout%3D30s"),
+            1);
+    assertThat(unboundedOne - boundedOne).isEqualTo(1);
+  }
+
+  @Test
+  void aLockWaitNotShorterThanTheNetworkTimeoutIsRefusedNamingIt() {
+    assertThatThrownBy(
+            () ->
+                new DatabaseTimeouts(
+                    Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(30)))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("databaseTimeouts.lockWait")
+        .hasMessageContaining("databaseTimeouts.network");
+    assertThatThrownBy(
+            () ->
+                new DatabaseTimeouts(Duration.ofSeconds(-1), Duration.ZERO, Duration.ofSeconds(30)))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("databaseTimeouts.network");
+  }
+
+  /** Statements the consumer's connections run to handle {@code events} events in one batch. */
+  private long statementsOfOneBatch(HikariDataSource pool, int events) throws Exception {
+    AtomicLong statements = new AtomicLong();
+    AtomicLong counting = new AtomicLong();
+    DataSource counted = counting(pool, statements, counting);
+    String destination = "timeouts-" + counter.incrementAndGet();
+    try (pool;
+        Once once = once(counted, pool, destination)) {
+      Consumer consumer =
+          once.consumer("c-" + destination)
+              .subscribe(destination, (tx, e) -> {})
+              .batchSize(32)
+              .build();
+      publish(once, destination, events);
+      counting.set(1);
+      assertThat(consumer.runOnce()).isEqualTo(events);
+      counting.set(0);
+      consumer.close();
+    }
+    return statements.get();
+  }
+
+  private static void publish(Once once, String destination, int events) {
+    once.useTransaction(
+        tx -> {
+          for (int i = 0; i < events; i++) {
+            tx.publish(
+                Event.of(
+                    EventId.of("order-paid", destination + "-" + i), destination, "k", "T", "{}"));
+          }
+        });
+    once.newRelay().runOnce();
+  }
+
+  /**
+   * Once on {@code dataSource} publishing to {@code destination}, its table queue on {@code queue}.
+   */
+  private static Once once(DataSource dataSource, DataSource queue, String destination) {
+    return Once.builder()
+        .dataSource(dataSource)
+        .transport(TableQueueTransport.builder(queue).build())
+        .destinations(destination)
+        .build();
+  }
+
+  private static HikariDataSource pool(String params) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(db.jdbcUrl() + "&" + params);
+    cfg.setMaximumPoolSize(2);
+    return new HikariDataSource(cfg);
+  }
+
+  private static void settings(Connection c, Map<String, String> into) throws SQLException {
+    for (String name : List.of("lock_timeout", "idle_in_transaction_session_timeout")) {
+      try (Statement s = c.createStatement();
+          var rs = s.executeQuery("SHOW " + name)) {
+        rs.next();
+        into.put(name, rs.getString(1));
+      }
+    }
+  }
+
+  /** Counts the statements prepared or created on its connections while {@code on} is 1. */
+  private static DataSource counting(DataSource pool, AtomicLong statements, AtomicLong on) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(pool, method, args);
+              if (!(result instanceof Connection c)) {
+                return result;
+              }
+              return Proxy.newProxyInstance(
+                  DatabaseTimeoutsTest.class.getClassLoader(),
+                  new Class<?>[] {Connection.class},
+                  (p, m, a) -> {
+                    if (on.get() == 1
+                        && (m.getName().equals("prepareStatement")
+                            || m.getName().equals("createStatement"))) {
+                      statements.incrementAndGet();
+                    }
+                    return invoke(c, m, a);
+                  });
+            });
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args)
+      throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
