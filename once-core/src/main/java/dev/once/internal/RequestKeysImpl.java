@@ -62,7 +62,7 @@ final class RequestKeysImpl implements RequestKeys {
       if (r.status() != RequestResult.Status.IN_PROGRESS || !clock.instant().isBefore(deadline)) {
         return r;
       }
-      Backoff.sleep(min(Duration.ofMillis(10L * attempt), MAX_POLL));
+      Pause.sleep(min(Duration.ofMillis(10L * attempt), MAX_POLL));
     }
   }
 
@@ -163,7 +163,7 @@ final class RequestKeysImpl implements RequestKeys {
         log.warn(
             "request key cleanup failed; next in {}: {}", config.cleanupInterval(), e.toString());
       }
-      Backoff.sleep(config.cleanupInterval());
+      Pause.sleep(config.cleanupInterval());
     }
   }
 
