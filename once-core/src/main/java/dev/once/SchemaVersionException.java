@@ -7,15 +7,32 @@ package dev.once;
  */
 public class SchemaVersionException extends OnceException {
   private static final long serialVersionUID = 1L;
+  private final Reason reason;
   private final String schema;
   private final int applied;
   private final int expected;
 
-  public SchemaVersionException(String schema, int applied, int expected, String message) {
+  /** What is wrong with the schema's version. */
+  public enum Reason {
+    /** A newer Once migrated it. */
+    NEWER,
+    /** Migrations this Once needs are not applied. */
+    OLDER,
+    /** A migration failed half-way, or an applied one's script changed, or its tables disagree. */
+    DAMAGED
+  }
+
+  public SchemaVersionException(
+      Reason reason, String schema, int applied, int expected, String message) {
     super(message);
+    this.reason = reason;
     this.schema = schema;
     this.applied = applied;
     this.expected = expected;
+  }
+
+  public Reason reason() {
+    return reason;
   }
 
   /** The schema (MariaDB/MySQL: the database). */

@@ -189,6 +189,7 @@ public final class SchemaHistory {
     refuseUnusable(status, migrations(dialect));
     if (status.appliedVersion() < status.expected()) {
       throw new SchemaVersionException(
+          SchemaVersionException.Reason.OLDER,
           status.schema(),
           status.appliedVersion(),
           status.expected(),
@@ -266,6 +267,7 @@ public final class SchemaHistory {
       if (exists(c, dialect, m.probe())) {
         if (firstMissing != null) {
           throw new SchemaVersionException(
+              SchemaVersionException.Reason.DAMAGED,
               dialect.admin().currentSchema(c),
               0,
               expected(dialect),
@@ -399,6 +401,7 @@ public final class SchemaHistory {
     if (!status.failed().isEmpty()) {
       Applied failed = status.failed().get(0);
       throw new SchemaVersionException(
+          SchemaVersionException.Reason.DAMAGED,
           status.schema(),
           status.appliedVersion(),
           status.expected(),
@@ -419,6 +422,7 @@ public final class SchemaHistory {
     }
     if (status.newerThanCode()) {
       throw new SchemaVersionException(
+          SchemaVersionException.Reason.NEWER,
           status.schema(),
           status.appliedVersion(),
           status.expected(),
@@ -440,6 +444,7 @@ public final class SchemaHistory {
             && row.checksum() != null
             && row.checksum() != m.checksum()) {
           throw new SchemaVersionException(
+              SchemaVersionException.Reason.DAMAGED,
               status.schema(),
               status.appliedVersion(),
               status.expected(),
