@@ -141,11 +141,11 @@ public final class Schema {
     Dialect dialect = Dialects.forDataSource(dataSource);
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
-      dialect.admin().lockSchema(c);
+      SchemaHistory.lock(c, dialect);
       try {
         return SchemaHistory.baseline(c, dialect);
       } finally {
-        dialect.admin().unlockSchema(c);
+        SchemaHistory.unlock(c, dialect);
       }
     } catch (SQLException e) {
       throw new StoreException("record the Once schema's history", e);

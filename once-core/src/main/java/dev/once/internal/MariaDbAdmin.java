@@ -33,9 +33,6 @@ public class MariaDbAdmin implements AdminDialect {
   /** A named lock per database; MD5 keeps the name within MySQL's 64 characters. */
   private static final String RETENTION_LOCK = "concat('once_retention_', md5(database()))";
 
-  private static final String SCHEMA_LOCK = "concat('once_schema_', md5(database()))";
-  private static final int SCHEMA_LOCK_SECONDS = 300;
-
   @Override
   public Map<String, AttemptCount> loadAttempts(
       Connection c, String consumerId, List<String> eventIds) throws SQLException {
@@ -619,33 +616,6 @@ public class MariaDbAdmin implements AdminDialect {
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() && rs.getLong(1) > 0;
       }
-    }
-  }
-
-  /** {@code GET_LOCK}, waiting up to {@value #SCHEMA_LOCK_SECONDS} s for another apply to end. */
-  @Override
-  public void lockSchema(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT GET_LOCK(%s, %d)".formatted(SCHEMA_LOCK, SCHEMA_LOCK_SECONDS));
-        ResultSet rs = ps.executeQuery()) {
-      if (!rs.next() || rs.getInt(1) != 1) {
-        throw new SQLException(
-            "another session held the Once schema lock of database "
-                + currentSchema(c)
-                + " for "
-                + SCHEMA_LOCK_SECONDS
-                + " s (a schema migration still running?)",
-            "55P03");
-      }
-    }
-  }
-
-  @Override
-  public void unlockSchema(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT RELEASE_LOCK(%s)".formatted(SCHEMA_LOCK))) {
-      ps.execute();
     }
   }
 }

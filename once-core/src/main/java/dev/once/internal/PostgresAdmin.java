@@ -27,8 +27,6 @@ public class PostgresAdmin implements AdminDialect {
   /** Advisory lock of the retention janitor, one per schema. */
   private static final String RETENTION_LOCK = "hashtext(current_schema() || '.once_retention')";
 
-  private static final String SCHEMA_LOCK = "hashtext(current_schema() || '.once_schema')";
-
   @Override
   public Map<String, AttemptCount> loadAttempts(
       Connection c, String consumerId, List<String> eventIds) throws SQLException {
@@ -579,15 +577,5 @@ public class PostgresAdmin implements AdminDialect {
             """,
             table)
         > 0;
-  }
-
-  @Override
-  public void lockSchema(Connection c) throws SQLException {
-    Jdbc.execute(c, "SELECT pg_advisory_lock(%s)".formatted(SCHEMA_LOCK));
-  }
-
-  @Override
-  public void unlockSchema(Connection c) throws SQLException {
-    Jdbc.execute(c, "SELECT pg_advisory_unlock(%s)".formatted(SCHEMA_LOCK));
   }
 }

@@ -36,6 +36,7 @@ public final class SchemaHistory {
       Pattern.compile("(?is)^CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(\\w+).*");
   private static final Pattern ADDS_COLUMN =
       Pattern.compile("(?is)^ALTER\\s+TABLE\\s+(\\w+)\\s+ADD\\s+(?:COLUMN\\s+)?(\\w+).*");
+  private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofMinutes(5);
   static final String BASELINE_SCRIPT = "<< Flyway Baseline >>";
 
   /** Standard SQL both databases take: the columns and types of Flyway's own history table. */
@@ -320,7 +321,7 @@ public final class SchemaHistory {
   public static SchemaStatus apply(Connection c, Dialect dialect, int target) throws SQLException {
     List<Migration> migrations = migrations(dialect);
     c.setAutoCommit(true);
-    dialect.admin().lockSchema(c);
+    lock(c, dialect);
     try {
       c.setAutoCommit(false);
       Migration running = null;
@@ -360,8 +361,53 @@ public final class SchemaHistory {
       }
     } finally {
       c.setAutoCommit(true);
-      dialect.admin().unlockSchema(c);
+      unlock(c, dialect);
     }
+  }
+
+  /**
+   * Waits for the schema's migration lock, a session lock (kept across the transactions of a
+   * MariaDB migration, whose DDL commits statement by statement), polled so that the wait is
+   * bounded: two processes applying at once take turns. (When the dialect's flavour offers a named
+   * session lock, this uses it.)
+   */
+  public static void lock(Connection c, Dialect dialect) throws SQLException {
+    long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+    while (!Jdbc.queryBoolean(c, tryLock(dialect))) {
+      if (System.nanoTime() > deadline) {
+        throw new SQLException(
+            "another session held the Once schema lock of '"
+                + dialect.admin().currentSchema(c)
+                + "' for "
+                + LOCK_WAIT.toSeconds()
+                + " s (a migration still running?)",
+            "55P03");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SQLException("interrupted while waiting for the Once schema lock", "57014", e);
+      }
+    }
+  }
+
+  public static void unlock(Connection c, Dialect dialect) throws SQLException {
+    Jdbc.execute(
+        c,
+        isMariaDb(dialect)
+            ? "SELECT RELEASE_LOCK(concat('once_schema_', md5(database())))"
+            : "SELECT pg_advisory_unlock(hashtext(current_schema() || '.once_schema'))");
+  }
+
+  private static String tryLock(Dialect dialect) {
+    return isMariaDb(dialect)
+        ? "SELECT GET_LOCK(concat('once_schema_', md5(database())), 0) = 1"
+        : "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.once_schema'))";
+  }
+
+  private static boolean isMariaDb(Dialect dialect) {
+    return dialect.name().equals("mariadb");
   }
 
   /**

@@ -168,14 +168,4 @@ public interface AdminDialect {
 
   /** Whether {@code table} exists in the connection's current schema. */
   boolean tableExists(Connection c, String table) throws SQLException;
-
-  /**
-   * Waits for this schema's migration lock, held by the connection's session (not its transaction)
-   * until {@link #unlockSchema}: two processes that apply the schema at once take turns. Runs
-   * outside any transaction of the caller's.
-   */
-  void lockSchema(Connection c) throws SQLException;
-
-  /** Releases what {@link #lockSchema} took. */
-  void unlockSchema(Connection c) throws SQLException;
 }
