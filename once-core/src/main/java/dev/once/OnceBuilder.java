@@ -23,6 +23,7 @@ public final class OnceBuilder {
   private Dialect dialect;
   private final Set<String> destinations = new LinkedHashSet<>();
   private final List<OnceListener> listeners = new ArrayList<>();
+  private Tracing tracing = Tracing.NONE;
   private int partitions = 16;
   private int relayBatchSize = 200;
   private Duration relayIdleWait = Duration.ofSeconds(1);
@@ -76,6 +77,17 @@ public final class OnceBuilder {
 
   public OnceBuilder listener(OnceListener listener) {
     listeners.add(listener);
+    return this;
+  }
+
+  /**
+   * The tracing hook: spans for publish, relay send, each delivery attempt, operation calls and
+   * dead letters, with the trace context carried in the events' headers. {@code once-tracing}'s
+   * {@code ObservationTracing} is the one over Micrometer Observation. Default {@link
+   * Tracing#NONE}.
+   */
+  public OnceBuilder tracing(Tracing tracing) {
+    this.tracing = Validate.notNull("tracing", tracing);
     return this;
   }
 
@@ -161,6 +173,6 @@ public final class OnceBuilder {
     Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
     TransactionRunner runner =
         transactions != null ? transactions : new DataSourceTransactions(dataSource);
-    return new OnceImpl(dataSource, transport, chosen, runner, config, listeners);
+    return new OnceImpl(dataSource, transport, chosen, runner, config, listeners, tracing);
   }
 }

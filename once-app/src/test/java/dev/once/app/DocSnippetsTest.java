@@ -110,18 +110,29 @@ class DocSnippetsTest {
   }
 
   @Test
+  void theReadmeQuickStartRunsAndShipsTheOrderOnce() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE orders (order_id text)");
+      db.execute("CREATE TABLE shipments (order_id text)");
+      runReadmeSnippet(
+          "\"shipping\"",
+          db,
+          once -> {
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .until(
+                    () -> db.count("SELECT count(*) FROM shipments WHERE order_id = 'A-17'") == 1);
+            assertThat(db.count("SELECT count(*) FROM orders")).isOne();
+            assertThat(db.count("SELECT count(*) FROM shipments")).isOne();
+            assertThat(db.count("SELECT count(*) FROM once_inbox WHERE consumer_id = 'shipping'"))
+                .isOne();
+          });
+    }
+  }
+
+  @Test
   void theReadmeUseItBlockRunsAndPrintsALabelOnce() throws Exception {
-    Snippet useIt =
-        snippets().stream()
-            .filter(s -> s.file().equals("README.md") && s.code().contains("label-printer"))
-            .findFirst()
-            .orElseThrow();
-    Path out = Files.createTempDirectory("use-it");
-    assertThat(describe(compile(List.of(useIt), out))).isEmpty();
-    try (TestDatabase db = TestDatabase.embedded();
-        URLClassLoader loader =
-            new URLClassLoader(
-                new java.net.URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
+    try (TestDatabase db = TestDatabase.embedded()) {
       db.execute("CREATE TABLE parcels (parcel_id bigint, grams int)");
       db.execute("CREATE TABLE labels (parcel_id bigint, event_id text)");
       try (TableQueueTransport courierSide = TableQueueTransport.create(db.dataSource());
@@ -130,25 +141,55 @@ class DocSnippetsTest {
         // another service consumes "labels": its group is bound, so the relay can publish there
         courier.consumer("courier").subscribe("labels", (tx, e) -> {}).build();
       }
-      Object snippet = loader.loadClass(useIt.className()).getConstructor().newInstance();
+      runReadmeSnippet(
+          "label-printer",
+          db,
+          once -> {
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> db.count("SELECT count(*) FROM labels WHERE parcel_id = 77") == 1);
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .until(
+                    () ->
+                        db.count(
+                                "SELECT count(*) FROM once_outbox WHERE destination = 'labels'"
+                                    + " AND sent_at IS NOT NULL")
+                            == 1);
+            assertThat(db.count("SELECT count(*) FROM parcels")).isOne();
+            assertThat(db.count("SELECT count(*) FROM labels")).isOne();
+            assertThat(
+                    db.count("SELECT count(*) FROM once_inbox WHERE consumer_id = 'label-printer'"))
+                .isOne();
+          });
+    }
+  }
+
+  /** What a test checks while the {@code Once} a README block built still runs. */
+  private interface WhileRunning {
+    void check(Once once) throws Exception;
+  }
+
+  /**
+   * Compiles the first README block containing {@code marker}, runs it against {@code db}, runs
+   * {@code check} and closes the {@code Once} the block built.
+   */
+  private void runReadmeSnippet(String marker, TestDatabase db, WhileRunning check)
+      throws Exception {
+    Snippet block =
+        snippets().stream()
+            .filter(s -> s.file().equals("README.md") && s.code().contains(marker))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no README block contains " + marker));
+    Path out = Files.createTempDirectory("readme");
+    assertThat(describe(compile(List.of(block), out))).isEmpty();
+    try (URLClassLoader loader =
+        new URLClassLoader(new java.net.URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
+      Object snippet = loader.loadClass(block.className()).getConstructor().newInstance();
       field(snippet, "ds").set(snippet, db.dataSource());
       snippet.getClass().getMethod("run").invoke(snippet);
       try (Once once = (Once) field(snippet, "once").get(snippet)) {
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> db.count("SELECT count(*) FROM labels WHERE parcel_id = 77") == 1);
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(
-                () ->
-                    db.count(
-                            "SELECT count(*) FROM once_outbox WHERE destination = 'labels'"
-                                + " AND sent_at IS NOT NULL")
-                        == 1);
-        assertThat(db.count("SELECT count(*) FROM parcels")).isOne();
-        assertThat(db.count("SELECT count(*) FROM labels")).isOne();
-        assertThat(db.count("SELECT count(*) FROM once_inbox WHERE consumer_id = 'label-printer'"))
-            .isOne();
+        check.check(once);
       }
     }
   }

@@ -4,6 +4,7 @@ import dev.once.ConsumerConfig;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.internal.DeliveryRunner.Undo;
 import dev.once.internal.Isolation.Group;
 import dev.once.internal.Isolation.Plan;
@@ -212,7 +213,59 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Batch batch = new Batch(deliveries, events, plan, plan.toClear(g), running);
+    Tracing.Span[] spans = startSpans(events);
+    try {
+      handle(receiver, g, plan, running, stage, started, events, spans);
+    } catch (RuntimeException | Error e) {
+      endSpans(spans, null, e);
+      throw e;
+    }
+  }
+
+  /** One span per delivery attempt, or null when tracing is off (nothing to allocate). */
+  private Tracing.Span[] startSpans(List<ReceivedEvent> events) {
+    Tracing tracing = once.tracing();
+    if (tracing == Tracing.NONE) {
+      return null;
+    }
+    String system = once.transport().name();
+    Tracing.Span[] spans = new Tracing.Span[events.size()];
+    for (int i = 0; i < spans.length; i++) {
+      spans[i] = tracing.process(system, events.get(i));
+    }
+    return spans;
+  }
+
+  /** Ends the spans still open: with the outcome, or the error that ended the batch. */
+  private static void endSpans(Tracing.Span[] spans, Outcome outcome, Throwable error) {
+    if (spans == null) {
+      return;
+    }
+    for (int i = 0; i < spans.length; i++) {
+      Tracing.Span span = spans[i];
+      if (span != null) {
+        spans[i] = null;
+        if (error != null) {
+          span.error(error);
+        } else {
+          span.outcome(outcome);
+        }
+        span.end();
+      }
+    }
+  }
+
+  private void handle(
+      Receiver receiver,
+      Group g,
+      Plan plan,
+      Delivery[] running,
+      int[] stage,
+      long started,
+      List<ReceivedEvent> events,
+      Tracing.Span[] spans) {
+    List<Delivery> deliveries = g.members();
+    Batch batch = new Batch(deliveries, events, plan, plan.toClear(g), running, spans);
     List<HandledDelivery> handled = null;
     Undo undo = firstUndo(deliveries.size());
     for (boolean done = false; !done; ) {
@@ -230,6 +283,7 @@ final class BatchProcessor {
     if (handled == null) { // the transaction hit a transient conflict: all come back soon
       isolation.remember(List.of(g), plan);
       receiver.nack(deliveries, config.retry().backoff().initial());
+      endSpans(spans, Outcome.RETRY, null);
       return;
     }
     stage[0] = COMMITTED;
@@ -237,7 +291,7 @@ final class BatchProcessor {
     listener.committed(events);
     stage[0] = SETTLING;
     recordFailures(handled, plan.started());
-    acknowledge(receiver, handled, started);
+    acknowledge(receiver, handled, started, spans);
   }
 
   /** One group's transaction and what it needs. */
@@ -247,6 +301,7 @@ final class BatchProcessor {
     final Plan plan;
     final List<String> suspectsToClear;
     final Delivery[] running;
+    final Tracing.Span[] spans; // null: tracing is off
     final Map<String, Exception> failedBefore = new HashMap<>();
 
     Batch(
@@ -254,7 +309,9 @@ final class BatchProcessor {
         List<ReceivedEvent> events,
         Plan plan,
         List<String> suspectsToClear,
-        Delivery[] running) {
+        Delivery[] running,
+        Tracing.Span[] spans) {
+      this.spans = spans;
       this.deliveries = deliveries;
       this.events = events;
       this.plan = plan;
@@ -328,16 +385,18 @@ final class BatchProcessor {
       // the same event twice in one batch: only its first delivery acts
       boolean acts = inserted.remove(id);
       batch.running[0] = batch.deliveries.get(i);
-      handled.add(
-          runner.run(
-              c,
-              batch.deliveries.get(i),
-              e,
-              batch.plan.known.get(id),
-              batch.plan.counted.get(id),
-              acts,
-              undo,
-              batch.failedBefore.get(id)));
+      try (Tracing.Scope scope = batch.spans == null ? Tracing.Scope.NONE : batch.spans[i].open()) {
+        handled.add(
+            runner.run(
+                c,
+                batch.deliveries.get(i),
+                e,
+                batch.plan.known.get(id),
+                batch.plan.counted.get(id),
+                acts,
+                undo,
+                batch.failedBefore.get(id)));
+      }
       batch.running[0] = null;
     }
     if (!batch.suspectsToClear.isEmpty()) { // the group commits: it did not crash its process
@@ -376,7 +435,8 @@ final class BatchProcessor {
     }
   }
 
-  private void acknowledge(Receiver receiver, List<HandledDelivery> handled, long started) {
+  private void acknowledge(
+      Receiver receiver, List<HandledDelivery> handled, long started, Tracing.Span[] spans) {
     List<Delivery> done = new ArrayList<>();
     for (HandledDelivery h : handled) {
       if (h.outcome() != Outcome.RETRY) {
@@ -393,8 +453,14 @@ final class BatchProcessor {
       }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    for (HandledDelivery h : handled) {
+    for (int i = 0; i < handled.size(); i++) {
+      HandledDelivery h = handled.get(i);
       listener.outcome(h.event(), h.outcome(), took);
+      if (spans != null) {
+        spans[i].outcome(h.outcome());
+        spans[i].end();
+        spans[i] = null;
+      }
     }
   }
 }

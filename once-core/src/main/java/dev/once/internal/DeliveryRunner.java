@@ -5,6 +5,7 @@ import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -163,8 +164,17 @@ final class DeliveryRunner {
       throws SQLException {
     Instant now = once.config().clock().instant();
     Instant first = known == null ? now : known.firstFailedAt();
-    boolean written =
-        deadLetters.write(c, config.consumerId(), event.event(), attempts, first, failure, now);
+    Tracing.Span span = once.tracing().deadLetter(config.consumerId(), event.event());
+    boolean written;
+    try {
+      written =
+          deadLetters.write(c, config.consumerId(), event.event(), attempts, first, failure, now);
+    } catch (SQLException | RuntimeException e) {
+      span.error(e);
+      throw e;
+    } finally {
+      span.end();
+    }
     clearKnown(c, event, known);
     if (written && failure.errorClass().equals("dev.once.MalformedMessage")) {
       log.warn(

@@ -13,6 +13,7 @@ import dev.once.OperationsConfig;
 import dev.once.Relay;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
@@ -41,6 +42,7 @@ public final class OnceImpl implements Once {
   private final TransactionRunner transactions;
   private final OnceConfig config;
   private final Listeners listener;
+  private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
   private final java.util.concurrent.ConcurrentMap<String, String> subscriptions =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -74,6 +76,18 @@ public final class OnceImpl implements Once {
       TransactionRunner transactions,
       OnceConfig config,
       List<OnceListener> listeners) {
+    this(dataSource, transport, dialect, transactions, config, listeners, Tracing.NONE);
+  }
+
+  public OnceImpl(
+      DataSource dataSource,
+      Transport transport,
+      Dialect dialect,
+      TransactionRunner transactions,
+      OnceConfig config,
+      List<OnceListener> listeners,
+      Tracing tracing) {
+    this.tracing = tracing;
     this.dataSource = dataSource;
     this.transactions = transactions;
     this.transport = transport;
@@ -155,7 +169,13 @@ public final class OnceImpl implements Once {
   }
 
   TxImpl newTx(Connection c) {
-    return new TxImpl(c, dialect, config.destinations(), config.partitions(), publishLimits);
+    return new TxImpl(
+        c, dialect, config.destinations(), config.partitions(), publishLimits, tracing);
+  }
+
+  /** The tracing hook ({@link Tracing#NONE} when off). */
+  public Tracing tracing() {
+    return tracing;
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.once.OperationsConfig;
 import dev.once.ProviderRejectedException;
 import dev.once.Redaction;
 import dev.once.RequestNotSentException;
+import dev.once.Tracing;
 import dev.once.spi.OperationRow;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -21,9 +22,20 @@ final class OperationRunner {
   private final OperationStore store;
   private final Listeners listener;
   private final Clock clock;
+  private final Tracing tracing;
   private final Reconciliation reconciliation;
 
   OperationRunner(OperationsConfig config, OperationStore store, Listeners listener, Clock clock) {
+    this(config, store, listener, clock, Tracing.NONE);
+  }
+
+  OperationRunner(
+      OperationsConfig config,
+      OperationStore store,
+      Listeners listener,
+      Clock clock,
+      Tracing tracing) {
+    this.tracing = tracing;
     this.config = config;
     this.store = store;
     this.listener = listener;
@@ -46,17 +58,25 @@ final class OperationRunner {
   OperationResult attempt(OperationResult op, String request, String owner, boolean uncertain) {
     listener.operationKeyStored(op);
     String response;
-    try {
+    Tracing.Span span = tracing.operation(op);
+    try (Tracing.Scope scope = span.open()) {
       response = config.call().call(op.idempotencyKey(), request);
     } catch (ProviderRejectedException e) {
+      span.error(e);
+      span.end();
       String refusal = e.response() != null ? e.response() : e.getMessage();
       return answered(op, owner, OperationState.FAILED, refusal);
     } catch (RequestNotSentException e) {
+      span.error(e);
+      span.end();
       OperationState back = uncertain ? OperationState.UNKNOWN : OperationState.PENDING;
       return unanswered(op, owner, back, "not sent: " + describe(e, request));
     } catch (Exception e) {
+      span.error(e);
+      span.end();
       return unanswered(op, owner, OperationState.UNKNOWN, "no answer: " + describe(e, request));
     }
+    span.end();
     return answered(op, owner, OperationState.SUCCEEDED, response);
   }
 

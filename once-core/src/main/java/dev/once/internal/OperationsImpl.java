@@ -31,7 +31,7 @@ final class OperationsImpl implements Operations {
     this.config = config;
     this.clock = once.config().clock();
     this.store = new OperationStore(once.dataSource(), once.dialect());
-    this.runner = new OperationRunner(config, store, once.listener(), clock);
+    this.runner = new OperationRunner(config, store, once.listener(), clock, once.tracing());
   }
 
   @Override

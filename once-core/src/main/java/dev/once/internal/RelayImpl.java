@@ -5,6 +5,7 @@ import dev.once.InvalidEventException;
 import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
 import dev.once.spi.InDatabasePublish;
@@ -89,10 +90,18 @@ final class RelayImpl implements Relay {
         return 0;
       }
       List<Event> events = rows.stream().map(Row::event).toList();
-      PublishResult result =
-          inDatabase != null
-              ? inDatabase.publishInTransaction(c, events)
-              : once.transport().publish(events, config.confirmTimeout());
+      Tracing.Span[] spans = sendSpans(events);
+      PublishResult result;
+      try {
+        result =
+            inDatabase != null
+                ? inDatabase.publishInTransaction(c, events)
+                : once.transport().publish(events, config.confirmTimeout());
+      } catch (RuntimeException | Error e) {
+        endSpans(spans, null, e);
+        throw e;
+      }
+      endSpans(spans, result, null);
       List<Row> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         if (result.isConfirmed(i)) {
@@ -121,6 +130,43 @@ final class RelayImpl implements Relay {
       throw e;
     } finally {
       OnceImpl.closeQuietly(c);
+    }
+  }
+
+  /** One span per event sent, linked to its producer's; null when tracing is off. */
+  private Tracing.Span[] sendSpans(List<Event> events) {
+    Tracing tracing = once.tracing();
+    if (tracing == Tracing.NONE) {
+      return null;
+    }
+    String system = once.transport().name();
+    Tracing.Span[] spans = new Tracing.Span[events.size()];
+    for (int i = 0; i < spans.length; i++) {
+      spans[i] = tracing.send(system, events.get(i));
+    }
+    return spans;
+  }
+
+  private static void endSpans(Tracing.Span[] spans, PublishResult result, Throwable error) {
+    if (spans == null) {
+      return;
+    }
+    for (int i = 0; i < spans.length; i++) {
+      if (error != null) {
+        spans[i].error(error);
+      } else if (!result.isConfirmed(i)) {
+        spans[i].error(new PublishRefused());
+      }
+      spans[i].end();
+    }
+  }
+
+  /**
+   * What a send span records for a message the broker did not confirm (no reason: it may quote).
+   */
+  private static final class PublishRefused extends RuntimeException {
+    PublishRefused() {
+      super(null, null, false, false);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.once.internal;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.StoreException;
+import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
 import dev.once.spi.Dialect;
@@ -11,7 +12,9 @@ import dev.once.spi.RawMessage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +28,7 @@ public final class TxImpl implements Tx {
   private final Set<String> destinations;
   private final int partitions;
   private final PublishLimits limits;
+  private final Tracing tracing;
   private final List<Event> published = new ArrayList<>();
   private int newer;
   private int stale;
@@ -40,6 +44,18 @@ public final class TxImpl implements Tx {
       Set<String> destinations,
       int partitions,
       PublishLimits limits) {
+    this(connection, dialect, destinations, partitions, limits, Tracing.NONE);
+  }
+
+  /** With the tracing hook that {@link #publish} gives the caller's trace context to. */
+  public TxImpl(
+      Connection connection,
+      Dialect dialect,
+      Set<String> destinations,
+      int partitions,
+      PublishLimits limits,
+      Tracing tracing) {
+    this.tracing = tracing;
     this.limits = limits;
     this.connection = connection;
     this.dialect = dialect;
@@ -70,6 +86,29 @@ public final class TxImpl implements Tx {
     if (limits != null) {
       limits.checkPublishable(event);
     }
+    if (tracing == Tracing.NONE) {
+      return insert(event);
+    }
+    Map<String, String> context = new HashMap<>(4);
+    Tracing.Span span = tracing.publish(event, context);
+    try {
+      return insert(context.isEmpty() ? event : withContext(event, context));
+    } catch (RuntimeException e) {
+      span.error(e);
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** The event with the trace context's headers added; its own headers win (a foreign context). */
+  private static Event withContext(Event event, Map<String, String> context) {
+    Map<String, String> headers = new HashMap<>(context);
+    headers.putAll(event.headers());
+    return event.withHeaders(headers);
+  }
+
+  private boolean insert(Event event) {
     try {
       boolean written =
           dialect.store().insertOutbox(connection, event, event.partition(partitions));

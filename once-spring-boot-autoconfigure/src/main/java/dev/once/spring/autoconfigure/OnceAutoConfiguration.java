@@ -7,6 +7,7 @@ import dev.once.OnceListener;
 import dev.once.Operations;
 import dev.once.PayloadCodec;
 import dev.once.RetryPolicy;
+import dev.once.Tracing;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import dev.once.spring.JsonMapperCodec;
@@ -115,6 +116,7 @@ public class OnceAutoConfiguration {
       OnceHandlers handlers,
       ObjectProvider<OnceListener> listeners,
       ObjectProvider<PayloadCodec> codec,
+      ObjectProvider<Tracing> tracing,
       OnceSchemaInitializer schema) {
     Set<String> destinations = new LinkedHashSet<>(properties.getDestinations());
     destinations.addAll(handlers.destinations());
@@ -137,6 +139,7 @@ public class OnceAutoConfiguration {
                     .build());
     codec.ifAvailable(b::codec);
     listeners.orderedStream().forEach(b::listener);
+    tracing.ifAvailable(b::tracing);
     return b.build();
   }
 

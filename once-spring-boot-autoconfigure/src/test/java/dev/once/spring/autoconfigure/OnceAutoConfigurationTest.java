@@ -8,8 +8,10 @@ import dev.once.EventId;
 import dev.once.Handler;
 import dev.once.Once;
 import dev.once.ReceivedEvent;
+import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
+import dev.once.internal.OnceImpl;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
@@ -20,6 +22,8 @@ import dev.once.spring.OncePublisher;
 import dev.once.spring.SpringTransactions;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
+import dev.once.tracing.ObservationTracing;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -86,6 +90,34 @@ class OnceAutoConfigurationTest {
               assertThat(ctx.getBean(OnceHandlers.class).subscriptions())
                   .containsExactly(new OnceHandlers.Subscription("warehouse", "inferred"));
             });
+  }
+
+  @Test
+  void theApplicationsObservationRegistryTracesOnceWithNoCode() {
+    traced()
+        .run(
+            ctx ->
+                assertThat(((OnceImpl) ctx.getBean(Once.class)).tracing())
+                    .isInstanceOf(ObservationTracing.class));
+    traced()
+        .withPropertyValues("once.tracing.enabled=false")
+        .run(
+            ctx ->
+                assertThat(((OnceImpl) ctx.getBean(Once.class)).tracing()).isSameAs(Tracing.NONE));
+    runner()
+        .withConfiguration(AutoConfigurations.of(OnceTracingAutoConfiguration.class))
+        .run(
+            ctx ->
+                assertThat(((OnceImpl) ctx.getBean(Once.class)).tracing())
+                    .as("no registry, no tracing")
+                    .isSameAs(Tracing.NONE));
+  }
+
+  /** A context with an application's {@link ObservationRegistry} (a fresh schema each). */
+  private static ApplicationContextRunner traced() {
+    return runner()
+        .withConfiguration(AutoConfigurations.of(OnceTracingAutoConfiguration.class))
+        .withBean(ObservationRegistry.class, ObservationRegistry::create);
   }
 
   @Test

@@ -1,0 +1,226 @@
+package dev.once.tracing;
+
+import dev.once.Event;
+import dev.once.OperationResult;
+import dev.once.Outcome;
+import dev.once.ReceivedEvent;
+import dev.once.Tracing;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.Kind;
+import io.micrometer.observation.transport.ReceiverContext;
+import io.micrometer.observation.transport.SenderContext;
+import io.micrometer.tracing.Link;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.Tracer;
+import java.util.Map;
+
+/**
+ * Once's {@link Tracing} hook over Micrometer Observation: what Spring Boot uses, bridged to
+ * OpenTelemetry or Brave by {@code micrometer-tracing}. Register it with {@code
+ * Once.builder().tracing(new ObservationTracing(registry, tracer))}; the Boot starter does it from
+ * the application's {@link ObservationRegistry}.
+ *
+ * <p>Once continues a trace, it never starts one: an event published with no current span carries
+ * no context and makes no span, anywhere. Observations (the propagating handlers of the registry
+ * inject and extract the context, W3C {@code traceparent}/{@code tracestate} and baggage as
+ * configured):
+ *
+ * <ul>
+ *   <li>{@value #PUBLISH} (producer kind), child of the caller's span, in {@code tx.publish}: its
+ *       context is stored in the outbox row's headers, in the producer's transaction;
+ *   <li>{@value #SEND} (producer kind), the relay's send, a root linked to the publish span (needs
+ *       the {@link Tracer});
+ *   <li>{@value #PROCESS} (consumer kind), one per delivery attempt, child of the context in the
+ *       message, with {@value #OUTCOME}; the handler runs in it;
+ *   <li>{@value #OPERATION} (client kind), the provider call, with the operation id;
+ *   <li>{@value #DEAD_LETTER}, the dead letter's write, child of the process span.
+ * </ul>
+ *
+ * Attributes follow OpenTelemetry's messaging conventions ({@code messaging.system}, {@code
+ * messaging.destination.name}, {@code messaging.message.id} = the event id, {@code
+ * messaging.consumer.group.name}); never a payload value, never an error message (only its class,
+ * as {@code error.type}).
+ */
+public final class ObservationTracing implements Tracing {
+  public static final String PUBLISH = "once.publish";
+  public static final String SEND = "once.send";
+  public static final String PROCESS = "once.process";
+  public static final String OPERATION = "once.operation";
+  public static final String DEAD_LETTER = "once.dead_letter";
+  public static final String OUTCOME = "once.outcome";
+
+  private final ObservationRegistry registry;
+  private final Tracer tracer;
+
+  /**
+   * @param tracer the tracer behind the registry's tracing handler, or null: then a span current
+   *     outside Observation is not seen and the relay makes no send span
+   */
+  public ObservationTracing(ObservationRegistry registry, Tracer tracer) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry must not be null");
+    }
+    this.registry = registry;
+    this.tracer = tracer;
+  }
+
+  public ObservationTracing(ObservationRegistry registry) {
+    this(registry, null);
+  }
+
+  private boolean inTrace() {
+    return registry.getCurrentObservation() != null
+        || (tracer != null && tracer.currentSpan() != null);
+  }
+
+  @Override
+  public Span publish(Event event, Map<String, String> carrier) {
+    if (registry.isNoop() || event.headers().containsKey(TRACEPARENT) || !inTrace()) {
+      return Span.NONE;
+    }
+    SenderContext<Map<String, String>> context =
+        new SenderContext<>((c, name, value) -> c.put(name, value), Kind.PRODUCER);
+    context.setCarrier(carrier);
+    Observation o =
+        Observation.createNotStarted(PUBLISH, () -> context, registry)
+            .contextualName("create " + event.destination())
+            .lowCardinalityKeyValue("messaging.operation.type", "create")
+            .lowCardinalityKeyValue("messaging.destination.name", event.destination())
+            .highCardinalityKeyValue("messaging.message.id", event.id().value());
+    return new ObservedSpan(o.start());
+  }
+
+  @Override
+  public Span send(String system, Event event) {
+    String parent = event.headers().get(TRACEPARENT);
+    TraceContext linked = tracer == null || parent == null ? null : W3c.parse(tracer, parent);
+    if (linked == null) {
+      return Span.NONE;
+    }
+    io.micrometer.tracing.Span span =
+        tracer
+            .spanBuilder()
+            .setNoParent()
+            .kind(io.micrometer.tracing.Span.Kind.PRODUCER)
+            .name("send " + event.destination())
+            .addLink(new Link(linked))
+            .tag("messaging.system", system)
+            .tag("messaging.operation.type", "send")
+            .tag("messaging.destination.name", event.destination())
+            .tag("messaging.message.id", event.id().value())
+            .start();
+    return new TracerSpan(span);
+  }
+
+  @Override
+  public Span process(String system, ReceivedEvent event) {
+    if (registry.isNoop() || !event.event().headers().containsKey(TRACEPARENT)) {
+      return Span.NONE;
+    }
+    ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
+    context.setCarrier(event.event().headers());
+    context.setRemoteServiceName(system);
+    Observation o =
+        Observation.createNotStarted(PROCESS, () -> context, registry)
+            .contextualName("process " + event.event().destination())
+            .lowCardinalityKeyValue("messaging.system", system)
+            .lowCardinalityKeyValue("messaging.operation.type", "process")
+            .lowCardinalityKeyValue("messaging.destination.name", event.event().destination())
+            .lowCardinalityKeyValue("messaging.consumer.group.name", event.consumerId())
+            .highCardinalityKeyValue("messaging.message.id", event.id().value())
+            .highCardinalityKeyValue(
+                "messaging.message.delivery_count", Integer.toString(event.deliveryCount()));
+    return new ObservedSpan(o.start());
+  }
+
+  @Override
+  public Span operation(OperationResult operation) {
+    if (registry.isNoop() || !inTrace()) {
+      return Span.NONE;
+    }
+    Observation o =
+        Observation.createNotStarted(OPERATION, registry)
+            .contextualName("call " + operation.provider())
+            .lowCardinalityKeyValue("once.operation.provider", operation.provider())
+            .highCardinalityKeyValue("once.operation.id", operation.operationId())
+            .highCardinalityKeyValue(
+                "once.operation.attempt", Integer.toString(operation.attempts()));
+    return new ObservedSpan(o.start());
+  }
+
+  @Override
+  public Span deadLetter(String consumerId, Event event) {
+    if (registry.isNoop() || registry.getCurrentObservation() == null) {
+      return Span.NONE;
+    }
+    Observation o =
+        Observation.createNotStarted(DEAD_LETTER, registry)
+            .contextualName("dead-letter " + event.destination())
+            .lowCardinalityKeyValue("messaging.destination.name", event.destination())
+            .lowCardinalityKeyValue("messaging.consumer.group.name", consumerId)
+            .highCardinalityKeyValue("messaging.message.id", event.id().value());
+    return new ObservedSpan(o.start());
+  }
+
+  /** A started observation. */
+  private static final class ObservedSpan implements Span {
+    private final Observation observation;
+
+    ObservedSpan(Observation observation) {
+      this.observation = observation;
+    }
+
+    @Override
+    public Scope open() {
+      Observation.Scope scope = observation.openScope();
+      return scope::close;
+    }
+
+    @Override
+    public void outcome(Outcome outcome) {
+      observation.lowCardinalityKeyValue(OUTCOME, outcome.name());
+    }
+
+    @Override
+    public void error(Throwable error) {
+      observation.lowCardinalityKeyValue("error.type", error.getClass().getName());
+      observation.error(new Failed(error));
+    }
+
+    @Override
+    public void end() {
+      observation.stop();
+    }
+  }
+
+  /** A span of the tracer itself (the relay's send, which Observation cannot link). */
+  private static final class TracerSpan implements Span {
+    private final io.micrometer.tracing.Span span;
+
+    TracerSpan(io.micrometer.tracing.Span span) {
+      this.span = span;
+    }
+
+    @Override
+    public void error(Throwable error) {
+      span.tag("error.type", error.getClass().getName());
+      span.error(new Failed(error));
+    }
+
+    @Override
+    public void end() {
+      span.end();
+    }
+  }
+
+  /**
+   * What a span records of a failure: its class, never its message (it may quote a payload or a
+   * provider's answer).
+   */
+  static final class Failed extends RuntimeException {
+    Failed(Throwable error) {
+      super(error.getClass().getName(), null, false, false);
+    }
+  }
+}
