@@ -1,7 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Event;
-import dev.once.EventId;
+import dev.once.jdbc.JdbcRows;
 import dev.once.spi.RawMessage;
 import java.sql.Array;
 import java.sql.Connection;
@@ -13,7 +13,6 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -112,70 +111,21 @@ public final class Jdbc {
     return c.createArrayOf("integer", values.toArray(new Integer[0]));
   }
 
+  private static final PostgresFlavour POSTGRES = new PostgresFlavour();
+
   /** Headers as a flat text array: name, value, name, value, … */
   public static Array headers(Connection c, Map<String, String> headers) throws SQLException {
-    String[] flat = new String[headers.size() * 2];
-    int i = 0;
-    for (Map.Entry<String, String> h : headers.entrySet()) {
-      flat[i++] = h.getKey();
-      flat[i++] = h.getValue();
-    }
-    return c.createArrayOf("text", flat);
+    return (Array) POSTGRES.encodeHeaders(c, headers);
   }
 
   /** Reads an event from the columns outbox and queue rows share. */
   public static Event event(ResultSet rs) throws SQLException {
-    return new Event(
-        new EventId(rs.getString("event_id")),
-        rs.getString("destination"),
-        rs.getString("event_key"),
-        rs.getString("event_type"),
-        rs.getBytes("payload"),
-        headers(rs.getArray("headers")));
+    return JdbcRows.event(POSTGRES, rs);
   }
 
-  /**
-   * What an outbox or queue row holds, undecoded: a row written by hand, by another service or by
-   * an older version may hold anything, and must not stop the rows around it.
-   */
+  /** What an outbox or queue row holds, undecoded (see {@link JdbcRows#raw}). */
   public static RawMessage raw(ResultSet rs) throws SQLException {
-    RawMessage.Headers headers = new RawMessage.Headers();
-    Array array = rs.getArray("headers");
-    if (array != null) {
-      Object[] flat = (Object[]) array.getArray();
-      for (int i = 0; i < flat.length; i += 2) {
-        Object value = i + 1 < flat.length ? flat[i + 1] : null;
-        headers.add(flat[i] == null ? "" : flat[i].toString(), value);
-      }
-    }
-    return columns(headers, rs);
-  }
-
-  /**
-   * The row's id, key and type columns beside its headers: a header {@code once-event-id}, {@code
-   * once-key} or {@code once-type} in the headers column repeats one of them (Once never writes
-   * them there), which makes the row malformed.
-   */
-  static RawMessage columns(RawMessage.Headers headers, ResultSet rs) throws SQLException {
-    String type = rs.getString("event_type");
-    headers
-        .field(RawMessage.EVENT_ID, rs.getString("event_id"))
-        .field(RawMessage.KEY, rs.getString("event_key"))
-        .field(RawMessage.TYPE, type)
-        .remove(RawMessage.TYPE); // read as the row's type
-    return headers.message(rs.getString("destination"), null, type, rs.getBytes("payload"));
-  }
-
-  private static Map<String, String> headers(Array array) throws SQLException {
-    if (array == null) {
-      return Map.of();
-    }
-    Object[] flat = (Object[]) array.getArray();
-    Map<String, String> headers = new LinkedHashMap<>();
-    for (int i = 0; i + 1 < flat.length; i += 2) {
-      headers.put((String) flat[i], (String) flat[i + 1]);
-    }
-    return headers;
+    return JdbcRows.raw(POSTGRES, rs);
   }
 
   public static void rollbackQuietly(Connection c) {

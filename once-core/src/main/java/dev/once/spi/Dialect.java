@@ -6,8 +6,10 @@ import java.util.List;
 /**
  * Everything Once needs from one kind of database, in four parts by concern, plus how that
  * database's errors are classified. Get one with {@link Dialects#forDataSource}; write one to run
- * Once on another database. Every method of the parts runs its statements on the connection it is
- * given, inside the caller's transaction unless its Javadoc says otherwise; none commits.
+ * Once on another database (most of it is {@code dev.once.jdbc.JdbcDialect} over a {@link
+ * SqlFlavour}; see {@link DialectProvider}). Every method of the parts runs its statements on the
+ * connection it is given, inside the caller's transaction unless its Javadoc says otherwise; none
+ * commits.
  *
  * <p>A database without a table queue leaves {@link #queue()} as it is: RabbitMQ, Kafka and other
  * brokers never ask for it.
@@ -19,6 +21,16 @@ public interface Dialect {
 
   /** Migration resources under {@code dev/once/schema/<name>/}, in the order they apply. */
   List<String> schemaResources();
+
+  /**
+   * How this database differs from standard SQL, for modules that add statements of their own
+   * (through {@link Sql}).
+   *
+   * @throws UnsupportedOperationException if the dialect is not built on one
+   */
+  default SqlFlavour flavour() {
+    throw new UnsupportedOperationException("the " + name() + " dialect has no SQL flavour");
+  }
 
   /** Inbox markers, the outbox, relay coordination and cross-process wake-ups. */
   StoreDialect store();

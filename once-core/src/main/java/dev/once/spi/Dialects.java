@@ -2,20 +2,32 @@ package dev.once.spi;
 
 import dev.once.ConfigurationException;
 import dev.once.StoreException;
-import dev.once.internal.MariaDbDialect;
-import dev.once.internal.PostgresDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
-/** The dialects Once ships, by name or chosen from a data source's metadata. */
+/**
+ * The dialects on the class path, by name or chosen from a data source's metadata. Once ships
+ * PostgreSQL and MariaDB/MySQL; another jar adds one with a {@link DialectProvider}.
+ */
 public final class Dialects {
   private Dialects() {}
 
+  /** Found once, in the order of the class path. */
+  private static final class Found {
+    static final List<DialectProvider> PROVIDERS =
+        ServiceLoader.load(DialectProvider.class, Dialects.class.getClassLoader()).stream()
+            .map(ServiceLoader.Provider::get)
+            .toList();
+  }
+
   /** PostgreSQL 14 and later (server or embedded). */
   public static Dialect postgresql() {
-    return new PostgresDialect();
+    return named("postgresql");
   }
 
   /**
@@ -23,7 +35,22 @@ public final class Dialects {
    * cross-process wake-ups; see docs/MARIADB.md.
    */
   public static Dialect mariadb() {
-    return new MariaDbDialect();
+    return named("mariadb");
+  }
+
+  /**
+   * The dialect called {@code name} ({@link DialectProvider#name()}).
+   *
+   * @throws ConfigurationException naming the dialects there are if none is called so
+   */
+  public static Dialect named(String name) {
+    for (DialectProvider p : Found.PROVIDERS) {
+      if (p.name().equals(name)) {
+        return p.dialect();
+      }
+    }
+    throw new ConfigurationException(
+        "dialect", "is '" + name + "'; the dialects on the class path are " + names());
   }
 
   /**
@@ -52,14 +79,17 @@ public final class Dialects {
    */
   public static Dialect forProduct(String product) {
     String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
-    if (p.contains("postgresql")) {
-      return postgresql();
-    }
-    if (p.contains("mariadb") || p.contains("mysql")) {
-      return mariadb();
+    for (DialectProvider provider : Found.PROVIDERS) {
+      if (provider.runsOn(p)) {
+        return provider.dialect();
+      }
     }
     throw new ConfigurationException(
         "dataSource",
-        "is a '" + product + "' database; Once has dialects for PostgreSQL, MariaDB and MySQL");
+        "is a '" + product + "' database; the dialects on the class path are " + names());
+  }
+
+  private static String names() {
+    return Found.PROVIDERS.stream().map(DialectProvider::name).collect(Collectors.joining(", "));
   }
 }

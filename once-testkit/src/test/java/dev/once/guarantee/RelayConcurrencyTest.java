@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Relay;
-import dev.once.internal.MariaDbDialect;
-import dev.once.internal.MariaDbStore;
-import dev.once.internal.PostgresDialect;
-import dev.once.internal.PostgresStore;
+import dev.once.jdbc.JdbcDialect;
+import dev.once.jdbc.JdbcStore;
 import dev.once.spi.Dialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -48,23 +46,14 @@ class RelayConcurrencyTest {
 
   /** A deliberately broken relay: every relay believes it holds every partition. */
   private static Dialect noPartitionLocks(TestDatabase db) {
-    return db.isMariaDb()
-        ? new MariaDbDialect(new MariaDbNoPartitionLocks())
-        : new PostgresDialect(new NoPartitionLocks());
-  }
-
-  private static final class MariaDbNoPartitionLocks extends MariaDbStore {
-    @Override
-    public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
-      return partitions;
-    }
-  }
-
-  private static final class NoPartitionLocks extends PostgresStore {
-    @Override
-    public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
-      return partitions;
-    }
+    JdbcDialect dialect = (JdbcDialect) db.dialect();
+    return dialect.withStore(
+        new JdbcStore(dialect.flavour()) {
+          @Override
+          public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
+            return partitions;
+          }
+        });
   }
 
   private static void publishAndCheck(Harness h, TestDatabase db) throws Exception {

@@ -1,10 +1,9 @@
 package dev.once.testkit;
 
-import dev.once.internal.MariaDbDialect;
-import dev.once.internal.MariaDbStore;
-import dev.once.internal.PostgresDialect;
-import dev.once.internal.PostgresStore;
+import dev.once.jdbc.JdbcDialect;
+import dev.once.jdbc.JdbcStore;
 import dev.once.spi.Dialect;
+import dev.once.spi.SqlFlavour;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,18 +19,24 @@ import java.util.Set;
  * stands for the time between a separate SELECT and INSERT in application code, so workers that
  * start together all pass it.
  */
-public final class CheckThenInsertInbox extends PostgresStore {
+public final class CheckThenInsertInbox extends JdbcStore {
 
   /** The database's dialect with this inbox, after creating its table (no unique key) in it. */
   public static Dialect in(TestDatabase db) {
     db.execute("CREATE TABLE broken_inbox (consumer_id varchar(200), event_id varchar(200))");
-    return db.isMariaDb()
-        ? new MariaDbDialect(new OnMariaDb())
-        : new PostgresDialect(new CheckThenInsertInbox());
+    JdbcDialect dialect = (JdbcDialect) db.dialect();
+    return dialect.withStore(
+        db.isMariaDb()
+            ? new OnMariaDb(dialect.flavour())
+            : new CheckThenInsertInbox(dialect.flavour()));
   }
 
   /** The same on MariaDB: per event a read of the marker, the pause, an insert if it was absent. */
-  private static final class OnMariaDb extends MariaDbStore {
+  private static final class OnMariaDb extends JdbcStore {
+    OnMariaDb(SqlFlavour flavour) {
+      super(flavour);
+    }
+
     @Override
     public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
         throws SQLException {
@@ -74,7 +79,9 @@ public final class CheckThenInsertInbox extends PostgresStore {
     }
   }
 
-  private CheckThenInsertInbox() {}
+  private CheckThenInsertInbox(SqlFlavour flavour) {
+    super(flavour);
+  }
 
   @Override
   public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)

@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * publishers never stalls acknowledgements). Opened on first use; once open, the client recovers
  * them (and their channels and consumers, see {@link #CONSUMERS_ONLY}) with a doubling, capped
  * delay. A connection that could not be opened at all is tried again at the next use, not in a
- * loop.
+ * loop. Once closed, they stay closed: a relay or worker thread still running after {@link
+ * #close()} gets an {@link IllegalStateException} instead of a new connection that nobody would
+ * close (it would go on recovering, into a virtual host that may no longer exist, for the life of
+ * the JVM).
  */
 public final class Connections implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Connections.class);
@@ -31,6 +34,7 @@ public final class Connections implements AutoCloseable {
   private final ConnectionFactory factory;
   private Connection publishing;
   private Connection consuming;
+  private boolean closed;
 
   public Connections(RabbitConfig config) {
     this.config = config;
@@ -112,6 +116,7 @@ public final class Connections implements AutoCloseable {
   }
 
   private synchronized Connection publishing() {
+    refuseIfClosed();
     if (publishing == null) {
       publishing = connect("once-publisher");
     }
@@ -119,10 +124,17 @@ public final class Connections implements AutoCloseable {
   }
 
   private synchronized Connection consuming() {
+    refuseIfClosed();
     if (consuming == null) {
       consuming = connect("once-consumer");
     }
     return consuming;
+  }
+
+  private void refuseIfClosed() {
+    if (closed) {
+      throw new IllegalStateException("the RabbitMQ transport is closed");
+    }
   }
 
   private Connection connect(String name) {
@@ -154,6 +166,7 @@ public final class Connections implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     for (Connection c : new Connection[] {publishing, consuming}) {
       if (c != null) {
         c.abort(2_000);

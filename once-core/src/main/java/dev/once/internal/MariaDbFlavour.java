@@ -1,0 +1,113 @@
+package dev.once.internal;
+
+import dev.once.spi.SqlFlavour;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * MariaDB 10.6+ and MySQL 8.0+ (InnoDB): instants as UTC {@code DATETIME(6)} values (whatever the
+ * JVM's or the server's time zone), duplicate keys detected by error 1062 (the statement alone is
+ * rolled back), relay partitions as rows of {@code once_relay_partition}, {@code GET_LOCK}, READ
+ * COMMITTED engine transactions. No LISTEN/NOTIFY: relays and table-queue receivers of other
+ * processes find new rows when they poll ({@code OnceBuilder.relayIdleWait}, {@code
+ * TableQueueTransport.Builder.pollInterval}). Lists, headers and clauses are the standard ones.
+ */
+public class MariaDbFlavour implements SqlFlavour {
+
+  /** ER_DUP_ENTRY: a unique or primary key already holds the value. */
+  static final int DUPLICATE_KEY = 1062;
+
+  @Override
+  public String name() {
+    return "mariadb";
+  }
+
+  @Override
+  public List<String> schemaResources() {
+    return List.of("V1__once.sql", "V2__once_suspect.sql");
+  }
+
+  @Override
+  public void bindInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+    ps.setObject(index, LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+  }
+
+  @Override
+  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+    LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+    return t == null ? null : t.toInstant(ZoneOffset.UTC);
+  }
+
+  /**
+   * Detecting a duplicate by its error is what DESIGN.md forbids in general; here it is right:
+   * InnoDB rolls back the failed statement only, the transaction goes on, and {@code INSERT IGNORE}
+   * or {@code ON DUPLICATE KEY UPDATE} would also hide other errors or take more locks.
+   */
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return e.getErrorCode() == DUPLICATE_KEY;
+  }
+
+  /**
+   * Deadlocks (1213, SQLState 40001) and lock wait timeouts (1205) roll back; InnoDB's REPEATABLE
+   * READ takes gap and duplicate-key locks that make concurrent marker inserts deadlock now and
+   * then. Connection failures (08xxx) too.
+   */
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    int code = e.getErrorCode();
+    return code == 1213 // ER_LOCK_DEADLOCK
+        || code == 1205 // ER_LOCK_WAIT_TIMEOUT
+        || "40001".equals(state)
+        || (state != null && state.startsWith("08"));
+  }
+
+  @Override
+  public boolean isMissingTable(SQLException e) {
+    return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState()); // ER_NO_SUCH_TABLE
+  }
+
+  /** {@code GET_LOCK}: a named lock of the session, gone when its connection is. */
+  @Override
+  public boolean tryLock(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(" + lockName() + ", 0)")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getInt(1) == 1;
+      }
+    }
+  }
+
+  @Override
+  public void unlock(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(" + lockName() + ")")) {
+      ps.setString(1, name);
+      ps.execute();
+    }
+  }
+
+  /** The name, made distinct per database (lock names are server-wide, at most 64 characters). */
+  private static String lockName() {
+    return "concat(?, '_', md5(database()))";
+  }
+
+  /**
+   * READ COMMITTED: the relay's and the queue's reads see rows other relays and receivers committed
+   * after this transaction began (a REPEATABLE READ snapshot would show rows another relay has just
+   * sent as pending), and their locking reads take no gap locks that block producers' inserts.
+   */
+  @Override
+  public void beginEngineTransaction(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")) {
+      ps.execute();
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package dev.once.internal;
+
+import dev.once.spi.Channel;
+import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlList;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL 14+: lists as one array parameter, headers as a text array, {@code ON CONFLICT DO
+ * NOTHING}, advisory locks, {@code 'infinity'}, LISTEN/NOTIFY and its SQLState classes.
+ */
+public class PostgresFlavour implements SqlFlavour {
+
+  /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
+  private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
+
+  @Override
+  public String name() {
+    return "postgresql";
+  }
+
+  @Override
+  public List<String> schemaResources() {
+    return List.of(
+        "V1__once_core.sql",
+        "V2__once_operations.sql",
+        "V3__once_workload.sql",
+        "V4__once_dead_letter_crash.sql",
+        "V5__once_suspect.sql");
+  }
+
+  /** One array parameter, whatever the size: one statement plan. */
+  @Override
+  public String in(String column, SqlList list) {
+    return column + " = ANY(?::" + list.sqlType() + "[])";
+  }
+
+  @Override
+  public int bindList(PreparedStatement ps, int index, SqlList list) throws SQLException {
+    ps.setArray(index, array(ps.getConnection(), list.sqlType(), list.values()));
+    return index + 1;
+  }
+
+  static Array array(Connection c, String sqlType, List<?> values) throws SQLException {
+    Object[] typed =
+        switch (sqlType) {
+          case "bigint" -> values.toArray(new Long[0]);
+          case "integer", "int" -> values.toArray(new Integer[0]);
+          default -> values.toArray(new String[0]);
+        };
+    return c.createArrayOf(sqlType, typed);
+  }
+
+  /** A flat text array: name, value, name, value, … */
+  @Override
+  public Object encodeHeaders(Connection c, Map<String, String> headers) throws SQLException {
+    String[] flat = new String[headers.size() * 2];
+    int i = 0;
+    for (Map.Entry<String, String> h : headers.entrySet()) {
+      flat[i++] = h.getKey();
+      flat[i++] = h.getValue();
+    }
+    return c.createArrayOf("text", flat);
+  }
+
+  @Override
+  public void readHeaders(ResultSet rs, String column, BiConsumer<String, Object> each)
+      throws SQLException {
+    Array array = rs.getArray(column);
+    if (array == null) {
+      return;
+    }
+    Object[] flat = (Object[]) array.getArray();
+    for (int i = 0; i < flat.length; i += 2) {
+      Object value = i + 1 < flat.length ? flat[i + 1] : null;
+      each.accept(flat[i] == null ? "" : flat[i].toString(), value);
+    }
+  }
+
+  @Override
+  public String ignoreDuplicates(String conflictColumns) {
+    return "ON CONFLICT (" + conflictColumns + ") DO NOTHING";
+  }
+
+  /** Parked is {@code next_attempt_at = 'infinity'}. */
+  @Override
+  public String never() {
+    return "'infinity'";
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) {
+      return false;
+    }
+    return state.equals("40001") // serialization_failure
+        || state.equals("40P01") // deadlock_detected
+        || state.startsWith("08") // connection exception
+        || state.equals("57P01") // admin_shutdown
+        || state.equals("57P03") // cannot_connect_now
+        || state.equals("53300"); // too_many_connections
+  }
+
+  @Override
+  public boolean isMissingTable(SQLException e) {
+    return "42P01".equals(e.getSQLState()); // undefined_table
+  }
+
+  /** Transaction-scoped advisory locks: they end with the transaction or its connection. */
+  @Override
+  public List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException {
+    return Jdbc.ints(
+        c,
+        """
+        SELECT p FROM unnest(?::int[]) AS p
+         WHERE pg_try_advisory_xact_lock(%s, p)
+        """
+            .formatted(RELAY_LOCK_SPACE),
+        Jdbc.intArray(c, partitions));
+  }
+
+  /** A session advisory lock keyed by the schema and the name. */
+  @Override
+  public boolean tryLock(Connection c, String name) throws SQLException {
+    return Jdbc.queryBoolean(
+        c, "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.' || ?))", name);
+  }
+
+  @Override
+  public void unlock(Connection c, String name) throws SQLException {
+    Jdbc.execute(c, "SELECT pg_advisory_unlock(hashtext(current_schema() || '.' || ?))", name);
+  }
+
+  /**
+   * Asynchronous commit, and statements planned as on a large table: queue tables are often empty
+   * when (auto)vacuum or analyze looks at them and full moments later; with those statistics the
+   * planner picks a sequential scan and a sort for every claim, and a backlog then makes each claim
+   * slower than the last.
+   */
+  @Override
+  public void beginEngineTransaction(Connection c) throws SQLException {
+    Jdbc.execute(
+        c,
+        """
+        SELECT set_config('synchronous_commit', 'off', true),
+               set_config('enable_seqscan', 'off', true),
+               set_config('enable_bitmapscan', 'off', true)
+        """);
+  }
+
+  @Override
+  public boolean notifies() {
+    return true;
+  }
+
+  /** The payload is the schema, a space and the sender's token (without a sender: the schema). */
+  @Override
+  public void notify(Connection c, Channel channel, String sender) throws SQLException {
+    if (sender == null) {
+      Jdbc.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
+    } else {
+      Jdbc.execute(
+          c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+    }
+  }
+
+  @Override
+  public AutoCloseable listen(
+      DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
+    String name = channelName(channel);
+    String own = ownSender == null ? null : " " + ownSender;
+    return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
+  }
+
+  private static String channelName(Channel channel) {
+    return "once_" + channel.name().toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,219 @@
+package dev.once.jdbc;
+
+import dev.once.Event;
+import dev.once.spi.Channel;
+import dev.once.spi.OutboxRow;
+import dev.once.spi.Sql;
+import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlList;
+import dev.once.spi.StoreDialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The store part in standard SQL: markers, the outbox, versions, relay partitions (the flavour's
+ * locks) and wake-ups (the flavour's, if it has any).
+ */
+public class JdbcStore implements StoreDialect {
+  protected final SqlFlavour flavour;
+  protected final Sql sql;
+
+  public JdbcStore(SqlFlavour flavour) {
+    this.flavour = flavour;
+    this.sql = new Sql(flavour);
+  }
+
+  /**
+   * One INSERT per marker, in the given order: a marker another transaction holds makes it wait for
+   * that transaction; if it commits, the duplicate reports the marker as not inserted.
+   */
+  @Override
+  public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
+      throws SQLException {
+    Set<String> inserted = new LinkedHashSet<>();
+    for (String eventId : eventIds) {
+      if (sql.insertUnlessDuplicate(
+          c,
+          "INSERT INTO once_inbox (consumer_id, event_id) VALUES (?, ?)",
+          "consumer_id, event_id",
+          consumerId,
+          eventId)) {
+        inserted.add(eventId);
+      }
+    }
+    return inserted;
+  }
+
+  @Override
+  public void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException {
+    sql.update(
+        c, "DELETE FROM once_inbox WHERE consumer_id = ? AND event_id = ?", consumerId, eventId);
+  }
+
+  @Override
+  public boolean insertOutbox(Connection c, Event event, int partition) throws SQLException {
+    return sql.insertUnlessDuplicate(
+        c,
+        """
+        INSERT INTO once_outbox
+               (event_id, destination, event_key, event_type, payload, headers, key_partition)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """,
+        "event_id",
+        event.id().value(),
+        event.destination(),
+        event.key(),
+        event.type(),
+        event.payload(),
+        flavour.encodeHeaders(c, event.headers()),
+        partition);
+  }
+
+  /**
+   * An UPDATE that only raises the version; if it matched nothing, an INSERT; if that meets a row
+   * inserted meanwhile, the UPDATE once more (it now sees the committed row).
+   */
+  @Override
+  public boolean applyIfNewer(Connection c, String entity, String id, long version)
+      throws SQLException {
+    String raise =
+        """
+        UPDATE once_version SET version = ?
+         WHERE entity = ? AND entity_id = ? AND version < ?
+        """;
+    if (sql.update(c, raise, version, entity, id, version) == 1) {
+      return true;
+    }
+    if (sql.insertUnlessDuplicate(
+        c,
+        "INSERT INTO once_version (entity, entity_id, version) VALUES (?, ?, ?)",
+        "entity, entity_id",
+        entity,
+        id,
+        version)) {
+      return true;
+    }
+    return sql.update(c, raise, version, entity, id, version) == 1;
+  }
+
+  @Override
+  public void beginEngineTransaction(Connection c) throws SQLException {
+    flavour.beginEngineTransaction(c);
+  }
+
+  @Override
+  public List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException {
+    return sql.ints(
+        c,
+        """
+        SELECT DISTINCT key_partition FROM (
+          SELECT key_partition FROM once_outbox
+           WHERE sent_at IS NULL
+             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+           ORDER BY id
+           LIMIT ?) oldest
+        """,
+        now,
+        limit);
+  }
+
+  @Override
+  public List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException {
+    return flavour.lockPartitions(c, partitions);
+  }
+
+  @Override
+  public List<OutboxRow> claimOutbox(Connection c, List<Integer> partitions, Instant now, int limit)
+      throws SQLException {
+    SqlList list = SqlList.of("integer", partitions);
+    return sql.list(
+        c,
+        """
+        SELECT id, event_id, destination, event_key, event_type, payload, headers, created_at,
+               attempts
+          FROM once_outbox
+         WHERE sent_at IS NULL
+           AND %s
+           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+         ORDER BY id
+         LIMIT ?
+        """
+            .formatted(sql.in("key_partition", list)),
+        rs ->
+            new OutboxRow(
+                rs.getLong("id"),
+                JdbcRows.raw(flavour, rs),
+                flavour.readInstant(rs, "created_at"),
+                rs.getInt("attempts")),
+        list,
+        now,
+        limit);
+  }
+
+  @Override
+  public void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
+    SqlList list = SqlList.of("bigint", ids);
+    sql.update(c, "UPDATE once_outbox SET sent_at = ? WHERE " + sql.in("id", list), sentAt, list);
+  }
+
+  @Override
+  public void markPublishFailed(Connection c, long id, String error, Instant nextAttemptAt)
+      throws SQLException {
+    sql.update(
+        c,
+        """
+        UPDATE once_outbox
+           SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
+         WHERE id = ?
+        """,
+        error,
+        nextAttemptAt,
+        id);
+  }
+
+  /** Parked is {@code next_attempt_at} at the flavour's {@link SqlFlavour#never()}. */
+  @Override
+  public void parkOutbox(Connection c, long id, String error) throws SQLException {
+    sql.update(
+        c,
+        """
+        UPDATE once_outbox
+           SET attempts = attempts + 1, last_error = ?, next_attempt_at = %s
+         WHERE id = ?
+        """
+            .formatted(flavour.never()),
+        error,
+        id);
+  }
+
+  @Override
+  public boolean notifies() {
+    return flavour.notifies();
+  }
+
+  @Override
+  public void notify(Connection c, Channel channel) throws SQLException {
+    flavour.notify(c, channel, null);
+  }
+
+  @Override
+  public AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
+    return flavour.listen(dataSource, channel, null, onNotify);
+  }
+
+  @Override
+  public void notify(Connection c, Channel channel, String sender) throws SQLException {
+    flavour.notify(c, channel, sender);
+  }
+
+  @Override
+  public AutoCloseable listen(
+      DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
+    return flavour.listen(dataSource, channel, ownSender, onNotify);
+  }
+}

@@ -1,0 +1,21 @@
+package dev.once.spi;
+
+/**
+ * A dialect that {@link Dialects} finds with {@link java.util.ServiceLoader}: list the
+ * implementation in {@code META-INF/services/dev.once.spi.DialectProvider} of the jar that ships
+ * it. It needs a public no-argument constructor.
+ */
+public interface DialectProvider {
+
+  /** The dialect's name, as {@link Dialect#name()} and {@link Dialects#named} know it. */
+  String name();
+
+  /**
+   * Whether this dialect runs on the database whose JDBC driver reports {@code product} ({@code
+   * DatabaseMetaData.getDatabaseProductName()}, lower-cased).
+   */
+  boolean runsOn(String product);
+
+  /** A new dialect. */
+  Dialect dialect();
+}
