@@ -32,7 +32,7 @@ public record ConsumerActivity(Instant from, Instant to, Map<String, Counts> cou
   public static ConsumerActivity read(
       DataSource dataSource, Dialect dialect, Instant from, Instant to) {
     try (Connection c = dataSource.getConnection()) {
-      return dialect.admin().consumerActivity(c, from, to);
+      return dialect.status().consumerActivity(c, from, to);
     } catch (SQLException e) {
       throw new StoreException("read consumer activity", e);
     }

@@ -41,7 +41,7 @@ public record OperationStatus(Instant at, List<StateCount> states, List<Uncertai
   public static OperationStatus read(
       DataSource dataSource, Dialect dialect, Instant now, int limit) {
     try (Connection c = dataSource.getConnection()) {
-      return dialect.admin().operationStatus(c, now, limit);
+      return dialect.status().operationStatus(c, now, limit);
     } catch (SQLException e) {
       throw new StoreException("read the operation status", e);
     }

@@ -44,7 +44,7 @@ public record WorkloadStatus(
   /** Reads the status of the data source's current schema, as of {@code now}. */
   public static WorkloadStatus read(DataSource dataSource, Dialect dialect, Instant now) {
     try (Connection c = dataSource.getConnection()) {
-      return dialect.admin().status(c, now);
+      return dialect.status().status(c, now);
     } catch (SQLException e) {
       throw new StoreException("read the workload status", e);
     }

@@ -1,6 +1,7 @@
 package dev.once.app;
 
-import dev.once.OnceException;
+import dev.once.app.common.Secrets;
+import dev.once.app.common.UserError;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -47,16 +48,6 @@ final class ErrorHandler implements IExecutionExceptionHandler {
   }
 
   static String message(Throwable e) {
-    if (e instanceof OnceException || e instanceof UserError) {
-      return e.getMessage();
-    }
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String text = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-    return e.getMessage() != null && !e.getMessage().equals(text)
-        ? e.getMessage() + ": " + text
-        : text;
+    return UserError.messageOf(e);
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.app;
 
+import dev.once.app.common.Secrets;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
 import java.util.logging.Level;

@@ -1,6 +1,7 @@
 package dev.once.app;
 
 import dev.once.app.bench.BenchCommand;
+import dev.once.app.common.Secrets;
 import dev.once.app.demo.DemoCommand;
 import dev.once.app.ops.DashboardCommand;
 import dev.once.app.ops.DeadLettersCommand;

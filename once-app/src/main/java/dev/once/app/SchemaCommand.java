@@ -2,6 +2,9 @@ package dev.once.app;
 
 import dev.once.Schema;
 import dev.once.SchemaStatus;
+import dev.once.app.common.Database;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.UserError;
 import dev.once.spi.Dialects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -2,6 +2,7 @@ package dev.once.app;
 
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.once.app.common.Secrets;
 
 /**
  * logback's {@code %ex} (a logged exception, its causes and frames) without the passwords this

@@ -6,17 +6,17 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 
 /** Runs {@code once} with arguments as a user types them and keeps what it printed. */
-final class Cli {
-  record Run(int exit, String out, String err) {
+public final class Cli {
+  public record Run(int exit, String out, String err) {
     /** stderr's lines, without blank ones. */
-    java.util.List<String> errLines() {
+    public java.util.List<String> errLines() {
       return err.lines().filter(l -> !l.isBlank()).toList();
     }
   }
 
   private Cli() {}
 
-  static synchronized Run run(String... args) {
+  public static synchronized Run run(String... args) {
     PrintStream oldOut = System.out;
     PrintStream oldErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -60,7 +60,7 @@ class DocSnippetsTest {
       import java.util.*;
       import javax.sql.DataSource;
       import io.micrometer.core.instrument.MeterRegistry;
-      import dev.once.app.simulator.ProviderClient;
+      import dev.once.scenario.simulator.ProviderClient;
       """;
 
   static final String CONTEXT =

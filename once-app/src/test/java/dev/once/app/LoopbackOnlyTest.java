@@ -3,6 +3,7 @@ package dev.once.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.once.app.common.Database;
 import dev.once.test.TestDatabase;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -39,7 +39,7 @@ final class Attempts {
       return known;
     }
     dialect
-        .admin()
+        .attempts()
         .loadAttempts(c, consumerId, ids)
         .forEach(
             (id, a) ->
@@ -131,7 +131,7 @@ final class Attempts {
         for (String id : replaced) {
           clear(c, id);
         }
-        dialect.admin().recordAttempts(c, rows);
+        dialect.attempts().recordAttempts(c, rows);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -144,6 +144,6 @@ final class Attempts {
 
   /** Forgets the failures of an event that is now processed or dead-lettered, in {@code c}'s tx. */
   void clear(Connection c, String eventId) throws SQLException {
-    dialect.admin().deleteAttempts(c, consumerId, eventId);
+    dialect.attempts().deleteAttempts(c, consumerId, eventId);
   }
 }

@@ -400,7 +400,7 @@ final class BatchProcessor {
       batch.running[0] = null;
     }
     if (!batch.suspectsToClear.isEmpty()) { // the group commits: it did not crash its process
-      once.dialect().admin().clearSuspects(c, config.consumerId(), batch.suspectsToClear);
+      once.dialect().attempts().clearSuspects(c, config.consumerId(), batch.suspectsToClear);
     }
   }
 

@@ -3,11 +3,11 @@ package dev.once.internal;
 import dev.once.BrokerMove;
 import dev.once.Event;
 import dev.once.StoreException;
-import dev.once.spi.AdminDialect;
 import dev.once.spi.AttemptCount;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.BrokerDeadLetterReader;
 import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.Dialect;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,14 +26,13 @@ import javax.sql.DataSource;
 final class BrokerDeadLetterMover {
   private final DataSource dataSource;
   private final Transport transport;
-  private final AdminDialect admin;
+  private final Dialect dialect;
   private final Clock clock;
 
-  BrokerDeadLetterMover(
-      DataSource dataSource, Transport transport, AdminDialect admin, Clock clock) {
+  BrokerDeadLetterMover(DataSource dataSource, Transport transport, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
     this.transport = transport;
-    this.admin = admin;
+    this.dialect = dialect;
     this.clock = clock;
   }
 
@@ -95,16 +94,17 @@ final class BrokerDeadLetterMover {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        AttemptCount known = admin.loadAttempts(c, group, List.of(id)).get(id);
+        AttemptCount known = dialect.attempts().loadAttempts(c, group, List.of(id)).get(id);
         Failure failure = failure(m);
         Instant last = m.deadAt() != null ? m.deadAt() : now;
         Instant first = known != null ? known.firstFailedAt() : last;
         int attempts = known != null ? Math.max(1, known.attempts()) : 1;
         boolean added =
-            admin.insertDeadLetter(
-                c, event, failure.attempt(group, id, attempts, first, last), now);
+            dialect
+                .deadLetters()
+                .insertDeadLetter(c, event, failure.attempt(group, id, attempts, first, last), now);
         if (known != null) {
-          admin.deleteAttempts(c, group, id);
+          dialect.attempts().deleteAttempts(c, group, id);
         }
         c.commit();
         return added;

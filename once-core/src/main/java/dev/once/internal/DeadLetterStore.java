@@ -8,8 +8,9 @@ import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.StoreException;
-import dev.once.spi.AdminDialect;
 import dev.once.spi.BrokerDeadLetter;
+import dev.once.spi.DeadLetterQuery;
+import dev.once.spi.DeadLettersDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Replay;
@@ -31,7 +32,8 @@ public final class DeadLetterStore implements DeadLetters {
 
   private final DataSource dataSource;
   private final Transport transport;
-  private final AdminDialect admin;
+  private final Dialect dialect;
+  private final DeadLettersDialect deadLetters;
   private final Clock clock;
 
   /**
@@ -52,36 +54,43 @@ public final class DeadLetterStore implements DeadLetters {
     this.replayHorizon = replayHorizon;
     this.dataSource = dataSource;
     this.transport = transport;
-    this.admin = dialect.admin();
+    this.dialect = dialect;
+    this.deadLetters = dialect.deadLetters();
     this.clock = clock;
   }
 
   @Override
   public List<DeadLetter> list(DeadLetterFilter f) {
-    return read("list dead letters", c -> admin.selectDeadLetters(c, f));
+    return read("list dead letters", c -> deadLetters.deadLetters(c, DeadLetterQuery.of(f)));
   }
 
   /** Newest first, only ids below {@code beforeId}: a keyset page, never an OFFSET. */
   @Override
   public List<DeadLetter> page(DeadLetterFilter f, long beforeId) {
-    return read("page dead letters", c -> admin.pageDeadLetters(c, f, beforeId));
+    return read(
+        "page dead letters",
+        c -> deadLetters.deadLetters(c, DeadLetterQuery.pageBefore(f, beforeId)));
   }
 
   /** Oldest first, only ids above {@code afterId}, without payloads: a keyset page to list. */
   @Override
   public List<DeadLetter> summaries(DeadLetterFilter f, long afterId) {
-    return read("list dead letters", c -> admin.selectDeadLetterSummaries(c, f, afterId));
+    return read(
+        "list dead letters",
+        c -> deadLetters.deadLetters(c, DeadLetterQuery.summariesAfter(f, afterId)));
   }
 
   @Override
   public long count(DeadLetterFilter f) {
-    return read("count dead letters", c -> admin.countDeadLetters(c, f));
+    return read("count dead letters", c -> deadLetters.countDeadLetters(c, f));
   }
 
   @Override
   public Optional<DeadLetter> get(long id) {
     DeadLetterFilter byId = new DeadLetterFilter(null, null, null, null, null, null, null, 1, null);
-    return read("read dead letter " + id, c -> admin.selectDeadLetters(c, byId.ids(List.of(id))))
+    return read(
+            "read dead letter " + id,
+            c -> deadLetters.deadLetters(c, DeadLetterQuery.of(byId.ids(List.of(id)))))
         .stream()
         .findFirst();
   }
@@ -90,12 +99,12 @@ public final class DeadLetterStore implements DeadLetters {
   public List<DeadLetterAction> actions(DeadLetter d) {
     return read(
         "read the actions on dead letter " + d.id(),
-        c -> admin.deadLetterActions(c, d.consumerId(), d.event().id().value()));
+        c -> deadLetters.deadLetterActions(c, d.consumerId(), d.event().id().value()));
   }
 
   @Override
   public List<DeadLetterGroup> groups(String status, int limit) {
-    return read("group dead letters", c -> admin.deadLetterGroups(c, status, limit));
+    return read("group dead letters", c -> deadLetters.deadLetterGroups(c, status, limit));
   }
 
   /** One read on a connection of its own. */
@@ -150,19 +159,19 @@ public final class DeadLetterStore implements DeadLetters {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        if (!admin.resolveDeadLetter(c, d.id(), status, now)) {
+        if (!deadLetters.resolveDeadLetter(c, d.id(), status, now)) {
           c.rollback(); // somebody else resolved it meanwhile
           return false;
         }
         String eventId = d.event().id().value();
-        admin.insertDeadLetterAction(
+        deadLetters.insertDeadLetterAction(
             c, d.consumerId(), eventId, new DeadLetterAction(action, actor, why, now));
         if (d.isRelay() && action.equals("replay")) {
-          admin.unparkOutbox(c, eventId);
+          deadLetters.unparkOutbox(c, eventId);
         } else if (d.isRelay()) {
-          admin.deleteParkedOutbox(c, eventId);
+          deadLetters.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
-          admin.deleteAttempts(c, d.consumerId(), eventId);
+          dialect.attempts().deleteAttempts(c, d.consumerId(), eventId);
           publish(d);
         }
         c.commit();
@@ -255,14 +264,14 @@ public final class DeadLetterStore implements DeadLetters {
 
   @Override
   public List<BrokerDeadLetter> peekBroker(String destination, String consumerGroup, int limit) {
-    return new BrokerDeadLetterMover(dataSource, transport, admin, clock)
+    return new BrokerDeadLetterMover(dataSource, transport, dialect, clock)
         .peek(destination, consumerGroup, limit);
   }
 
   @Override
   public BrokerMove moveFromBroker(
       String destination, String consumerGroup, int limit, Consumer<BrokerMove> progress) {
-    return new BrokerDeadLetterMover(dataSource, transport, admin, clock)
+    return new BrokerDeadLetterMover(dataSource, transport, dialect, clock)
         .move(destination, consumerGroup, limit, progress);
   }
 

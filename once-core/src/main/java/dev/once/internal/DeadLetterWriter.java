@@ -31,7 +31,7 @@ final class DeadLetterWriter {
       Instant now)
       throws SQLException {
     return dialect
-        .admin()
+        .deadLetters()
         .insertDeadLetter(
             c,
             event,

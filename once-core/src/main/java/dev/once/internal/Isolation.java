@@ -148,7 +148,7 @@ final class Isolation {
     if (!ids.isEmpty()) {
       try (Connection c = once.dataSource().getConnection()) {
         known.putAll(attempts.load(c, ids));
-        stored.putAll(once.dialect().admin().loadSuspects(c, config.consumerId(), ids));
+        stored.putAll(once.dialect().attempts().loadSuspects(c, config.consumerId(), ids));
       } catch (SQLException e) {
         throw new StoreException("read attempts of consumer " + config.consumerId(), e);
       }
@@ -270,9 +270,9 @@ final class Isolation {
     try (Connection c = once.dataSource().getConnection()) {
       c.setAutoCommit(false);
       try {
-        once.dialect().admin().raiseSuspects(c, config.consumerId(), raise, now);
+        once.dialect().attempts().raiseSuspects(c, config.consumerId(), raise, now);
         if (!charges.isEmpty()) {
-          once.dialect().admin().recordAttempts(c, charges);
+          once.dialect().attempts().recordAttempts(c, charges);
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {

@@ -54,6 +54,23 @@ public class MariaDbFlavour implements SqlFlavour {
     return e.getErrorCode() == DUPLICATE_KEY;
   }
 
+  @Override
+  public String onConflictUpdate(String conflictColumns, String assignments) {
+    return "ON DUPLICATE KEY UPDATE " + assignments;
+  }
+
+  /** {@code DELETE … ORDER BY … LIMIT ?}: MariaDB has no LIMIT in an IN subquery. */
+  @Override
+  public String deleteOldest(String table, String key, String condition, String orderBy) {
+    return "DELETE FROM %s WHERE %s%s LIMIT ?"
+        .formatted(table, condition, orderBy == null ? "" : " ORDER BY " + orderBy);
+  }
+
+  @Override
+  public String inserted(String column) {
+    return "VALUES(" + column + ")";
+  }
+
   /**
    * Deadlocks (1213, SQLState 40001) and lock wait timeouts (1205) roll back; InnoDB's REPEATABLE
    * READ takes gap and duplicate-key locks that make concurrent marker inserts deadlock now and

@@ -126,8 +126,8 @@ public final class OnceImpl implements Once {
     try (Connection c = dataSource.getConnection()) {
       SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
-        if (!dialect.admin().tableExists(c, table)) {
-          throw new SchemaMissingException(table, dialect.admin().currentSchema(c));
+        if (!dialect.status().tableExists(c, table)) {
+          throw new SchemaMissingException(table, dialect.status().currentSchema(c));
         }
       }
     } catch (SQLException e) {

@@ -3,7 +3,8 @@ package dev.once.internal;
 import dev.once.Retention;
 import dev.once.RetentionPolicy;
 import dev.once.StoreException;
-import dev.once.spi.AdminDialect;
+import dev.once.spi.RetentionDialect;
+import dev.once.spi.RetentionDialect.Retained;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -23,14 +24,14 @@ final class RetentionImpl implements Retention {
 
   private final OnceImpl once;
   private final RetentionPolicy policy;
-  private final AdminDialect admin;
+  private final RetentionDialect retention;
   private final Clock clock;
   private final EngineThread thread = new EngineThread("once-retention");
 
   RetentionImpl(OnceImpl once) {
     this.once = once;
     this.policy = once.config().retention();
-    this.admin = once.dialect().admin();
+    this.retention = once.dialect().retention();
     this.clock = once.config().clock();
   }
 
@@ -38,36 +39,30 @@ final class RetentionImpl implements Retention {
   public Round runOnce() {
     try (Connection c = once.dataSource().getConnection()) {
       c.setAutoCommit(true);
-      if (!admin.tryRetentionLock(c)) {
+      if (!retention.tryRetentionLock(c)) {
         return new Round(true, 0, 0, 0, 0);
       }
       try {
         Instant now = clock.instant();
         return new Round(
             false,
-            drain(c, admin::deleteOldMarkers, now.minus(policy.markers())),
-            drain(c, admin::deleteSentOutbox, now.minus(policy.sentOutbox())),
-            drain(c, admin::deleteResolvedDeadLetters, now.minus(policy.resolvedDeadLetters())),
-            drain(c, admin::deleteOldAttempts, now.minus(policy.markers()))
-                + drain(c, admin::deleteOldSuspects, now.minus(policy.markers())));
+            drain(c, Retained.MARKERS, now.minus(policy.markers())),
+            drain(c, Retained.SENT_OUTBOX, now.minus(policy.sentOutbox())),
+            drain(c, Retained.RESOLVED_DEAD_LETTERS, now.minus(policy.resolvedDeadLetters())),
+            drain(c, Retained.ATTEMPTS, now.minus(policy.markers()))
+                + drain(c, Retained.SUSPECTS, now.minus(policy.markers())));
       } finally {
-        admin.retentionUnlock(c);
+        retention.retentionUnlock(c);
       }
     } catch (SQLException e) {
       throw new StoreException("retention round", e);
     }
   }
 
-  /** One kind of batched delete: (connection, before, limit) → rows deleted. */
-  @FunctionalInterface
-  private interface Delete {
-    int run(Connection c, Instant before, int limit) throws SQLException;
-  }
-
-  private long drain(Connection c, Delete delete, Instant before) throws SQLException {
+  private long drain(Connection c, Retained what, Instant before) throws SQLException {
     long total = 0;
     while (thread.running() || !thread.started()) {
-      int n = deleteBatch(c, delete, before);
+      int n = deleteBatch(c, what, before);
       total += n;
       if (n < policy.batchSize()) {
         break;
@@ -84,10 +79,10 @@ final class RetentionImpl implements Retention {
    * locks on the rows around the ones it deletes) only rolls back that statement, so it is run
    * again after a short pause; deleting what is old is the same whenever it succeeds.
    */
-  private int deleteBatch(Connection c, Delete delete, Instant before) throws SQLException {
+  private int deleteBatch(Connection c, Retained what, Instant before) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
-        return delete.run(c, before, policy.batchSize());
+        return retention.deleteOld(c, what, before, policy.batchSize());
       } catch (SQLException e) {
         if (attempt > TRANSIENT_RETRIES || !once.dialect().isTransient(e)) {
           throw e;

@@ -8,7 +8,7 @@ import dev.once.spi.DialectProvider;
 public final class ShippedDialects {
   private ShippedDialects() {}
 
-  /** PostgreSQL 14+, server or embedded. */
+  /** PostgreSQL 14+, server or embedded: the standard parts, four of them with faster forms. */
   public static final class Postgresql implements DialectProvider {
     @Override
     public String name() {
@@ -23,16 +23,16 @@ public final class ShippedDialects {
     @Override
     public Dialect dialect() {
       PostgresFlavour flavour = new PostgresFlavour();
-      return new JdbcDialect(
-          flavour,
-          new PostgresStore(flavour),
-          new PostgresQueue(),
-          new PostgresOperations(),
-          new PostgresAdmin());
+      return JdbcDialect.builder(flavour)
+          .store(new PostgresStore(flavour))
+          .queue(new PostgresQueue(flavour))
+          .operations(new PostgresOperations(flavour))
+          .deadLetters(new PostgresDeadLetters(flavour))
+          .build();
     }
   }
 
-  /** MariaDB 10.6+ and MySQL 8.0+. */
+  /** MariaDB 10.6+ and MySQL 8.0+: the standard parts over its flavour. */
   public static final class Mariadb implements DialectProvider {
     @Override
     public String name() {
@@ -46,13 +46,7 @@ public final class ShippedDialects {
 
     @Override
     public Dialect dialect() {
-      MariaDbFlavour flavour = new MariaDbFlavour();
-      return new JdbcDialect(
-          flavour,
-          new dev.once.jdbc.JdbcStore(flavour),
-          new MariaDbQueue(),
-          new MariaDbOperations(),
-          new MariaDbAdmin());
+      return JdbcDialect.of(new MariaDbFlavour());
     }
   }
 }

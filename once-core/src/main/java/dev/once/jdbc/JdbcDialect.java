@@ -1,41 +1,125 @@
 package dev.once.jdbc;
 
-import dev.once.spi.AdminDialect;
+import dev.once.spi.AttemptsDialect;
+import dev.once.spi.DeadLettersDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.QueueDialect;
+import dev.once.spi.RetentionDialect;
 import dev.once.spi.SqlFlavour;
+import dev.once.spi.StatusDialect;
 import dev.once.spi.StoreDialect;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
- * A dialect of JDBC parts over one {@link SqlFlavour}: its name, schema and errors are the
- * flavour's.
+ * A dialect of the standard JDBC parts over one {@link SqlFlavour}; its name, schema and error
+ * classes are the flavour's. {@link #of} is the whole dialect of a new database; {@link #builder}
+ * replaces a part where the database has a faster form of its statements.
  */
-public class JdbcDialect implements Dialect {
+public final class JdbcDialect implements Dialect {
   private final SqlFlavour flavour;
   private final StoreDialect store;
   private final QueueDialect queue;
   private final OperationsDialect operations;
-  private final AdminDialect admin;
+  private final AttemptsDialect attempts;
+  private final DeadLettersDialect deadLetters;
+  private final RetentionDialect retention;
+  private final StatusDialect status;
 
-  public JdbcDialect(
-      SqlFlavour flavour,
-      StoreDialect store,
-      QueueDialect queue,
-      OperationsDialect operations,
-      AdminDialect admin) {
-    this.flavour = flavour;
-    this.store = store;
-    this.queue = queue;
-    this.operations = operations;
-    this.admin = admin;
+  private JdbcDialect(Builder b) {
+    this.flavour = b.flavour;
+    this.store = b.store == null ? new JdbcStore(flavour) : b.store;
+    this.queue = b.queue == null ? new JdbcQueue(flavour) : b.queue;
+    this.operations = b.operations == null ? new JdbcOperations(flavour) : b.operations;
+    this.attempts = b.attempts == null ? new JdbcAttempts(flavour) : b.attempts;
+    this.deadLetters = b.deadLetters == null ? new JdbcDeadLetters(flavour) : b.deadLetters;
+    this.retention = b.retention == null ? new JdbcRetention(flavour) : b.retention;
+    this.status = b.status == null ? new JdbcStatus(flavour) : b.status;
   }
 
-  /** The same dialect with another store part: for tests that need a deliberately broken one. */
+  /** Every part the standard one, over {@code flavour}. */
+  public static JdbcDialect of(SqlFlavour flavour) {
+    return builder(flavour).build();
+  }
+
+  /** Parts to replace; those not given are the standard ones. */
+  public static Builder builder(SqlFlavour flavour) {
+    if (flavour == null) {
+      throw new IllegalArgumentException("flavour is required");
+    }
+    return new Builder(flavour);
+  }
+
+  /** This dialect with another store part: for tests that need a deliberately broken one. */
   public JdbcDialect withStore(StoreDialect store) {
-    return new JdbcDialect(flavour, store, queue, operations, admin);
+    return new Builder(this).store(store).build();
+  }
+
+  /** Which parts replace the standard ones. */
+  public static final class Builder {
+    private final SqlFlavour flavour;
+    private StoreDialect store;
+    private QueueDialect queue;
+    private OperationsDialect operations;
+    private AttemptsDialect attempts;
+    private DeadLettersDialect deadLetters;
+    private RetentionDialect retention;
+    private StatusDialect status;
+
+    private Builder(SqlFlavour flavour) {
+      this.flavour = flavour;
+    }
+
+    private Builder(JdbcDialect d) {
+      this(d.flavour);
+      store = d.store;
+      queue = d.queue;
+      operations = d.operations;
+      attempts = d.attempts;
+      deadLetters = d.deadLetters;
+      retention = d.retention;
+      status = d.status;
+    }
+
+    public Builder store(StoreDialect store) {
+      this.store = store;
+      return this;
+    }
+
+    public Builder queue(QueueDialect queue) {
+      this.queue = queue;
+      return this;
+    }
+
+    public Builder operations(OperationsDialect operations) {
+      this.operations = operations;
+      return this;
+    }
+
+    public Builder attempts(AttemptsDialect attempts) {
+      this.attempts = attempts;
+      return this;
+    }
+
+    public Builder deadLetters(DeadLettersDialect deadLetters) {
+      this.deadLetters = deadLetters;
+      return this;
+    }
+
+    public Builder retention(RetentionDialect retention) {
+      this.retention = retention;
+      return this;
+    }
+
+    public Builder status(StatusDialect status) {
+      this.status = status;
+      return this;
+    }
+
+    public JdbcDialect build() {
+      return new JdbcDialect(this);
+    }
   }
 
   @Override
@@ -69,8 +153,23 @@ public class JdbcDialect implements Dialect {
   }
 
   @Override
-  public AdminDialect admin() {
-    return admin;
+  public AttemptsDialect attempts() {
+    return attempts;
+  }
+
+  @Override
+  public DeadLettersDialect deadLetters() {
+    return deadLetters;
+  }
+
+  @Override
+  public RetentionDialect retention() {
+    return retention;
+  }
+
+  @Override
+  public StatusDialect status() {
+    return status;
   }
 
   @Override

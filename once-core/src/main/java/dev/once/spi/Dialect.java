@@ -4,12 +4,11 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Everything Once needs from one kind of database, in four parts by concern, plus how that
- * database's errors are classified. Get one with {@link Dialects#forDataSource}; write one to run
- * Once on another database (most of it is {@code dev.once.jdbc.JdbcDialect} over a {@link
- * SqlFlavour}; see {@link DialectProvider}). Every method of the parts runs its statements on the
- * connection it is given, inside the caller's transaction unless its Javadoc says otherwise; none
- * commits.
+ * Everything Once needs from one kind of database, in parts by concern, plus how that database's
+ * errors are classified. Get one with {@link Dialects#forDataSource}; write one to run Once on
+ * another database (most of it is {@code dev.once.jdbc.JdbcDialect} over a {@link SqlFlavour}; see
+ * {@link DialectProvider}). Every method of the parts runs its statements on the connection it is
+ * given, inside the caller's transaction unless its Javadoc says otherwise; none commits.
  *
  * <p>A database without a table queue leaves {@link #queue()} as it is: RabbitMQ, Kafka and other
  * brokers never ask for it.
@@ -43,8 +42,17 @@ public interface Dialect {
   /** Operations with idempotency keys and their reconciliation. */
   OperationsDialect operations();
 
-  /** Failed attempts, dead letters, retention, status and the schema check. */
-  AdminDialect admin();
+  /** Failed attempts and suspects. */
+  AttemptsDialect attempts();
+
+  /** Dead letters and parked outbox rows. */
+  DeadLettersDialect deadLetters();
+
+  /** What retention deletes, and its lock. */
+  RetentionDialect retention();
+
+  /** The workload status and the schema check. */
+  StatusDialect status();
 
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);

@@ -29,8 +29,24 @@ public record OperationRow(
     return view.state();
   }
 
-  /** Reads the row at the result set's cursor (columns by their {@code once_operation} names). */
+  /**
+   * Reads the row at the result set's cursor (columns by their {@code once_operation} names), its
+   * instants as standard timestamps.
+   */
   public static OperationRow read(ResultSet rs) throws SQLException {
+    return read(rs, OperationRow::instant);
+  }
+
+  /** Reads the row at the result set's cursor, its instants as {@code flavour} reads them. */
+  public static OperationRow read(ResultSet rs, SqlFlavour flavour) throws SQLException {
+    return read(rs, flavour::readInstant);
+  }
+
+  private interface InstantColumn {
+    Instant read(ResultSet rs, String column) throws SQLException;
+  }
+
+  private static OperationRow read(ResultSet rs, InstantColumn instant) throws SQLException {
     OperationResult view =
         new OperationResult(
             rs.getString("operation_id"),
@@ -41,15 +57,15 @@ public record OperationRow(
             rs.getString("last_error"),
             rs.getString("resolution"),
             rs.getInt("attempts"),
-            instant(rs, "created_at"),
-            instant(rs, "first_attempt_at"),
-            instant(rs, "updated_at"));
+            instant.read(rs, "created_at"),
+            instant.read(rs, "first_attempt_at"),
+            instant.read(rs, "updated_at"));
     return new OperationRow(
         view,
         rs.getString("fingerprint"),
         rs.getString("request"),
         rs.getString("owner"),
-        instant(rs, "lease_until"));
+        instant.read(rs, "lease_until"));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -96,9 +96,44 @@ public interface SqlFlavour {
     return "";
   }
 
+  /**
+   * What follows an {@code INSERT … VALUES (…)[, (…)]} so that a row whose {@code conflictColumns}
+   * exist is updated with {@code assignments} instead ({@code col = expr, …}), in which {@link
+   * #inserted} names the value the INSERT carried and {@code table.col} the stored one. Default:
+   * {@code ON CONFLICT (…) DO UPDATE SET …} (PostgreSQL, SQLite, CockroachDB).
+   */
+  default String onConflictUpdate(String conflictColumns, String assignments) {
+    return "ON CONFLICT (" + conflictColumns + ") DO UPDATE SET " + assignments;
+  }
+
+  /**
+   * In {@link #onConflictUpdate}'s assignments: the value the INSERT carried for {@code column}.
+   */
+  default String inserted(String column) {
+    return "EXCLUDED." + column;
+  }
+
   /** What follows a {@code SELECT} that takes the rows it reads, skipping rows others hold. */
   default String skipLocked() {
     return "FOR UPDATE SKIP LOCKED";
+  }
+
+  /**
+   * A DELETE of at most {@code ?} rows (its last parameter) of {@code table} that meet {@code
+   * condition}, first by {@code orderBy} (null: any), skipping rows other transactions hold; {@code
+   * key} names the columns that identify a row. Standard: {@code DELETE … WHERE (key) IN (SELECT
+   * key … LIMIT ? FOR UPDATE SKIP LOCKED)}.
+   */
+  default String deleteOldest(String table, String key, String condition, String orderBy) {
+    return "DELETE FROM %s WHERE (%s) IN (SELECT %s FROM %s WHERE %s%s LIMIT ? %s)"
+        .formatted(
+            table,
+            key,
+            key,
+            table,
+            condition,
+            orderBy == null ? "" : " ORDER BY " + orderBy,
+            skipLocked());
   }
 
   /**
@@ -187,8 +222,8 @@ public interface SqlFlavour {
 
   /**
    * Starts calling {@code onNotify} on a thread of its own, with a connection of its own from
-   * {@code dataSource}, whenever another sender than {@code ownSender} notifies {@code channel};
-   * closing the result stops it. Only called if {@link #notifies()}.
+   * {@code dataSource}, whenever another sender than {@code ownSender} (null: every sender)
+   * notifies {@code channel}; closing the result stops it. Only called if {@link #notifies()}.
    */
   default AutoCloseable listen(
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {

@@ -25,6 +25,23 @@ class DialectsTest {
   }
 
   @Test
+  void theShippedDialectsAreFoundByServiceLoaderByNameAndByProduct() {
+    assertThat(Dialects.named("postgresql").name()).isEqualTo("postgresql");
+    assertThat(Dialects.named("mariadb").name()).isEqualTo("mariadb");
+    assertThat(Dialects.forProduct("MySQL").name()).isEqualTo("mariadb");
+    assertThat(Dialects.forProduct("MariaDB").flavour().name()).isEqualTo("mariadb");
+  }
+
+  @Test
+  void anUnknownDialectNameIsAClearErrorListingTheKnownOnes() {
+    assertThatThrownBy(() -> Dialects.named("oracle"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("'oracle'")
+        .hasMessageContaining("postgresql")
+        .hasMessageContaining("mariadb");
+  }
+
+  @Test
   void theQueuePartIsOptional() {
     Dialect noQueue =
         new Dialect() {
@@ -49,7 +66,22 @@ class DialectsTest {
           }
 
           @Override
-          public AdminDialect admin() {
+          public AttemptsDialect attempts() {
+            return null;
+          }
+
+          @Override
+          public DeadLettersDialect deadLetters() {
+            return null;
+          }
+
+          @Override
+          public RetentionDialect retention() {
+            return null;
+          }
+
+          @Override
+          public StatusDialect status() {
             return null;
           }
 

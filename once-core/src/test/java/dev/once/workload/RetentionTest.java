@@ -111,7 +111,7 @@ abstract class RetentionTest {
   void oneInstanceAtATimeTheOtherSkipsTheRound() throws Exception {
     try (Rig rig = new Rig(database());
         var holder = rig.db.dataSource().getConnection()) {
-      assertThat(rig.db.dialect().admin().tryRetentionLock(holder)).isTrue();
+      assertThat(rig.db.dialect().retention().tryRetentionLock(holder)).isTrue();
       assertThat(rig.once.newRetention().runOnce().skipped()).isTrue();
     }
   }

@@ -1,12 +1,8 @@
 package dev.once.app.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.app.Flags;
-import dev.once.app.Logging;
-import dev.once.spi.Transport;
-import java.io.PrintStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.once.app.common.Flags;
+import dev.once.bench.e2e.BacklogBench;
+import dev.once.bench.e2e.BenchSettings;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,54 +41,6 @@ public final class BacklogCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Flags.atLeast("--seconds", seconds, 1);
     BenchSettings s = options.settings(events, 0);
-    Logging.quietEngine(true);
-    PrintStream progress = System.err;
-    try (BenchEnv env = new BenchEnv(options, s);
-        Transport transport = env.openTransport()) {
-      env.reset(transport);
-      long processed;
-      long baseline;
-      long start;
-      HeapSampler heap = new HeapSampler();
-      try (Pipeline p = new Pipeline(env.dataSource(), transport, s)) {
-        double took = Producers.fullSpeed(p, s, 1, events);
-        progress.printf("  %d outbox rows written in %.0f s%n", events, took);
-        heap.sample();
-        baseline = heap.maxUsed();
-        start = System.nanoTime();
-        p.startConsumer();
-        p.startRelays();
-        long deadline = start + seconds * 1_000_000_000L;
-        while (p.timings().processed() < events && System.nanoTime() < deadline) {
-          Thread.sleep(1000);
-          heap.sample();
-        }
-        processed = p.timings().processed();
-      } finally {
-        env.reset(transport);
-      }
-      double took = (System.nanoTime() - start) / 1e9;
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("backlog", events);
-      j.put("processed", processed);
-      j.put("seconds", BenchReport.round(took));
-      j.put("eps", BenchReport.round(processed / took));
-      j.put("heap_before_mb", mb(baseline));
-      j.put("heap_max_used_mb", mb(heap.maxUsed()));
-      j.put("heap_samples", heap.samples());
-      j.put("transport", env.transportName());
-      j.put("database", env.description());
-      j.put("machine", BenchReport.machine());
-      if (options.json) {
-        System.out.println(new ObjectMapper().writeValueAsString(j));
-      } else {
-        j.forEach((k, v) -> System.out.printf("  %-16s %s%n", k, v));
-      }
-      return 0;
-    }
-  }
-
-  private static double mb(long bytes) {
-    return BenchReport.round(bytes / 1048576.0);
+    return options.run(s, false, env -> BacklogBench.run(env, seconds, System.err));
   }
 }

@@ -1,6 +1,14 @@
 package dev.once.app.bench;
 
-import dev.once.app.TransportOptions;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.app.common.Database;
+import dev.once.app.common.Logging;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.TransportOptions;
+import dev.once.app.common.UserError;
+import dev.once.bench.e2e.BenchEnv;
+import dev.once.bench.e2e.BenchResult;
+import dev.once.bench.e2e.BenchSettings;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -73,6 +81,53 @@ final class BenchOptions {
 
   BenchSettings settings(int events, int latencySeconds) {
     return settings(events, latencySeconds, 100);
+  }
+
+  /** What a bench subcommand runs once its database and broker are open. */
+  interface Bench {
+    BenchResult run(BenchEnv env) throws Exception;
+  }
+
+  /**
+   * Opens the database ({@code --db}, Once's schema applied) and checks the broker of {@code
+   * --transport} ({@code kafka}: whether this bench runs on Kafka), runs {@code bench} on them,
+   * prints its result (JSON with {@code --json}) and returns the exit code: 1 if it saw a duplicate
+   * effect.
+   */
+  int run(BenchSettings settings, boolean kafka, Bench bench) throws Exception {
+    String name = transport.name();
+    boolean known =
+        name.equals("table") || name.equals("rabbitmq") || (kafka && name.equals("kafka"));
+    if (!known) {
+      throw new UserError(
+          (kafka
+                  ? "--transport must be 'table', 'rabbitmq' or 'kafka', was '"
+                  : "--transport must be 'table' or 'rabbitmq', was '")
+              + name
+              + "'");
+    }
+    if (name.equals("rabbitmq")) {
+      transport.checkedAmqp(); // before ceiling A, not after it
+    }
+    Logging.quietEngine(true);
+    try (Database database = Database.open(db, BenchEnv.poolSize(settings))) {
+      Migrations.apply(database.dataSource());
+      BenchEnv env =
+          new BenchEnv(
+              database.dataSource(),
+              database.description(),
+              name,
+              transport.amqp(),
+              transport::bootstrap,
+              settings);
+      BenchResult result = bench.run(env);
+      if (json) {
+        System.out.println(new ObjectMapper().writeValueAsString(result.json()));
+      } else {
+        result.print(System.out);
+      }
+      return result.ok() ? 0 : 1;
+    }
   }
 
   /** As above; {@code defaultProducerBatch} unless {@code --producer-batch} was given. */

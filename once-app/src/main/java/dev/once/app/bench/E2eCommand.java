@@ -1,14 +1,10 @@
 package dev.once.app.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.ConsumerBuilder;
-import dev.once.app.Logging;
-import dev.once.app.UserError;
-import java.io.OutputStream;
-import java.io.PrintStream;
+import dev.once.app.common.UserError;
+import dev.once.bench.e2e.BenchSettings;
+import dev.once.bench.e2e.E2eBench;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -96,110 +92,7 @@ public final class E2eCommand implements Callable<Integer> {
     if (warmup < 0) {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
-    Logging.quietEngine(true);
-    PrintStream progress = System.err;
-    try (BenchEnv env = new BenchEnv(options, s, true)) {
-      progress.printf(
-          "once bench e2e: %d orders, %d hop(s), on %s, transport %s%n",
-          events, hops, env.description(), env.transportName());
-      if (warmup > 0) {
-        progress.printf("  warm-up: %d orders through each phase, not measured ...%n", warmup);
-        BenchSettings w = options.settings(warmup, 0, 1);
-        OnceE2e.ceilingP(env, w);
-        ceilingC(env, w);
-        OnceE2e.run(env, w, hops, 0, linger, new PrintStream(OutputStream.nullOutputStream()));
-        env.rollbacks().clear();
-      }
-      progress.printf("  %s ceiling P: the producers alone ...%n", now());
-      double p = OnceE2e.ceilingP(env, s);
-      progress.printf("  %s ceiling P: %.0f orders/s%n", now(), p);
-      progress.printf("  %s ceiling C: hand-written pipeline ...%n", now());
-      Hand c = ceilingC(env, s);
-      progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
-      progress.printf("  %s Once end to end ...%n", now());
-      OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
-      progress.printf("  %s done%n", now());
-      Map<String, Object> j = json(s, env, p, c, once);
-      j.put("batch_linger_ms", linger.toMillis());
-      if (options.json) {
-        System.out.println(new ObjectMapper().writeValueAsString(j));
-      } else {
-        j.forEach((k, v) -> System.out.printf("  %-28s %s%n", k, v));
-      }
-      return once.duplicateEffects() == 0 && c.duplicates() == 0 ? 0 : 1;
-    }
-  }
-
-  record Hand(double eps, long[] latencies, long duplicates, long rollbacks) {}
-
-  private Hand ceilingC(BenchEnv env, BenchSettings s) throws Exception {
-    HandPipeline.Shape shape = hops == 2 ? HandPipeline.Shape.TWO_HOPS : HandPipeline.Shape.ONE_HOP;
-    try (HandBroker broker = HandBroker.open(env, s)) {
-      HandPipeline pipeline = new HandPipeline(env.dataSource(), broker, s, shape);
-      try {
-        double eps = pipeline.endToEnd();
-        long[] latencies = pipeline.timings().latencies(1, s.events() + 1L);
-        pipeline.close();
-        return new Hand(eps, latencies, pipeline.duplicateEffects(), pipeline.conflicts());
-      } finally {
-        pipeline.close();
-        BenchTables.reset(env.dataSource());
-      }
-    }
-  }
-
-  private Map<String, Object> json(
-      BenchSettings s, BenchEnv env, double p, Hand c, OnceE2e.Result once) {
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("e2e_eps", BenchReport.round(once.eps()));
-    j.put("ceiling_p_eps", BenchReport.round(p));
-    j.put("ceiling_c_eps", BenchReport.round(c.eps()));
-    j.put("ratio_c", BenchReport.round3(once.eps() / c.eps()));
-    j.put("ratio_p", BenchReport.round3(once.eps() / p));
-    j.put("p50_ms", ms(Percentiles.of(once.latencies(), 50)));
-    j.put("p99_ms", ms(Percentiles.of(once.latencies(), 99)));
-    j.put("max_ms", ms(max(once.latencies())));
-    j.put("paced_rate_eps", BenchReport.round(once.pacedRate()));
-    j.put("paced_events", once.pacedLatencies().length);
-    j.put("paced_p50_ms", ms(Percentiles.of(once.pacedLatencies(), 50)));
-    j.put("paced_p99_ms", ms(Percentiles.of(once.pacedLatencies(), 99)));
-    j.put("paced_max_ms", ms(max(once.pacedLatencies())));
-    j.put("ceiling_c_p50_ms", ms(Percentiles.of(c.latencies(), 50)));
-    j.put("ceiling_c_p99_ms", ms(Percentiles.of(c.latencies(), 99)));
-    j.put("effects", once.effects());
-    j.put("duplicate_effects", once.duplicateEffects());
-    j.put("ceiling_c_duplicate_effects", c.duplicates());
-    j.put("once_rollbacks", env.rollbacks().once.get());
-    j.put("ceiling_c_rollbacks", c.rollbacks());
-    j.put("producer_rollbacks", Rollbacks.PRODUCERS.get());
-    j.put("hops", hops);
-    j.put("events", s.events());
-    j.put("transport", env.transportName());
-    j.put("database", env.description());
-    j.put("workers", s.workers());
-    j.put("batch", s.batch());
-    j.put("relays", s.relays());
-    j.put("relay_batch", s.relayBatch());
-    j.put("producers", s.producers());
-    j.put("producer_batch", s.producerBatch());
-    j.put("latency_producers", s.latencyProducers());
-    j.put("warmup_events", warmup);
-    j.put("machine", BenchReport.machine());
-    return j;
-  }
-
-  /** The time of day (UTC) in progress lines: to line them up with samples taken beside. */
-  private static String now() {
-    return java.time.LocalTime.now(java.time.ZoneOffset.UTC)
-        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
-        .toString();
-  }
-
-  private static long max(long[] sorted) {
-    return sorted.length == 0 ? 0 : sorted[sorted.length - 1];
-  }
-
-  private static double ms(long nanos) {
-    return Math.round(nanos / 10_000.0) / 100.0;
+    return options.run(
+        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, System.err));
   }
 }

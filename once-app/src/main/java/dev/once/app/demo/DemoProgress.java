@@ -1,6 +1,6 @@
 package dev.once.app.demo;
 
-import dev.once.app.scenario.Drain;
+import dev.once.scenario.Drain;
 import dev.once.spi.Transport;
 import dev.once.testkit.FaultInjector;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package dev.once.app.demo;
 
-import dev.once.app.scenario.OrderDetail;
-import dev.once.app.scenario.WarehouseVerdict;
+import dev.once.scenario.OrderDetail;
+import dev.once.scenario.WarehouseVerdict;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.once.app.demo;
 
-import dev.once.app.UserError;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.UserError;
+import dev.once.scenario.WarehouseTables;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.once.app.demo;
 
-import dev.once.app.UserError;
+import dev.once.app.common.UserError;
 import java.time.Duration;
 
 /** The validated options of one demo run. */

@@ -1,7 +1,7 @@
 package dev.once.app.ops;
 
-import dev.once.app.UserError;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.UserError;
+import dev.once.scenario.WarehouseTables;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

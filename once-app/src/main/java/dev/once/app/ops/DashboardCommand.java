@@ -1,12 +1,12 @@
 package dev.once.app.ops;
 
 import dev.once.Once;
-import dev.once.app.Database;
-import dev.once.app.Migrations;
-import dev.once.app.TransportOptions;
-import dev.once.app.UserError;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.Database;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.TransportOptions;
+import dev.once.app.common.UserError;
 import dev.once.dashboard.Dashboard;
+import dev.once.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,10 +1,10 @@
 package dev.once.app.ops;
 
 import dev.once.DeadLetters;
-import dev.once.app.UserError;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.UserError;
 import dev.once.dashboard.Dashboard;
 import dev.once.dashboard.DashboardListener;
+import dev.once.scenario.WarehouseTables;
 import java.io.PrintStream;
 import javax.sql.DataSource;
 import picocli.CommandLine.Option;

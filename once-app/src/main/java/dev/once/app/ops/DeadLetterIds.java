@@ -1,6 +1,6 @@
 package dev.once.app.ops;
 
-import dev.once.app.UserError;
+import dev.once.app.common.UserError;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,7 +1,7 @@
 package dev.once.app.ops;
 
 import dev.once.DeadLetterFilter;
-import dev.once.app.UserError;
+import dev.once.app.common.UserError;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

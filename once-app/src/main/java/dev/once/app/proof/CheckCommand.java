@@ -1,13 +1,13 @@
 package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.app.Database;
-import dev.once.app.Flags;
-import dev.once.app.Migrations;
-import dev.once.app.ScenarioSchema;
-import dev.once.app.scenario.WarehouseCheck;
-import dev.once.app.scenario.WarehouseTables;
-import dev.once.app.scenario.WarehouseVerdict;
+import dev.once.app.common.Database;
+import dev.once.app.common.Flags;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.ScenarioSchema;
+import dev.once.scenario.WarehouseCheck;
+import dev.once.scenario.WarehouseTables;
+import dev.once.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package dev.once.app.proof;
 
-import dev.once.app.scenario.OrderDetail;
-import dev.once.app.scenario.WarehouseVerdict;
+import dev.once.scenario.OrderDetail;
+import dev.once.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;

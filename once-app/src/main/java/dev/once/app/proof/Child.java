@@ -1,6 +1,5 @@
 package dev.once.app.proof;
 
-import dev.once.app.Main;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -21,6 +20,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * ready}, {@code stats} and {@code halt} lines; its standard error goes to a log file.
  */
 final class Child {
+  /**
+   * The once command's main class, by name: {@code dev.once.app} wires every command, so naming the
+   * class would make this package and it depend on each other (every verify test starts children).
+   */
+  static final String MAIN = "dev.once.app.Main";
+
   private final String name;
   private final Process process;
   private final AtomicReference<long[]> stats = new AtomicReference<>(new long[4]);
@@ -43,7 +48,7 @@ final class Child {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add(Main.class.getName());
+    command.add(MAIN);
     command.addAll(args);
     try {
       ProcessBuilder builder =

@@ -3,7 +3,7 @@ package dev.once.app.proof;
 import dev.once.Event;
 import dev.once.OnceListener;
 import dev.once.ReceivedEvent;
-import dev.once.app.UserError;
+import dev.once.app.common.UserError;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintStream;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.once.app.proof;
 
-import dev.once.app.scenario.ProductionGate;
+import dev.once.scenario.ProductionGate;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,16 +1,16 @@
 package dev.once.app.proof;
 
 import dev.once.Once;
-import dev.once.app.Database;
-import dev.once.app.Flags;
-import dev.once.app.Logging;
-import dev.once.app.Migrations;
-import dev.once.app.ScenarioSchema;
-import dev.once.app.UserError;
-import dev.once.app.scenario.OrderProducer;
-import dev.once.app.scenario.ProductionGate;
-import dev.once.app.scenario.WarehousePipeline;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.Database;
+import dev.once.app.common.Flags;
+import dev.once.app.common.Logging;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.ScenarioSchema;
+import dev.once.app.common.UserError;
+import dev.once.scenario.OrderProducer;
+import dev.once.scenario.ProductionGate;
+import dev.once.scenario.WarehousePipeline;
+import dev.once.scenario.WarehouseTables;
 import dev.once.tablequeue.TableQueueTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,13 +1,13 @@
 package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.app.Database;
-import dev.once.app.Logging;
-import dev.once.app.Migrations;
-import dev.once.app.ScenarioSchema;
-import dev.once.app.TransportOptions;
-import dev.once.app.scenario.ForeignData;
-import dev.once.app.scenario.WarehouseTables;
+import dev.once.app.common.Database;
+import dev.once.app.common.Logging;
+import dev.once.app.common.Migrations;
+import dev.once.app.common.ScenarioSchema;
+import dev.once.app.common.TransportOptions;
+import dev.once.scenario.ForeignData;
+import dev.once.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package dev.once.app.proof;
 
-import dev.once.app.scenario.WarehouseVerdict;
+import dev.once.scenario.WarehouseVerdict;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;

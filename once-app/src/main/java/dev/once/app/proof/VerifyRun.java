@@ -1,7 +1,7 @@
 package dev.once.app.proof;
 
-import dev.once.app.scenario.WarehouseCheck;
-import dev.once.app.scenario.WarehouseVerdict;
+import dev.once.scenario.WarehouseCheck;
+import dev.once.scenario.WarehouseVerdict;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintWriter;
 import java.time.Duration;

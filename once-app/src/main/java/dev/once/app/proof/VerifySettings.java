@@ -1,6 +1,6 @@
 package dev.once.app.proof;
 
-import dev.once.app.UserError;
+import dev.once.app.common.UserError;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -6,7 +6,7 @@ import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
-import dev.once.app.scenario.ProviderCounts;
+import dev.once.scenario.ProviderCounts;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.CrashPoint;

@@ -1,0 +1,328 @@
+package dev.once.app.common;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The database a command runs on: the PostgreSQL or MariaDB/MySQL server at {@code --db}, or an
+ * embedded PostgreSQL (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code
+ * .once/pg} in the working directory, fsync and synchronous_commit on.
+ *
+ * <p>The demo scenario's commands (demo, verify, worker, produce, check, reset) run in a namespace
+ * of their own, {@link #openScenario}: a PostgreSQL schema, or a MariaDB database, named by {@code
+ * --schema} (default {@value #DEMO_SCHEMA}), whatever schema the URL names, so that they cannot
+ * clear or count a user's consumers of the same names. The other commands on the embedded database
+ * look at that namespace too (it is where the demo's data is); with {@code --db} they use the URL's
+ * own schema.
+ */
+public final class Database implements AutoCloseable {
+  public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
+
+  /**
+   * The environment variable read when {@code --db} is absent: a JDBC URL with a password given
+   * there stays out of the process list ({@code ps}) and the shell's history.
+   */
+  public static final String ENV = "ONCE_DB";
+
+  /** The namespace of the demo scenario's commands unless {@code --schema} names another. */
+  public static final String DEMO_SCHEMA = "once_demo";
+
+  private static final java.util.regex.Pattern SCHEMA_NAME =
+      java.util.regex.Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  private final EmbeddedPostgres embedded;
+  private final HikariDataSource dataSource;
+  private final String description;
+  private final String jdbcUrl;
+
+  private Database(
+      EmbeddedPostgres embedded, HikariDataSource dataSource, String description, String jdbcUrl) {
+    this.embedded = embedded;
+    this.dataSource = dataSource;
+    this.description = description;
+    this.jdbcUrl = jdbcUrl;
+  }
+
+  /**
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
+   * names, or the embedded database in its default schema when both are absent: for the bench,
+   * whose tables and consumers are its own ({@code bench_*}, {@code bench*}).
+   */
+  public static Database open(String flag, int poolSize) {
+    String url = url(flag);
+    checkUrl(url);
+    return url == null ? embedded(poolSize, null) : server(url, poolSize);
+  }
+
+  /**
+   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
+   * names, or the embedded database (its {@value #DEMO_SCHEMA} schema, where the demo runs) when
+   * both are absent: for the commands that look at a user's Once tables (status, dead-letters,
+   * dashboard, schema apply).
+   */
+  public static Database openAny(String flag, int poolSize) {
+    String url = url(flag);
+    checkUrl(url);
+    return url == null ? embedded(poolSize, DEMO_SCHEMA) : server(url, poolSize);
+  }
+
+  /**
+   * Opens the demo scenario's namespace: schema {@code schema} (null: {@value #DEMO_SCHEMA}) of the
+   * PostgreSQL at {@code url} (or {@code $ONCE_DB}) or of the embedded one, or database {@code
+   * schema} of the MariaDB at {@code url}, created if needed. The URL's own schema or database is
+   * not used: the demo's consumers ({@code warehouse}, {@code notifier}) may be names a user has
+   * too.
+   */
+  public static Database openScenario(String url, String schema, int poolSize) {
+    return openScenario(url, schema, poolSize, true);
+  }
+
+  /**
+   * {@link #openScenario(String, String, int)}; with {@code create} false (a command that only
+   * reads), a namespace that is not there is an error saying so, and nothing is created.
+   */
+  public static Database openScenario(String flag, String schema, int poolSize, boolean create) {
+    String url = url(flag);
+    checkUrl(url);
+    String name = schema == null ? DEMO_SCHEMA : schema;
+    if (!SCHEMA_NAME.matcher(name).matches()) {
+      throw new UserError(
+          "--schema must be 1 to 63 lower-case letters, digits and underscores, not starting with"
+              + " a digit, was '"
+              + name
+              + "'");
+    }
+    if (url == null) {
+      return embedded(poolSize, name, create);
+    }
+    createNamespace(url, name, redact(url), create);
+    return server(inNamespace(url, name), poolSize);
+  }
+
+  private static void checkUrl(String url) {
+    if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {
+      throw new UserError(
+          "--db must be a PostgreSQL or MariaDB/MySQL JDBC URL such as"
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
+              + " jdbc:mariadb://127.0.0.1:3306/test?user=root, was '"
+              + redact(url)
+              + "'");
+    }
+  }
+
+  /**
+   * {@code url} with {@code schema} as its namespace: PostgreSQL's {@code currentSchema} parameter
+   * (any other one removed), MariaDB's database (the path).
+   */
+  static String inNamespace(String url, String schema) {
+    int query = url.indexOf('?');
+    String head = query < 0 ? url : url.substring(0, query);
+    String params = query < 0 ? "" : url.substring(query + 1);
+    if (isMariaDb(url)) {
+      int authority = head.indexOf("//");
+      int slash = authority < 0 ? -1 : head.indexOf('/', authority + 2);
+      String server = slash < 0 ? head : head.substring(0, slash);
+      return server + "/" + schema + (params.isEmpty() ? "" : "?" + params);
+    }
+    StringBuilder kept = new StringBuilder();
+    for (String param : params.split("&")) {
+      if (!param.isEmpty() && !param.toLowerCase(Locale.ROOT).startsWith("currentschema=")) {
+        kept.append(param).append('&');
+      }
+    }
+    return head + "?" + kept + "currentSchema=" + schema;
+  }
+
+  /** Creates the schema (PostgreSQL) or database (MariaDB) if it is not there. */
+  private static void createNamespace(
+      String url, String schema, String description, boolean create) {
+    boolean mariadb = isMariaDb(url);
+    try {
+      DriverManager.getDriver(url); // a driver takes a URL only if it can parse it
+    } catch (SQLException e) {
+      throw noDriver(description, e);
+    }
+    Connection c;
+    try {
+      c = DriverManager.getConnection(url);
+    } catch (SQLException e) {
+      throw cannotConnect(description, e);
+    }
+    try (c;
+        Statement s = c.createStatement()) {
+      if (!exists(c, schema)) { // an existing one needs no CREATE privilege
+        if (!create) {
+          throw new UserError(
+              (mariadb ? "database " : "schema ")
+                  + schema
+                  + " not found on "
+                  + description
+                  + ": the demo's tables are not there; once demo, once verify, once reset or"
+                  + " once worker create them (with --schema "
+                  + schema
+                  + ")");
+        }
+        s.execute(
+            mariadb
+                ? "CREATE DATABASE IF NOT EXISTS " + schema + " CHARACTER SET utf8mb4"
+                : "CREATE SCHEMA IF NOT EXISTS " + schema);
+      }
+    } catch (SQLException e) {
+      throw new UserError(
+          "cannot create "
+              + (mariadb ? "database " : "schema ")
+              + schema
+              + " on "
+              + description
+              + " for the demo's tables: "
+              + Secrets.scrub(UserError.messageOf(e))
+              + " (create it, or name an existing one with --schema)",
+          e);
+    }
+  }
+
+  private static boolean exists(Connection c, String schema) throws SQLException {
+    try (var ps =
+        c.prepareStatement("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?")) {
+      ps.setString(1, schema);
+      try (var rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** {@code --db} if given, else {@code $ONCE_DB} if set, else null (the embedded database). */
+  public static String url(String flag) {
+    if (flag != null) {
+      return flag;
+    }
+    String env = System.getenv(ENV);
+    return env == null || env.isBlank() ? null : env.strip();
+  }
+
+  /** {@link #url} for the commands that cannot run on an embedded database of their own. */
+  public static String requireUrl(String flag) {
+    String url = url(flag);
+    if (url == null) {
+      throw new UserError(
+          "--db is required (or the environment variable "
+              + ENV
+              + "): the JDBC URL of the database every process shares");
+    }
+    return url;
+  }
+
+  private static boolean isMariaDb(String url) {
+    return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
+  }
+
+  private static Database server(String url, int poolSize) {
+    return new Database(null, pool(url, poolSize), redact(url), url);
+  }
+
+  /** The embedded server; its pool in {@code schema} (created if needed), or as it is if null. */
+  private static Database embedded(int poolSize, String schema) {
+    return embedded(poolSize, schema, true);
+  }
+
+  private static Database embedded(int poolSize, String schema, boolean create) {
+    try {
+      EmbeddedServer.Started started =
+          EmbeddedServer.start(
+              EMBEDDED_DATA,
+              Map.of("fsync", "on", "synchronous_commit", "on", "max_connections", "200"));
+      EmbeddedPostgres pg = started.postgres();
+      String url = started.jdbcUrl();
+      String description = "embedded PostgreSQL (" + EMBEDDED_DATA + ")";
+      if (schema != null) {
+        try {
+          createNamespace(url, schema, description, create);
+        } catch (UserError e) {
+          pg.close();
+          throw e;
+        }
+        url = inNamespace(url, schema);
+        description = "embedded PostgreSQL (" + EMBEDDED_DATA + "), schema " + schema;
+      }
+      return new Database(pg, pool(url, poolSize), description, url);
+    } catch (IOException e) {
+      throw new UserError(
+          "embedded PostgreSQL did not start in " + EMBEDDED_DATA + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static HikariDataSource pool(String url, int poolSize) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(url);
+    cfg.setMaximumPoolSize(poolSize);
+    cfg.setConnectionTimeout(10_000);
+    cfg.setPoolName("once");
+    try {
+      return new HikariDataSource(cfg);
+    } catch (HikariPool.PoolInitializationException e) {
+      throw cannotConnect(redact(url), e.getCause() == null ? e : e.getCause());
+    } catch (RuntimeException e) { // "Failed to get driver instance": no driver takes this URL
+      throw noDriver(redact(url), e);
+    }
+  }
+
+  private static UserError noDriver(String description, Throwable cause) {
+    return new UserError(
+        "no JDBC driver accepts --db "
+            + description
+            + ": check its syntax (in a URL, a '%' starts an escape such as %25, and '/', '@',"
+            + " '?', '&', '#' or a space in a password must be escaped)",
+        cause);
+  }
+
+  private static UserError cannotConnect(String description, Throwable cause) {
+    return new UserError(
+        Secrets.scrub("cannot connect to " + description + ": " + UserError.messageOf(cause)),
+        cause);
+  }
+
+  /** The URL without a password, for messages and reports. */
+  static String redact(String url) {
+    Secrets.learn(url);
+    return Secrets.scrub(url);
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * The JDBC URL other processes connect with (for the embedded server: its local port, valid while
+   * this process runs). May hold a password: never print it, print {@link #description()}.
+   */
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+    if (embedded != null) {
+      try {
+        embedded.close();
+      } catch (IOException e) {
+        // the server process goes away with us; the next start on the folder cleans up
+      }
+    }
+  }
+}

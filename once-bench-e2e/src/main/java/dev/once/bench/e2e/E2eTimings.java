@@ -1,0 +1,117 @@
+package dev.once.bench.e2e;
+
+import dev.once.Event;
+import dev.once.OnceListener;
+import dev.once.ReceivedEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Commit times of an end-to-end run, by order id (the events' key, which every hop keeps): when the
+ * producer's transaction committed the order, and when the last hop's transaction committed its
+ * effect. Both are taken right after {@code commit()} returned, on the committing thread. Used as
+ * the listener of Once's pipeline and called directly by the hand-written one.
+ */
+final class E2eTimings implements OnceListener {
+  private final String firstDestination;
+  private final String finalConsumer;
+  private final Map<Long, Long> produced = new ConcurrentHashMap<>();
+  private final Map<Long, Long> effected = new ConcurrentHashMap<>();
+
+  /**
+   * @param firstDestination where the producers publish (only those events start the clock)
+   * @param finalConsumer the consumer whose commit is the last effect of an order
+   */
+  E2eTimings(String firstDestination, String finalConsumer) {
+    this.firstDestination = firstDestination;
+    this.finalConsumer = finalConsumer;
+  }
+
+  @Override
+  public void producerCommitted(List<Event> events) {
+    long now = System.nanoTime();
+    for (Event e : events) {
+      if (e.destination().equals(firstDestination)) {
+        produced.putIfAbsent(Long.parseLong(e.key()), now);
+      }
+    }
+  }
+
+  @Override
+  public void committed(List<ReceivedEvent> events) {
+    long now = System.nanoTime();
+    for (ReceivedEvent e : events) {
+      if (e.consumerId().equals(finalConsumer)) {
+        effected.putIfAbsent(Long.parseLong(e.key()), now);
+      }
+    }
+  }
+
+  /** The producer committed orders [from, to) just now. */
+  void produced(long from, long to) {
+    long now = System.nanoTime();
+    for (long id = from; id < to; id++) {
+      produced.putIfAbsent(id, now);
+    }
+  }
+
+  /** The last hop committed the effects of {@code orderIds} just now. */
+  void effected(List<Long> orderIds) {
+    long now = System.nanoTime();
+    for (Long id : orderIds) {
+      effected.putIfAbsent(id, now);
+    }
+  }
+
+  /** Orders whose last effect was committed. */
+  long effects() {
+    return effected.size();
+  }
+
+  /** Waits until {@code n} orders have their last effect; false if the timeout ran out. */
+  boolean await(long n, long timeoutNanos, Runnable check) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (effected.size() < n) {
+      check.run();
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(2);
+    }
+    return true;
+  }
+
+  /**
+   * Orders [from, to) per second, from the first producer commit to the last effect committed among
+   * them.
+   */
+  double eps(long from, long to) {
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (long id = from; id < to; id++) {
+      Long p = produced.get(id);
+      Long e = effected.get(id);
+      if (p == null || e == null) {
+        throw new IllegalStateException("order " + id + " has no commit time at both ends");
+      }
+      first = Math.min(first, p);
+      last = Math.max(last, e);
+    }
+    return (to - from) / ((last - first) / 1e9);
+  }
+
+  /** Commit→effect latencies in nanoseconds of orders [from, to), sorted. */
+  long[] latencies(long from, long to) {
+    List<Long> l = new ArrayList<>();
+    for (long id = from; id < to; id++) {
+      Long p = produced.get(id);
+      Long e = effected.get(id);
+      if (p != null && e != null) {
+        l.add(e - p);
+      }
+    }
+    return l.stream().mapToLong(Long::longValue).sorted().toArray();
+  }
+}

@@ -1,0 +1,193 @@
+package dev.once.bench.e2e;
+
+import dev.once.Consumer;
+import dev.once.Once;
+import dev.once.Relay;
+import dev.once.scenario.WarehousePipeline;
+import dev.once.spi.Transport;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Once end to end, as a service runs it: relays and consumers are running when the producers start
+ * committing orders ({@code producerBatch} per transaction, one by default). One hop: consumer
+ * {@code bench} writes its effect (the scenario's notifier handler). Two hops: consumer {@code
+ * bench} runs the scenario's warehouse handler (a dispatch job and a DispatchQueued event),
+ * consumer {@code bench-notify} the notifier's (a notification). The clock runs from the first
+ * producer commit to the last effect of the last hop committed; every order's commit→effect latency
+ * is kept. Then, with the pipeline idle, orders are committed one per transaction at a paced rate
+ * (half the sustained one unless given) and their latencies kept apart.
+ */
+final class OnceE2e {
+  record Result(
+      double eps,
+      long[] latencies,
+      double pacedRate,
+      long[] pacedLatencies,
+      long effects,
+      long duplicateEffects) {}
+
+  private OnceE2e() {}
+
+  static String finalConsumer(int hops) {
+    return hops == 2 ? BenchTables.NOTIFIER : BenchTables.CONSUMER;
+  }
+
+  /**
+   * Ceiling P: the producers alone, nothing else running — the same business insert and outbox row
+   * per transaction through Once, the same threads. Orders per second.
+   */
+  static double ceilingP(BenchEnv env, BenchSettings s) throws Exception {
+    try (Transport transport = env.openTransport()) {
+      env.resetE2e(transport);
+      try (Once once = build(env, transport, new E2eTimings(BenchTables.IN, "none"))) {
+        double seconds =
+            Producers.fullSpeed(
+                (from, to) -> produce(once, from, to),
+                s.producers(),
+                s.producerBatch(),
+                1,
+                s.events());
+        return s.events() / seconds;
+      } finally {
+        env.resetE2e(transport);
+      }
+    }
+  }
+
+  /** {@code linger}: the batch linger of Once's consumers. */
+  static Result run(
+      BenchEnv env,
+      BenchSettings s,
+      int hops,
+      double latencyRate,
+      java.time.Duration linger,
+      PrintStream progress)
+      throws Exception {
+    try (Transport transport = env.openTransport()) {
+      env.resetE2e(transport);
+      E2eTimings timings = new E2eTimings(BenchTables.IN, finalConsumer(hops));
+      List<AutoCloseable> running = new ArrayList<>();
+      try (Once once = build(env, transport, timings)) {
+        start(once, s, hops, linger, running);
+        long n = s.events();
+        Producers.fullSpeed(
+            (from, to) -> produce(once, from, to), s.producers(), s.producerBatch(), 1, n);
+        await(timings, n, s);
+        double eps = timings.eps(1, n + 1);
+        long[] latencies = timings.latencies(1, n + 1);
+        double rate = latencyRate > 0 ? latencyRate : eps / 2;
+        long paced = Math.round(rate * s.latencySeconds());
+        progress.printf(
+            "  %s once end to end: %.0f orders/s; paced run at %.0f orders/s%n",
+            java.time.LocalTime.now(java.time.ZoneOffset.UTC), eps, rate);
+        double achieved = 0;
+        long[] pacedLatencies = new long[0];
+        if (paced > 0) {
+          achieved =
+              Producers.paced(
+                  (from, to) -> produce(once, from, to), s.latencyProducers(), n + 1, paced, rate);
+          await(timings, n + paced, s);
+          pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
+        }
+        closeAll(running);
+        long effects =
+            BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_effects")
+                + BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_notifications");
+        long duplicates =
+            BenchTables.duplicates(env.dataSource(), "bench_effects")
+                + BenchTables.duplicates(env.dataSource(), BenchTables.NOTIFICATIONS);
+        return new Result(eps, latencies, achieved, pacedLatencies, effects, duplicates);
+      } finally {
+        closeAll(running);
+        env.resetE2e(transport);
+      }
+    }
+  }
+
+  private static Once build(BenchEnv env, Transport transport, E2eTimings timings) {
+    return Once.builder()
+        .dataSource(env.dataSource())
+        .transport(transport)
+        .destinations(BenchTables.IN, BenchTables.E2E_DISPATCH)
+        .relayBatchSize(env.settings().relayBatch())
+        .listener(timings)
+        .listener(env.rollbacks())
+        .build();
+  }
+
+  private static void start(
+      Once once,
+      BenchSettings s,
+      int hops,
+      java.time.Duration linger,
+      List<AutoCloseable> running) {
+    WarehousePipeline.Extras none = WarehousePipeline.Extras.NONE;
+    Consumer first =
+        once.consumer(BenchTables.CONSUMER)
+            .subscribe(
+                BenchTables.IN,
+                hops == 2
+                    ? WarehousePipeline.warehouse(BenchTables.E2E_WAREHOUSE, none)
+                    : WarehousePipeline.notifier("bench_effects", none))
+            .workers(s.workers())
+            .batchSize(s.batch())
+            .batchLinger(linger)
+            .build();
+    running.add(first.start());
+    if (hops == 2) {
+      Consumer second =
+          once.consumer(BenchTables.NOTIFIER)
+              .subscribe(
+                  BenchTables.E2E_DISPATCH,
+                  WarehousePipeline.notifier(BenchTables.NOTIFICATIONS, none))
+              .workers(s.workers())
+              .batchSize(s.batch())
+              .batchLinger(linger)
+              .build();
+      running.add(second.start());
+    }
+    for (int i = 0; i < s.relays(); i++) {
+      Relay relay = once.newRelay().start();
+      running.add(relay);
+    }
+  }
+
+  private static void closeAll(List<AutoCloseable> running) {
+    for (AutoCloseable c : running) {
+      try {
+        c.close();
+      } catch (Exception ignored) {
+        // the bench is ending
+      }
+    }
+    running.clear();
+  }
+
+  /** One producer transaction: a business row and an OrderPaid-like event per order. */
+  static void produce(Once once, long from, long to) {
+    once.inTransaction(
+        tx -> {
+          for (long id = from; id < to; id++) {
+            tx.update(BenchTables.INSERT_ORDER, id);
+            tx.publish(Pipeline.event(id));
+          }
+          return null;
+        });
+  }
+
+  private static void await(E2eTimings timings, long n, BenchSettings s)
+      throws InterruptedException {
+    if (!timings.await(n, s.timeoutSeconds() * 1_000_000_000L, () -> {})) {
+      throw new IllegalStateException(
+          "Once committed the last effect of only "
+              + timings.effects()
+              + " of "
+              + n
+              + " orders in "
+              + s.timeoutSeconds()
+              + " s (--timeout)");
+    }
+  }
+}

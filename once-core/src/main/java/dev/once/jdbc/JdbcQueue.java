@@ -1,0 +1,162 @@
+package dev.once.jdbc;
+
+import dev.once.Event;
+import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
+import dev.once.spi.QueueClaim;
+import dev.once.spi.QueueDialect;
+import dev.once.spi.Sql;
+import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlList;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The table queue in standard SQL: a claim is a locking read that skips rows other claims hold,
+ * then one UPDATE of the rows it took.
+ */
+public class JdbcQueue implements QueueDialect {
+  /** The columns an enqueue writes, for every row one consumer group's copy. */
+  protected static final String INSERT_COPIES =
+      """
+      INSERT INTO once_queue
+             (consumer_group, event_id, destination, event_key, event_type, payload, headers,
+              enqueued_at, visible_at)
+      SELECT b.consumer_group, ?, ?, ?, ?, ?, ?, ?, ?
+        FROM once_queue_binding b
+       WHERE b.destination = ?
+      """;
+
+  protected final SqlFlavour flavour;
+  protected final Sql sql;
+
+  public JdbcQueue(SqlFlavour flavour) {
+    this.flavour = flavour;
+    this.sql = new Sql(flavour);
+  }
+
+  @Override
+  public void bind(Connection c, String destination, String consumerGroup) throws SQLException {
+    sql.insertUnlessDuplicate(
+        c,
+        "INSERT INTO once_queue_binding (destination, consumer_group) VALUES (?, ?)",
+        "destination, consumer_group",
+        destination,
+        consumerGroup);
+  }
+
+  @Override
+  public int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_COPIES)) {
+      int[] counts = new int[events.size()];
+      for (int i = 0; i < events.size(); i++) {
+        sql.bind(ps, copy(c, events.get(i), now));
+        counts[i] = ps.executeUpdate();
+      }
+      return counts;
+    }
+  }
+
+  /** The parameters of {@link #INSERT_COPIES} for {@code e}. */
+  protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
+    return new Object[] {
+      e.id().value(),
+      e.destination(),
+      e.key(),
+      e.type(),
+      e.payload(),
+      flavour.encodeHeaders(c, e.headers()),
+      now,
+      now,
+      e.destination()
+    };
+  }
+
+  @Override
+  public int enqueueFor(Connection c, Event e, String consumerGroup, Instant now)
+      throws SQLException {
+    Object[] copy = copy(c, e, now);
+    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
+    params[copy.length] = consumerGroup;
+    return sql.update(c, INSERT_COPIES.stripTrailing() + " AND b.consumer_group = ?", params);
+  }
+
+  @Override
+  public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    List<Delivery> deliveries =
+        sql.list(
+            c,
+            """
+            SELECT id, event_id, destination, event_key, event_type, payload, headers,
+                   delivery_count
+              FROM once_queue
+             WHERE consumer_group = ? AND visible_at <= ?
+             ORDER BY id
+             LIMIT ?
+            """
+                + flavour.skipLocked(),
+            rs -> {
+              int count = rs.getInt("delivery_count") + 1;
+              long id = rs.getLong("id");
+              ids.add(id);
+              // a row that does not decode is handed out as malformed, to be dead-lettered alone
+              return MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id);
+            },
+            claim.consumerGroup(),
+            claim.now(),
+            claim.limit());
+    if (!ids.isEmpty()) {
+      SqlList list = SqlList.of("bigint", ids);
+      sql.update(
+          c,
+          "UPDATE once_queue SET delivery_count = delivery_count + 1, visible_at = ? WHERE "
+              + sql.in("id", list),
+          claim.visibleUntil(),
+          list);
+    }
+    return deliveries;
+  }
+
+  @Override
+  public void ack(Connection c, List<Long> ids) throws SQLException {
+    SqlList list = SqlList.of("bigint", ids);
+    sql.update(c, "DELETE FROM once_queue WHERE " + sql.in("id", list), list);
+  }
+
+  @Override
+  public void nack(Connection c, List<Long> ids, Instant visibleAt) throws SQLException {
+    SqlList list = SqlList.of("bigint", ids);
+    sql.update(
+        c, "UPDATE once_queue SET visible_at = ? WHERE " + sql.in("id", list), visibleAt, list);
+  }
+
+  @Override
+  public void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException {
+    SqlList list = SqlList.of("bigint", ids);
+    sql.update(
+        c,
+        """
+        UPDATE once_queue SET visible_at = ?, delivery_count = greatest(delivery_count - 1, 0)
+         WHERE %s
+        """
+            .formatted(sql.in("id", list)),
+        visibleAt,
+        list);
+  }
+
+  @Override
+  public long depth(Connection c, String consumerGroup) throws SQLException {
+    return sql.queryLong(
+        c, "SELECT count(*) FROM once_queue WHERE consumer_group = ?", consumerGroup);
+  }
+
+  @Override
+  public int purge(Connection c, String consumerGroup) throws SQLException {
+    return sql.update(c, "DELETE FROM once_queue WHERE consumer_group = ?", consumerGroup);
+  }
+}

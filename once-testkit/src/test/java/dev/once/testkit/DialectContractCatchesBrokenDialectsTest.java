@@ -1,0 +1,88 @@
+package dev.once.testkit;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.jdbc.JdbcDialect;
+import dev.once.jdbc.JdbcStore;
+import dev.once.spi.Dialect;
+import dev.once.spi.StoreDialect;
+import dev.once.test.TestDatabase;
+import java.sql.Connection;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The dialect contract's checks can fail: each catches a deliberately broken dialect. */
+class DialectContractCatchesBrokenDialectsTest {
+  private static TestDatabase db;
+
+  @BeforeAll
+  static void open() {
+    db = TestDatabase.embedded();
+  }
+
+  @AfterAll
+  static void close() {
+    db.close();
+  }
+
+  /** The contract on the test database with {@code store} as the store part. */
+  private static DialectContract with(StoreDialect store) {
+    Dialect broken = ((JdbcDialect) db.dialect()).withStore(store);
+    return new DialectContract() {
+      @Override
+      protected DataSource dataSource() {
+        return db.dataSource();
+      }
+
+      @Override
+      protected Dialect dialect() {
+        return broken;
+      }
+    };
+  }
+
+  @Test
+  void relayPartitionsThatAreNeverHeldFailThePartitionCheck() {
+    DialectContract contract =
+        with(
+            new JdbcStore(db.dialect().flavour()) {
+              @Override
+              public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
+                return partitions;
+              }
+            });
+    assertThatThrownBy(contract::aPartitionOneTransactionHoldsIsSkippedByAnotherUntilItEnds)
+        .isInstanceOf(AssertionError.class);
+  }
+
+  @Test
+  void versionsStoredWhetherNewerOrNotFailTheVersionCheck() {
+    DialectContract contract =
+        with(
+            new JdbcStore(db.dialect().flavour()) {
+              @Override
+              public boolean applyIfNewer(Connection c, String entity, String id, long version) {
+                return true;
+              }
+            });
+    assertThatThrownBy(contract::aVersionIsStoredOnlyIfNewer).isInstanceOf(AssertionError.class);
+  }
+
+  @Test
+  void markersInsertedWithoutTheirKeyCheckFailTheMarkerCheck() {
+    DialectContract contract =
+        with(
+            new JdbcStore(db.dialect().flavour()) {
+              @Override
+              public java.util.Set<String> insertMarkers(
+                  Connection c, String consumerId, List<String> eventIds) {
+                return new java.util.LinkedHashSet<>(eventIds); // believes each one is new
+              }
+            });
+    assertThatThrownBy(contract::aMarkerIsInsertedOnceAndReportedPresentTheSecondTime)
+        .isInstanceOf(AssertionError.class);
+  }
+}
