@@ -36,6 +36,7 @@ public final class SchemaHistory {
       Pattern.compile("(?is)^CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(\\w+).*");
   private static final Pattern ADDS_COLUMN =
       Pattern.compile("(?is)^ALTER\\s+TABLE\\s+(\\w+)\\s+ADD\\s+(?:COLUMN\\s+)?(\\w+).*");
+  private static final String LOCK = "once_schema";
   private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofMinutes(5);
   static final String BASELINE_SCRIPT = "<< Flyway Baseline >>";
 
@@ -131,9 +132,9 @@ public final class SchemaHistory {
 
   /** What the history of the connection's schema says; changes nothing. */
   public static SchemaStatus status(Connection c, Dialect dialect) throws SQLException {
-    String schema = dialect.admin().currentSchema(c);
+    String schema = dialect.status().currentSchema(c);
     int expected = expected(dialect);
-    if (!dialect.admin().tableExists(c, TABLE)) {
+    if (!dialect.status().tableExists(c, TABLE)) {
       return new SchemaStatus(schema, dialect.name(), false, List.of(), expected);
     }
     List<Applied> rows = new ArrayList<>();
@@ -218,7 +219,7 @@ public final class SchemaHistory {
    */
   public static SchemaStatus baseline(Connection c, Dialect dialect) throws SQLException {
     List<Migration> migrations = migrations(dialect);
-    if (!dialect.admin().tableExists(c, TABLE)) {
+    if (!dialect.status().tableExists(c, TABLE)) {
       try (Statement s = c.createStatement()) {
         for (String statement : CREATE) {
           s.execute(statement);
@@ -269,11 +270,11 @@ public final class SchemaHistory {
         if (firstMissing != null) {
           throw new SchemaVersionException(
               SchemaVersionException.Reason.DAMAGED,
-              dialect.admin().currentSchema(c),
+              dialect.status().currentSchema(c),
               0,
               expected(dialect),
               "schema '"
-                  + dialect.admin().currentSchema(c)
+                  + dialect.status().currentSchema(c)
                   + "' has no "
                   + TABLE
                   + " and holds what "
@@ -299,14 +300,14 @@ public final class SchemaHistory {
 
   private static boolean exists(Connection c, Dialect dialect, Probe p) throws SQLException {
     if (p.column() == null) {
-      return dialect.admin().tableExists(c, p.table());
+      return dialect.status().tableExists(c, p.table());
     }
     try (PreparedStatement ps =
         c.prepareStatement(
             """
             SELECT count(*) FROM information_schema.columns
              WHERE table_schema = ? AND table_name = ? AND column_name = ?""")) {
-      Jdbc.bind(ps, dialect.admin().currentSchema(c), p.table(), p.column());
+      Jdbc.bind(ps, dialect.status().currentSchema(c), p.table(), p.column());
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() && rs.getLong(1) > 0;
       }
@@ -368,16 +369,15 @@ public final class SchemaHistory {
   /**
    * Waits for the schema's migration lock, a session lock (kept across the transactions of a
    * MariaDB migration, whose DDL commits statement by statement), polled so that the wait is
-   * bounded: two processes applying at once take turns. (When the dialect's flavour offers a named
-   * session lock, this uses it.)
+   * bounded: two processes applying at once take turns (the flavour's named session lock).
    */
   public static void lock(Connection c, Dialect dialect) throws SQLException {
     long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
-    while (!Jdbc.queryBoolean(c, tryLock(dialect))) {
+    while (!dialect.flavour().tryLock(c, LOCK)) {
       if (System.nanoTime() > deadline) {
         throw new SQLException(
             "another session held the Once schema lock of '"
-                + dialect.admin().currentSchema(c)
+                + dialect.status().currentSchema(c)
                 + "' for "
                 + LOCK_WAIT.toSeconds()
                 + " s (a migration still running?)",
@@ -393,21 +393,7 @@ public final class SchemaHistory {
   }
 
   public static void unlock(Connection c, Dialect dialect) throws SQLException {
-    Jdbc.execute(
-        c,
-        isMariaDb(dialect)
-            ? "SELECT RELEASE_LOCK(concat('once_schema_', md5(database())))"
-            : "SELECT pg_advisory_unlock(hashtext(current_schema() || '.once_schema'))");
-  }
-
-  private static String tryLock(Dialect dialect) {
-    return isMariaDb(dialect)
-        ? "SELECT GET_LOCK(concat('once_schema_', md5(database())), 0) = 1"
-        : "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.once_schema'))";
-  }
-
-  private static boolean isMariaDb(Dialect dialect) {
-    return dialect.name().equals("mariadb");
+    dialect.flavour().unlock(c, LOCK);
   }
 
   /**
