@@ -1,6 +1,7 @@
 package dev.once.app;
 
 import dev.once.Schema;
+import dev.once.SchemaStatus;
 import dev.once.app.common.Database;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.UserError;
@@ -8,12 +9,16 @@ import dev.once.spi.Dialects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code once schema print | apply}. */
+/** {@code once schema print | apply | status}. */
 @Command(
     name = "schema",
     mixinStandardHelpOptions = true,
-    description = "Print or apply the Once schema.",
-    subcommands = {SchemaCommand.Print.class, SchemaCommand.Apply.class})
+    description = "Print, apply or show the version of the Once schema.",
+    subcommands = {
+      SchemaCommand.Print.class,
+      SchemaCommand.Apply.class,
+      SchemaCommand.Status.class
+    })
 final class SchemaCommand {
 
   @Command(name = "print", description = "Print the schema (every migration, in order) as SQL.")
@@ -41,7 +46,9 @@ final class SchemaCommand {
   @Command(
       name = "apply",
       description =
-          "Apply the schema with Flyway (history table " + Migrations.HISTORY_TABLE + ").")
+          "Apply the migrations the schema's history (table "
+              + Migrations.HISTORY_TABLE
+              + ", Flyway's format) does not record; a no-op when it is up to date.")
   static final class Apply implements Runnable {
     @Option(
         names = "--db",
@@ -52,8 +59,38 @@ final class SchemaCommand {
     @Override
     public void run() {
       try (Database database = Database.openAny(db, 2)) {
-        Migrations.apply(database.dataSource());
-        System.out.println("Once schema applied to " + database.description());
+        int before = Schema.status(database.dataSource()).appliedVersion();
+        SchemaStatus after = Migrations.apply(database.dataSource());
+        System.out.println(
+            (after.appliedVersion() == before
+                    ? "Once schema already at version " + before
+                    : "Once schema applied: version " + before + " -> " + after.appliedVersion())
+                + " in '"
+                + after.schema()
+                + "' of "
+                + database.description());
+      }
+    }
+  }
+
+  @Command(
+      name = "status",
+      description =
+          "Print the versions the schema's history records and the version this Once expects;"
+              + " exit 1 unless they match. Changes nothing.")
+  static final class Status implements java.util.concurrent.Callable<Integer> {
+    @Option(
+        names = "--db",
+        description =
+            "PostgreSQL or MariaDB JDBC URL; default $ONCE_DB, else the embedded PostgreSQL.")
+    String db;
+
+    @Override
+    public Integer call() {
+      try (Database database = Database.openAny(db, 2)) {
+        SchemaStatus status = Schema.status(database.dataSource());
+        System.out.print(SchemaStatusText.of(status, database.description()));
+        return status.upToDate() ? 0 : 1;
       }
     }
   }

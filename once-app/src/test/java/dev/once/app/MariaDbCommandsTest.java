@@ -122,12 +122,47 @@ class MariaDbCommandsTest {
     }
   }
 
-  /** The test database without the Once tables (the CLI applies them with Flyway); its URL. */
+  /**
+   * {@code once schema status} before and after {@code once schema apply}, and Flyway (as an
+   * application's own, with Once's location and history table) then the CLI: each sees what the
+   * other ran, so applying again changes nothing.
+   */
+  @Test
+  void schemaStatusAndApplyShareTheHistoryWithFlyway() {
+    try (TestDatabase db = TestDatabase.empty("mariadb")) {
+      String url = "jdbc:mariadb://127.0.0.1:3306/" + db.schema() + "?user=root";
+      Cli.Run before = Cli.run("schema", "status", "--db", url);
+      int migrated =
+          org.flywaydb.core.Flyway.configure()
+              .dataSource(db.dataSource())
+              .locations("classpath:dev/once/schema/mariadb")
+              .table("once_schema_history")
+              .load()
+              .migrate()
+              .migrationsExecuted;
+      Cli.Run applied = Cli.run("schema", "apply", "--db", url);
+      Cli.Run after = Cli.run("schema", "status", "--db", url);
+
+      assertThat(before.exit()).isEqualTo(1);
+      assertThat(before.out()).contains("applied   none").contains("expected  2");
+      assertThat(migrated).isEqualTo(2);
+      assertThat(applied.exit()).as(applied.err()).isZero();
+      assertThat(applied.out()).contains("Once schema already at version 2");
+      assertThat(after.exit()).as(after.out()).isZero();
+      assertThat(after.out())
+          .contains("applied   2")
+          .contains("state     up to date")
+          .containsPattern("V1 +SQL +once ")
+          .containsPattern("V2 +SQL +once suspect");
+    }
+  }
+
+  /** The test database without the Once tables (the CLI applies them); its URL. */
   static String emptied(TestDatabase db) {
     db.execute(
         "DROP TABLE once_outbox, once_inbox, once_relay_partition, once_queue_binding,"
-            + " once_queue, once_operation, once_attempt, once_suspect, once_request, once_dead_letter,"
-            + " once_dead_letter_action, once_version");
+            + " once_queue, once_operation, once_attempt, once_suspect, once_request,"
+            + " once_dead_letter, once_dead_letter_action, once_version, once_schema_history");
     return "jdbc:mariadb://127.0.0.1:3306/" + db.schema() + "?user=root";
   }
 }

@@ -145,9 +145,14 @@ public final class OnceImpl implements Once {
           "once_dead_letter_action",
           "once_version");
 
-  /** Fails with {@link SchemaMissingException} naming the first missing table. */
+  /**
+   * Fails with {@link dev.once.SchemaVersionException} when the schema's history records another
+   * version than this Once's, or with {@link SchemaMissingException} naming the first missing
+   * table.
+   */
   public static void checkSchema(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
+      SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
         if (!dialect.status().tableExists(c, table)) {
           throw new SchemaMissingException(table, dialect.status().currentSchema(c));

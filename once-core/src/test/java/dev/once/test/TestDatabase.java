@@ -34,6 +34,10 @@ public final class TestDatabase implements AutoCloseable {
   private final HikariDataSource dataSource;
 
   private TestDatabase(String baseUrl, String kind) {
+    this(baseUrl, kind, true);
+  }
+
+  private TestDatabase(String baseUrl, String kind, boolean applySchema) {
     this.baseUrl = baseUrl;
     this.schema =
         "t_" + kind + "_" + ProcessHandle.current().pid() + "_" + counter.incrementAndGet();
@@ -49,7 +53,19 @@ public final class TestDatabase implements AutoCloseable {
     cfg.setMaximumPoolSize(mariadb ? 16 : 24); // the shared MariaDB allows 151 connections in all
     cfg.setPoolName("test-" + schema);
     this.dataSource = new HikariDataSource(cfg);
-    Schema.apply(dataSource, dialect);
+    if (applySchema) {
+      Schema.apply(dataSource, dialect);
+    }
+  }
+
+  /** Like {@link #embedded}, {@link #local} or {@link #mariadb}, without the Once schema. */
+  public static TestDatabase empty(String kind) {
+    return switch (kind) {
+      case "embedded" -> new TestDatabase(embeddedUrl(), "e", false);
+      case "local" -> new TestDatabase(requireLocal(), "l", false);
+      case "mariadb" -> new TestDatabase(requireMariadb(), "m", false);
+      default -> throw new IllegalArgumentException(kind);
+    };
   }
 
   /** The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on. */
@@ -59,6 +75,10 @@ public final class TestDatabase implements AutoCloseable {
 
   /** The local server; skips the test (fails in CI) when it is not reachable. */
   public static TestDatabase local() {
+    return new TestDatabase(requireLocal(), "l");
+  }
+
+  private static String requireLocal() {
     try (Connection c = DriverManager.getConnection(LOCAL_URL)) {
       c.isValid(2);
     } catch (SQLException e) {
@@ -68,11 +88,15 @@ public final class TestDatabase implements AutoCloseable {
           e,
           "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start");
     }
-    return new TestDatabase(LOCAL_URL, "l");
+    return LOCAL_URL;
   }
 
   /** A fresh database on the local MariaDB; skips the test (fails in CI) when it is down. */
   public static TestDatabase mariadb() {
+    return new TestDatabase(requireMariadb(), "m");
+  }
+
+  private static String requireMariadb() {
     try (Connection c = DriverManager.getConnection(MARIADB_URL)) {
       c.isValid(2);
     } catch (SQLException e) {
@@ -82,7 +106,7 @@ public final class TestDatabase implements AutoCloseable {
           e,
           "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd");
     }
-    return new TestDatabase(MARIADB_URL, "m");
+    return MARIADB_URL;
   }
 
   public static synchronized String embeddedUrl() {

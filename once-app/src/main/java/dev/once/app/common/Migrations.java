@@ -1,17 +1,17 @@
 package dev.once.app.common;
 
 import dev.once.Schema;
-import dev.once.spi.Dialects;
+import dev.once.SchemaStatus;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 
 /**
- * Applies the Once schema with Flyway, using a history table of its own so that it lives beside the
- * application's own Flyway history in the same schema. The location is the database's own ({@code
- * dev/once/schema/postgresql} or {@code dev/once/schema/mariadb}).
+ * Brings the Once schema to this Once's version with {@link Schema#apply}, which records each
+ * migration in {@value Schema#HISTORY_TABLE} in Flyway's format: the table the starter's Flyway and
+ * an application's own Flyway (with Once's location) use too, apart from the application's own
+ * history in the same schema.
  */
 public final class Migrations {
-  public static final String HISTORY_TABLE = "once_schema_history";
+  public static final String HISTORY_TABLE = Schema.HISTORY_TABLE;
 
   private Migrations() {}
 
@@ -23,14 +23,8 @@ public final class Migrations {
     Schema.check(dataSource);
   }
 
-  public static void apply(DataSource dataSource) {
-    Flyway.configure()
-        .dataSource(dataSource)
-        .locations("classpath:" + Schema.location(Dialects.forDataSource(dataSource)))
-        .table(HISTORY_TABLE)
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .load()
-        .migrate();
+  /** Applies what the schema's history does not record; a no-op on an up-to-date schema. */
+  public static SchemaStatus apply(DataSource dataSource) {
+    return Schema.apply(dataSource);
   }
 }

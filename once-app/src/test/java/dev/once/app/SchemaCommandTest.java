@@ -1,0 +1,49 @@
+package dev.once.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.test.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code once schema apply} and {@code status} on PostgreSQL: applying twice is a no-op, the status
+ * prints the applied and the expected versions, and a schema newer than this Once is named so.
+ */
+class SchemaCommandTest {
+
+  @Test
+  void applyTwiceThenStatusPrintsAppliedAndExpectedVersions() {
+    try (TestDatabase db = TestDatabase.empty("embedded")) {
+      String url = TestDatabase.embeddedUrl() + "&currentSchema=" + db.schema();
+
+      Cli.Run before = Cli.run("schema", "status", "--db", url);
+      Cli.Run first = Cli.run("schema", "apply", "--db", url);
+      Cli.Run second = Cli.run("schema", "apply", "--db", url);
+      Cli.Run status = Cli.run("schema", "status", "--db", url);
+
+      assertThat(before.exit()).isEqualTo(1);
+      assertThat(before.out()).contains("applied   none").contains("expected  5");
+      assertThat(first.out()).contains("Once schema applied: version 0 -> 5 in '" + db.schema());
+      assertThat(second.exit()).as(second.err()).isZero();
+      assertThat(second.out()).contains("Once schema already at version 5");
+      assertThat(status.exit()).as(status.out()).isZero();
+      assertThat(status.out())
+          .contains("applied   5")
+          .contains("expected  5")
+          .contains("state     up to date")
+          .containsPattern("V5 +SQL +once suspect");
+
+      db.execute(
+          "INSERT INTO once_schema_history (installed_rank, version, description, type, script,"
+              + " checksum, installed_by, execution_time, success) VALUES (6, '6', 'future',"
+              + " 'SQL', 'V6__future.sql', 1, 'x', 0, true)");
+      Cli.Run newer = Cli.run("schema", "status", "--db", url);
+      Cli.Run refused = Cli.run("schema", "apply", "--db", url);
+
+      assertThat(newer.exit()).isEqualTo(1);
+      assertThat(newer.out()).contains("applied   6").contains("NEWER than this Once");
+      assertThat(refused.exit()).isNotZero();
+      assertThat(refused.err()).contains("is at version 6, newer than this Once");
+    }
+  }
+}
