@@ -178,12 +178,26 @@ public final class FaultsBench {
         return p;
       } finally {
         OnceE2e.closeAll(running);
-        env.resetE2e(transport);
+        resetAfter(env, transport, proxy);
       }
     } finally {
       if (proxy != null) {
         proxy.close();
       }
+    }
+  }
+
+  /**
+   * Clears the phase's queues and tables: after cuts through a fresh transport straight to the
+   * broker, since the proxied one may still be reconnecting from the last cut.
+   */
+  private static void resetAfter(BenchEnv env, Transport transport, TcpProxy proxy) {
+    if (proxy == null) {
+      env.resetE2e(transport);
+      return;
+    }
+    try (Transport direct = env.openTransport()) {
+      env.resetE2e(direct);
     }
   }
 
