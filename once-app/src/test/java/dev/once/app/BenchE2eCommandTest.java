@@ -163,7 +163,7 @@ class BenchE2eCommandTest {
     return new ObjectMapper().readTree(r.out());
   }
 
-  private static void requireRabbit() {
+  static void requireRabbit() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 5672), 1_000);
     } catch (IOException e) {
@@ -175,7 +175,7 @@ class BenchE2eCommandTest {
     }
   }
 
-  private static void ctl(String... args) throws Exception {
+  static void ctl(String... args) throws Exception {
     String[] command = new String[args.length + 1];
     command[0] = "rabbitmqctl";
     System.arraycopy(args, 0, command, 1, args.length);

@@ -12,7 +12,12 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {MarkersCommand.class, BacklogCommand.class, E2eCommand.class},
+    subcommands = {
+      MarkersCommand.class,
+      BacklogCommand.class,
+      E2eCommand.class,
+      FaultsCommand.class
+    },
     description = {
       "Measures, on the same database and broker: ceiling A (the consumer's SQL alone, raw JDBC),"
           + " ceiling B (the broker alone), and Once end to end; prints Once/A and Once/B and"

@@ -135,9 +135,14 @@ public final class BenchEnv {
    * A fresh transport for Once: the bench's prefix on RabbitMQ, a receiver prefetch of 2 batches.
    */
   Transport openTransport() {
+    return openTransport(amqp());
+  }
+
+  /** As {@link #openTransport()}, on RabbitMQ at {@code amqp} (e.g. through a proxy). */
+  Transport openTransport(String amqp) {
     if (rabbit()) {
       return RabbitTransport.builder()
-          .uri(amqp())
+          .uri(amqp)
           .namePrefix(RABBIT_PREFIX)
           .prefetch(settings.prefetch())
           .build();

@@ -2,6 +2,7 @@ package dev.once.bench.e2e;
 
 import dev.once.Consumer;
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.scenario.WarehousePipeline;
 import dev.once.spi.Transport;
@@ -27,6 +28,12 @@ final class OnceE2e {
       long[] pacedLatencies,
       long effects,
       long duplicateEffects) {}
+
+  /** Once's own batch linger, for the runs that do not choose one. */
+  static final java.time.Duration DEFAULT_LINGER = dev.once.ConsumerBuilder.DEFAULT_BATCH_LINGER;
+
+  /** Effects of a run in the bench's tables, and the rows beyond one per event: second effects. */
+  record Counts(long effects, long duplicates) {}
 
   private OnceE2e() {}
 
@@ -92,13 +99,9 @@ final class OnceE2e {
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
         }
         closeAll(running);
-        long effects =
-            BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_effects")
-                + BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_notifications");
-        long duplicates =
-            BenchTables.duplicates(env.dataSource(), "bench_effects")
-                + BenchTables.duplicates(env.dataSource(), BenchTables.NOTIFICATIONS);
-        return new Result(eps, latencies, achieved, pacedLatencies, effects, duplicates);
+        Counts counts = counts(env);
+        return new Result(
+            eps, latencies, achieved, pacedLatencies, counts.effects(), counts.duplicates());
       } finally {
         closeAll(running);
         env.resetE2e(transport);
@@ -106,42 +109,47 @@ final class OnceE2e {
     }
   }
 
-  private static Once build(BenchEnv env, Transport transport, E2eTimings timings) {
-    return Once.builder()
-        .dataSource(env.dataSource())
-        .transport(transport)
-        .destinations(BenchTables.IN, BenchTables.E2E_DISPATCH)
-        .relayBatchSize(env.settings().relayBatch())
-        .listener(timings)
-        .listener(env.rollbacks())
-        .build();
+  /** Both hops' effects, read from the tables. */
+  static Counts counts(BenchEnv env) {
+    long effects =
+        BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_effects")
+            + BenchTables.count(env.dataSource(), "SELECT count(*) FROM bench_notifications");
+    long duplicates =
+        BenchTables.duplicates(env.dataSource(), "bench_effects")
+            + BenchTables.duplicates(env.dataSource(), BenchTables.NOTIFICATIONS);
+    return new Counts(effects, duplicates);
   }
 
-  private static void start(
+  /** Once on the bench's destinations; {@code more} listeners after the clock's and the count's. */
+  static Once build(BenchEnv env, Transport transport, E2eTimings timings, OnceListener... more) {
+    var builder =
+        Once.builder()
+            .dataSource(env.dataSource())
+            .transport(transport)
+            .destinations(BenchTables.IN, BenchTables.E2E_DISPATCH)
+            .relayBatchSize(env.settings().relayBatch())
+            .listener(timings)
+            .listener(env.rollbacks());
+    for (OnceListener l : more) {
+      builder.listener(l);
+    }
+    return builder.build();
+  }
+
+  static void start(
       Once once,
       BenchSettings s,
       int hops,
       java.time.Duration linger,
       List<AutoCloseable> running) {
-    WarehousePipeline.Extras none = WarehousePipeline.Extras.NONE;
-    Consumer first =
-        once.consumer(BenchTables.CONSUMER)
-            .subscribe(
-                BenchTables.IN,
-                hops == 2
-                    ? WarehousePipeline.warehouse(BenchTables.E2E_WAREHOUSE, none)
-                    : WarehousePipeline.notifier("bench_effects", none))
-            .workers(s.workers())
-            .batchSize(s.batch())
-            .batchLinger(linger)
-            .build();
-    running.add(first.start());
+    running.add(firstHop(once, s, hops, linger, s.workers()).start());
     if (hops == 2) {
       Consumer second =
           once.consumer(BenchTables.NOTIFIER)
               .subscribe(
                   BenchTables.E2E_DISPATCH,
-                  WarehousePipeline.notifier(BenchTables.NOTIFICATIONS, none))
+                  WarehousePipeline.notifier(
+                      BenchTables.NOTIFICATIONS, WarehousePipeline.Extras.NONE))
               .workers(s.workers())
               .batchSize(s.batch())
               .batchLinger(linger)
@@ -154,7 +162,26 @@ final class OnceE2e {
     }
   }
 
-  private static void closeAll(List<AutoCloseable> running) {
+  /**
+   * The consumer of the first hop with {@code workers} workers: the warehouse (two hops) or the
+   * notifier writing its effect (one hop). Another one of the same consumer id shares its work.
+   */
+  static Consumer firstHop(
+      Once once, BenchSettings s, int hops, java.time.Duration linger, int workers) {
+    WarehousePipeline.Extras none = WarehousePipeline.Extras.NONE;
+    return once.consumer(BenchTables.CONSUMER)
+        .subscribe(
+            BenchTables.IN,
+            hops == 2
+                ? WarehousePipeline.warehouse(BenchTables.E2E_WAREHOUSE, none)
+                : WarehousePipeline.notifier("bench_effects", none))
+        .workers(workers)
+        .batchSize(s.batch())
+        .batchLinger(linger)
+        .build();
+  }
+
+  static void closeAll(List<AutoCloseable> running) {
     for (AutoCloseable c : running) {
       try {
         c.close();
@@ -177,8 +204,7 @@ final class OnceE2e {
         });
   }
 
-  private static void await(E2eTimings timings, long n, BenchSettings s)
-      throws InterruptedException {
+  static void await(E2eTimings timings, long n, BenchSettings s) throws InterruptedException {
     if (!timings.await(n, s.timeoutSeconds() * 1_000_000_000L, () -> {})) {
       throw new IllegalStateException(
           "Once committed the last effect of only "

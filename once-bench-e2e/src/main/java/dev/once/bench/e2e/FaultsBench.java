@@ -1,0 +1,392 @@
+package dev.once.bench.e2e;
+
+import dev.once.Once;
+import dev.once.spi.Transport;
+import dev.once.testkit.CrashPoint;
+import dev.once.testkit.FaultInjector;
+import dev.once.testkit.TcpProxy;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code once bench faults}: how fast the pipeline recovers. The same two-hop pipeline as {@code
+ * bench e2e} (producers committing while relays and consumers run) drains the same number of orders
+ * once per phase, in one run: without faults, then with crashes injected at crash rate 0.05, 0.1
+ * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
+ * RabbitMQ, with every connection of Once's transport cut (reset) at a fixed interval through a TCP
+ * proxy, and on Kafka with a second consumer joining and leaving the group at that interval (each
+ * join and each leave revokes partitions). {@code faults_ratio} of a phase is its throughput over
+ * the throughput without faults; every phase counts its duplicate effects from the tables.
+ */
+public final class FaultsBench {
+  /** The crash rates of a run; 0 is the phase every ratio is taken against. */
+  public static final List<Double> CRASH_RATES = List.of(0.0, 0.05, 0.1, 0.2);
+
+  /**
+   * Where crashes are injected: the consumers' and relays' windows of the demo. Not the producer's:
+   * a crashed producer transaction is the caller's to retry, and the bench's producers are the
+   * clock.
+   */
+  static final Set<CrashPoint> WINDOWS =
+      EnumSet.of(
+          CrashPoint.CONSUMER_BEFORE_TRANSACTION,
+          CrashPoint.CONSUMER_AFTER_MARKER,
+          CrashPoint.CONSUMER_AFTER_EFFECT,
+          CrashPoint.CONSUMER_AFTER_COMMIT,
+          CrashPoint.RELAY_AFTER_PUBLISH);
+
+  private static final int HOPS = 2;
+
+  /** One phase's figures. */
+  record Phase(
+      String fault,
+      double crashRate,
+      double eps,
+      double seconds,
+      long crashes,
+      long disturbances,
+      long effects,
+      long duplicateEffects) {
+    String name() {
+      return fault.equals("crash") ? "crash_" + crashRate : fault;
+    }
+  }
+
+  private FaultsBench() {}
+
+  /**
+   * Runs the phases on {@code env}: first {@code warmup} orders without faults, not measured, then
+   * each of {@code rates} (0 first), then the transport's own fault every {@code interval} (none on
+   * the table queue). {@code seed} decides which units of work crash.
+   */
+  public static BenchResult run(
+      BenchEnv env,
+      List<Double> rates,
+      long seed,
+      Duration interval,
+      int warmup,
+      PrintStream progress)
+      throws Exception {
+    checkRates(rates);
+    BenchSettings s = env.settings();
+    progress.printf(
+        "once bench faults: %d orders per phase, %d hops, on %s, transport %s%n",
+        s.events(), HOPS, env.description(), env.transportName());
+    if (warmup > 0) {
+      progress.printf("  warm-up: %d orders without faults, not measured ...%n", warmup);
+      phase(env, s.with(warmup, 0), "none", 0, seed, interval, progress);
+    }
+    List<Phase> phases = new ArrayList<>();
+    for (double rate : rates) {
+      phases.add(phase(env, s, rate == 0 ? "none" : "crash", rate, seed, interval, progress));
+    }
+    String own =
+        switch (env.transportName()) {
+          case "rabbitmq" -> "cuts";
+          case "kafka" -> "rebalances";
+          default -> null;
+        };
+    if (own != null) {
+      phases.add(phase(env, s, own, 0, seed, interval, progress));
+    }
+    return result(env, s, phases, seed, interval, warmup);
+  }
+
+  /** Refuses crash rates that do not start with 0 or are not between 0 and 0.5. */
+  public static void checkRates(List<Double> rates) {
+    if (rates.isEmpty() || rates.get(0) != 0.0) {
+      throw new IllegalArgumentException(
+          "--crash-rates must start with 0 (the run every ratio is taken against), was " + rates);
+    }
+    for (double r : rates) {
+      if (!(r >= 0 && r <= 0.5)) {
+        throw new IllegalArgumentException("--crash-rates must be between 0 and 0.5, was " + r);
+      }
+    }
+  }
+
+  private static Phase phase(
+      BenchEnv env,
+      BenchSettings s,
+      String fault,
+      double rate,
+      long seed,
+      Duration interval,
+      PrintStream progress)
+      throws Exception {
+    progress.printf(
+        "  %s %s ...%n",
+        now(),
+        fault.equals("crash") ? "crash rate " + rate : fault.equals("none") ? "no faults" : fault);
+    TcpProxy proxy = fault.equals("cuts") ? proxyTo(env.amqp()) : null;
+    try (Transport transport =
+        proxy == null ? env.openTransport() : env.openTransport(through(env.amqp(), proxy))) {
+      env.resetE2e(transport);
+      E2eTimings timings = new E2eTimings(BenchTables.IN, OnceE2e.finalConsumer(HOPS));
+      FaultInjector crashes = FaultInjector.random(seed, rate, WINDOWS);
+      List<AutoCloseable> running = new ArrayList<>();
+      // the injector last: a crash after a commit must not hide that commit from the clock
+      try (Once once = OnceE2e.build(env, transport, timings, crashes)) {
+        OnceE2e.start(once, s, HOPS, OnceE2e.DEFAULT_LINGER, running);
+        Disturber disturber = new Disturber(fault, interval, proxy, once, s);
+        long n = s.events();
+        long start = System.nanoTime();
+        try {
+          disturber.start();
+          Producers.fullSpeed(
+              (from, to) -> OnceE2e.produce(once, from, to),
+              s.producers(),
+              s.producerBatch(),
+              1,
+              n);
+          OnceE2e.await(timings, n, s);
+        } finally {
+          disturber.stop();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double eps = timings.eps(1, n + 1);
+        OnceE2e.closeAll(running);
+        OnceE2e.Counts counts = OnceE2e.counts(env);
+        Phase p =
+            new Phase(
+                fault,
+                rate,
+                eps,
+                seconds,
+                crashes.totalCrashes(),
+                disturber.done(),
+                counts.effects(),
+                counts.duplicates());
+        progress.printf(
+            "  %s %s: %.0f orders/s, %d crashes, %d %s, %d duplicate effects%n",
+            now(),
+            p.name(),
+            eps,
+            p.crashes(),
+            p.disturbances(),
+            fault.equals("crash") || fault.equals("none") ? "other faults" : fault,
+            p.duplicateEffects());
+        return p;
+      } finally {
+        OnceE2e.closeAll(running);
+        resetAfter(env, transport, proxy);
+      }
+    } finally {
+      if (proxy != null) {
+        proxy.close();
+      }
+    }
+  }
+
+  /**
+   * Clears the phase's queues and tables: after cuts through a fresh transport straight to the
+   * broker, since the proxied one may still be reconnecting from the last cut.
+   */
+  private static void resetAfter(BenchEnv env, Transport transport, TcpProxy proxy) {
+    if (proxy == null) {
+      env.resetE2e(transport);
+      return;
+    }
+    try (Transport direct = env.openTransport()) {
+      env.resetE2e(direct);
+    }
+  }
+
+  /**
+   * Cuts every connection through the proxy (RabbitMQ), or has a second consumer join the group and
+   * leave it again (Kafka), every {@code interval} while the phase runs.
+   */
+  private static final class Disturber {
+    private final String fault;
+    private final Duration interval;
+    private final TcpProxy proxy;
+    private final Once once;
+    private final BenchSettings settings;
+    private final AtomicLong done = new AtomicLong();
+    private volatile boolean stopped;
+    private Thread thread;
+
+    Disturber(String fault, Duration interval, TcpProxy proxy, Once once, BenchSettings settings) {
+      this.fault = fault;
+      this.interval = interval;
+      this.proxy = proxy;
+      this.once = once;
+      this.settings = settings;
+    }
+
+    void start() {
+      if (!fault.equals("cuts") && !fault.equals("rebalances")) {
+        return;
+      }
+      thread = new Thread(this::loop, "once-bench-" + fault);
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void loop() {
+      AutoCloseable joined = null;
+      try {
+        while (!stopped) {
+          Thread.sleep(interval.toMillis());
+          if (stopped) {
+            break;
+          }
+          if (proxy != null) {
+            proxy.cut();
+          } else if (joined == null) {
+            joined = OnceE2e.firstHop(once, settings, HOPS, OnceE2e.DEFAULT_LINGER, 1).start();
+          } else {
+            joined.close();
+            joined = null;
+          }
+          done.incrementAndGet();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        throw new IllegalStateException("once bench faults: " + fault + " failed", e);
+      } finally {
+        if (joined != null) {
+          try {
+            joined.close();
+          } catch (Exception ignored) {
+            // the phase is ending
+          }
+        }
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stopped = true;
+      if (thread != null) {
+        thread.interrupt();
+        thread.join();
+      }
+    }
+
+    long done() {
+      return done.get();
+    }
+  }
+
+  private static TcpProxy proxyTo(String amqp) {
+    URI uri = URI.create(amqp);
+    return TcpProxy.to(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
+  }
+
+  /** {@code amqp} with the proxy's address in place of the broker's. */
+  static String through(String amqp, TcpProxy proxy) {
+    URI uri = URI.create(amqp);
+    try {
+      return new URI(
+              uri.getScheme(),
+              uri.getRawUserInfo(),
+              "127.0.0.1",
+              proxy.port(),
+              uri.getRawPath(),
+              uri.getRawQuery(),
+              null)
+          .toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("cannot point the RabbitMQ URI at the proxy", e);
+    }
+  }
+
+  private static BenchResult result(
+      BenchEnv env, BenchSettings s, List<Phase> phases, long seed, Duration interval, int warmup) {
+    double base = phases.get(0).eps();
+    Map<String, Object> ratios = new LinkedHashMap<>();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    long duplicates = 0;
+    boolean complete = true;
+    for (Phase p : phases) {
+      if (!p.fault().equals("none")) {
+        ratios.put(p.name(), BenchReport.round3(p.eps() / base));
+      }
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("phase", p.name());
+      row.put("crash_rate", p.crashRate());
+      row.put("eps", BenchReport.round(p.eps()));
+      row.put("faults_ratio", BenchReport.round3(p.eps() / base));
+      row.put("seconds", BenchReport.round(p.seconds()));
+      row.put("crashes", p.crashes());
+      row.put(p.fault().equals("rebalances") ? "joins_and_leaves" : "cuts", p.disturbances());
+      row.put("effects", p.effects());
+      row.put("duplicate_effects", p.duplicateEffects());
+      rows.add(row);
+      duplicates += p.duplicateEffects();
+      complete &= p.effects() - p.duplicateEffects() == (long) HOPS * s.events();
+    }
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("transport", env.transportName());
+    j.put("faults_ratio", ratios);
+    j.put("duplicate_effects", duplicates);
+    j.put("eps_without_faults", BenchReport.round(base));
+    j.put("phases", rows);
+    j.put("events", s.events());
+    j.put("hops", HOPS);
+    j.put("seed", seed);
+    j.put("fault_interval_ms", interval.toMillis());
+    j.put("warmup_events", warmup);
+    j.put("database", env.description());
+    j.put("workers", s.workers());
+    j.put("batch", s.batch());
+    j.put("relays", s.relays());
+    j.put("producers", s.producers());
+    j.put("producer_batch", s.producerBatch());
+    j.put("machine", BenchReport.machine());
+    long allDuplicates = duplicates;
+    boolean ok = duplicates == 0 && complete;
+    return new BenchResult() {
+      @Override
+      public Map<String, Object> json() {
+        return j;
+      }
+
+      @Override
+      public boolean ok() {
+        return ok;
+      }
+
+      @Override
+      public void print(PrintStream out) {
+        out.printf(
+            "once bench faults on %s, %s, %d orders per phase%n",
+            env.transportName(), env.description(), s.events());
+        out.printf(
+            "  %-14s %9s %12s %9s %8s %8s %11s%n",
+            "phase", "orders/s", "faults_ratio", "seconds", "crashes", "cuts*", "duplicates");
+        for (Map<String, Object> row : rows) {
+          out.printf(
+              "  %-14s %9s %12s %9s %8s %8s %11s%n",
+              row.get("phase"),
+              row.get("eps"),
+              row.get("faults_ratio"),
+              row.get("seconds"),
+              row.get("crashes"),
+              row.getOrDefault("cuts", row.get("joins_and_leaves")),
+              row.get("duplicate_effects"));
+        }
+        out.printf(
+            "  * connection cuts (RabbitMQ) or consumer joins and leaves (Kafka), every %d ms%n",
+            interval.toMillis());
+        out.printf("  duplicate_effects %d%s%n", allDuplicates, ok ? "" : "  FAILED");
+      }
+    };
+  }
+
+  private static String now() {
+    return java.time.LocalTime.now(java.time.ZoneOffset.UTC)
+        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+        .toString();
+  }
+}
