@@ -5,8 +5,8 @@ import dev.once.spi.DeadLettersDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.QueueDialect;
-import dev.once.spi.RetentionDialect;
 import dev.once.spi.RequestKeysDialect;
+import dev.once.spi.RetentionDialect;
 import dev.once.spi.SqlFlavour;
 import dev.once.spi.StatusDialect;
 import dev.once.spi.StoreDialect;
@@ -181,7 +181,6 @@ public final class JdbcDialect implements Dialect {
   @Override
   public StatusDialect status() {
     return status;
-
   }
 
   @Override

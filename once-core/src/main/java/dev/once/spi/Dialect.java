@@ -53,11 +53,11 @@ public interface Dialect {
 
   /** The workload status and the schema check. */
   StatusDialect status();
+
   /** Request keys of HTTP requests ({@code Idempotency-Key}) and their stored responses. */
   default RequestKeysDialect requestKeys() {
     throw new UnsupportedOperationException("the " + name() + " dialect has no request keys");
   }
-
 
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);
