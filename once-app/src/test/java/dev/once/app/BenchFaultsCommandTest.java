@@ -39,7 +39,7 @@ class BenchFaultsCommandTest {
               "--crash-rates",
               "0,0.1",
               "--fault-interval-ms",
-              "2000");
+              "1000");
       assertPhases(json, "none", "crash_0.1", "cuts");
       assertThat(phase(json, "cuts").get("cuts").asLong()).isPositive();
       assertThat(json.get("faults_ratio").get("cuts").asDouble()).isPositive();
