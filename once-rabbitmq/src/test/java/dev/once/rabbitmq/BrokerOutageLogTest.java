@@ -42,7 +42,13 @@ class BrokerOutageLogTest {
         String all = String.join("\n", log.matching(""));
         assertThat(log.matching(" ERROR ")).as("ERROR lines in:\n" + all).isEmpty();
         assertThat(log.matching("\tat ")).as("stack trace lines").isEmpty();
-        assertThat(log.matching(" WARN "))
+        // the client's "Consumer dispatcher for channel didn't shutdown" is about a connection of
+        // an
+        // earlier test in this JVM whose handler was still blocked when it closed (this test
+        // consumes nothing): not a line of this outage
+        assertThat(
+                log.matching(" WARN ").stream()
+                    .filter(l -> !l.contains("Consumer dispatcher for channel didn't shutdown")))
             .as("warnings")
             .hasSize(2)
             .allMatch(l -> l.contains("RabbitMQ connection once-") && l.contains(" lost: "));
