@@ -175,7 +175,9 @@ abstract class WebContract extends WebFixture {
   void aCrashAfterTheCommitLeavesTheResponseForTheRetry() {
     String key = newKey();
     crashAfterCommit(
-        WebContract::correct, FaultInjector.once(CrashPoint.API_AFTER_COMMIT_BEFORE_RESPONSE, scoped(key)), key);
+        WebContract::correct,
+        FaultInjector.once(CrashPoint.API_AFTER_COMMIT_BEFORE_RESPONSE, scoped(key)),
+        key);
   }
 
   @Test
