@@ -22,10 +22,12 @@ final class Examples {
           Map.entry("once verify", "once verify --workers 4 --events 20000 --kills 50"),
           Map.entry("once schema", "once schema print > once-schema.sql"),
           Map.entry("once schema print", "once schema print > once-schema.sql"),
-          Map.entry("once schema apply", "once schema apply --db " + DB),
+          Map.entry("once schema apply", "once schema apply --db " + DB + " --schema app"),
+          Map.entry("once schema status", "once schema status --db " + DB + " --schema app"),
           Map.entry("once dashboard", "once dashboard --db " + DB + " --port 8080 --read-only"),
           Map.entry("once status", "once status --db " + DB + " --json"),
-          Map.entry("once dead-letters", "once dead-letters list --db " + DB),
+          Map.entry(
+              "once dead-letters", "once dead-letters list --db " + DB + " --schema once_demo"),
           Map.entry(
               "once dead-letters list", "once dead-letters list --consumer warehouse --since 2h"),
           Map.entry("once dead-letters show", "once dead-letters show 3-7 12 --mask card,email"),

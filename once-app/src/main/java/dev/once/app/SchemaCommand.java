@@ -3,10 +3,12 @@ package dev.once.app;
 import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.UserError;
 import dev.once.spi.Dialects;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code once schema print | apply | status}. */
@@ -50,15 +52,11 @@ final class SchemaCommand {
               + Migrations.HISTORY_TABLE
               + ", Flyway's format) does not record; a no-op when it is up to date.")
   static final class Apply implements Runnable {
-    @Option(
-        names = "--db",
-        description =
-            "PostgreSQL or MariaDB JDBC URL; default $ONCE_DB, else the embedded PostgreSQL.")
-    String db;
+    @Mixin DatabaseOptions db = new DatabaseOptions();
 
     @Override
     public void run() {
-      try (Database database = Database.openAny(db, 2)) {
+      try (Database database = db.open(2)) {
         int before = Schema.status(database.dataSource()).appliedVersion();
         SchemaStatus after = Migrations.apply(database.dataSource());
         System.out.println(
@@ -79,15 +77,11 @@ final class SchemaCommand {
           "Print the versions the schema's history records and the version this Once expects;"
               + " exit 1 unless they match. Changes nothing.")
   static final class Status implements java.util.concurrent.Callable<Integer> {
-    @Option(
-        names = "--db",
-        description =
-            "PostgreSQL or MariaDB JDBC URL; default $ONCE_DB, else the embedded PostgreSQL.")
-    String db;
+    @Mixin DatabaseOptions db = new DatabaseOptions();
 
     @Override
     public Integer call() {
-      try (Database database = Database.openAny(db, 2)) {
+      try (Database database = db.openExisting(2)) {
         SchemaStatus status = Schema.status(database.dataSource());
         System.out.print(SchemaStatusText.of(status, database.description()));
         return status.upToDate() ? 0 : 1;

@@ -73,7 +73,7 @@ class LoopbackOnlyTest {
 
   @Test
   void theEmbeddedPostgresqlListensOnTheLoopbackAddressOnly() throws Exception {
-    try (Database db = Database.openAny(null, 1)) {
+    try (Database db = Database.openScenario(null, null, 1)) {
       int port =
           Integer.parseInt(db.jdbcUrl().replaceAll("^jdbc:postgresql://localhost:(\\d+)/.*", "$1"));
       assertThat(listeners(port))

@@ -81,9 +81,9 @@ class ReadOnlyCommandsTest {
       throws Exception {
     for (List<String> command :
         List.of(
-            List.of("status", "--db", url),
-            List.of("dead-letters", "list", "--db", url),
-            List.of("dead-letters", "show", "1", "--db", url),
+            List.of("status", "--db", url, "--schema", schema),
+            List.of("dead-letters", "list", "--db", url, "--schema", schema),
+            List.of("dead-letters", "show", "1", "--db", url, "--schema", schema),
             List.of("check", "--db", base, "--schema", schema))) {
       Run run = Cli.run(command.toArray(String[]::new));
       assertThat(run.exit()).as(String.join(" ", command)).isNotZero();

@@ -20,10 +20,10 @@ class SchemaCommandTest {
       int v = Schema.expectedVersion(Dialects.postgresql()); // the shipped migrations' last
       int future = v + 1;
 
-      Cli.Run before = Cli.run("schema", "status", "--db", url);
-      Cli.Run first = Cli.run("schema", "apply", "--db", url);
-      Cli.Run second = Cli.run("schema", "apply", "--db", url);
-      Cli.Run status = Cli.run("schema", "status", "--db", url);
+      Cli.Run before = Cli.run("schema", "status", "--db", url, "--schema", db.schema());
+      Cli.Run first = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());
+      Cli.Run second = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());
+      Cli.Run status = Cli.run("schema", "status", "--db", url, "--schema", db.schema());
 
       assertThat(before.exit()).isEqualTo(1);
       assertThat(before.out()).contains("applied   none").contains("expected  " + v);
@@ -47,8 +47,8 @@ class SchemaCommandTest {
               + "', 'future', 'SQL', 'V"
               + future
               + "__future.sql', 1, 'x', 0, true)");
-      Cli.Run newer = Cli.run("schema", "status", "--db", url);
-      Cli.Run refused = Cli.run("schema", "apply", "--db", url);
+      Cli.Run newer = Cli.run("schema", "status", "--db", url, "--schema", db.schema());
+      Cli.Run refused = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());
 
       assertThat(newer.exit()).isEqualTo(1);
       assertThat(newer.out()).contains("applied   " + future).contains("NEWER than this Once");

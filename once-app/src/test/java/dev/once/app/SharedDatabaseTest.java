@@ -206,7 +206,7 @@ class SharedDatabaseTest {
             + " once_dead_letter, once_dead_letter_action, once_version, once_schema_history");
     String url =
         db.isMariaDb() ? mariaDbUrl(db) : TestDatabase.LOCAL_URL + "&currentSchema=" + db.schema();
-    Cli.Run applied = Cli.run("schema", "apply", "--db", url);
+    Cli.Run applied = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());
     assertThat(applied.exit()).as(applied.err()).isZero();
   }
 

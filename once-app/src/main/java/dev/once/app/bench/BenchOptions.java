@@ -2,6 +2,7 @@ package dev.once.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
@@ -14,14 +15,7 @@ import picocli.CommandLine.Option;
 
 /** Options every bench run shares. */
 final class BenchOptions {
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB/MySQL JDBC URL, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
-              + " jdbc:mariadb://127.0.0.1:3306/test?user=root."
-              + " Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
-  String db;
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Mixin TransportOptions transport;
 
@@ -110,7 +104,7 @@ final class BenchOptions {
       transport.checkedAmqp(); // before ceiling A, not after it
     }
     Logging.quietEngine(true);
-    try (Database database = Database.open(db, BenchEnv.poolSize(settings))) {
+    try (Database database = db.openOrUrlSchema(BenchEnv.poolSize(settings))) {
       Migrations.apply(database.dataSource());
       BenchEnv env =
           new BenchEnv(

@@ -20,12 +20,11 @@ import javax.sql.DataSource;
  * embedded PostgreSQL (real PostgreSQL 18 binaries from a Maven artifact) with its data in {@code
  * .once/pg} in the working directory, fsync and synchronous_commit on.
  *
- * <p>The demo scenario's commands (demo, verify, worker, produce, check, reset) run in a namespace
- * of their own, {@link #openScenario}: a PostgreSQL schema, or a MariaDB database, named by {@code
- * --schema} (default {@value #DEMO_SCHEMA}), whatever schema the URL names, so that they cannot
- * clear or count a user's consumers of the same names. The other commands on the embedded database
- * look at that namespace too (it is where the demo's data is); with {@code --db} they use the URL's
- * own schema.
+ * <p>Every command but the bench runs in a namespace, {@link #openScenario}: a PostgreSQL schema,
+ * or a MariaDB database, named by {@code --schema} (default {@value #DEMO_SCHEMA}, where the demo
+ * runs), whatever schema the URL names, so that the demo's commands cannot clear or count a user's
+ * consumers of the same names, and the operator's commands (status, dead-letters, dashboard,
+ * schema) look where the demo wrote ({@link DatabaseOptions}).
  */
 public final class Database implements AutoCloseable {
   public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
@@ -64,18 +63,6 @@ public final class Database implements AutoCloseable {
     String url = url(flag);
     checkUrl(url);
     return url == null ? embedded(poolSize, null) : server(url, poolSize);
-  }
-
-  /**
-   * Opens {@code flag} (or {@code $ONCE_DB}) on PostgreSQL or MariaDB/MySQL in the schema the URL
-   * names, or the embedded database (its {@value #DEMO_SCHEMA} schema, where the demo runs) when
-   * both are absent: for the commands that look at a user's Once tables (status, dead-letters,
-   * dashboard, schema apply).
-   */
-  public static Database openAny(String flag, int poolSize) {
-    String url = url(flag);
-    checkUrl(url);
-    return url == null ? embedded(poolSize, DEMO_SCHEMA) : server(url, poolSize);
   }
 
   /**
@@ -169,10 +156,12 @@ public final class Database implements AutoCloseable {
                   + schema
                   + " not found on "
                   + description
-                  + ": the demo's tables are not there; once demo, once verify, once reset or"
-                  + " once worker create them (with --schema "
+                  + ": name the one that holds the Once tables with --schema (default "
+                  + DEMO_SCHEMA
+                  + ", where once demo runs), or create it with once demo --schema "
                   + schema
-                  + ")");
+                  + " or once schema apply --schema "
+                  + schema);
         }
         s.execute(
             mariadb

@@ -3,10 +3,10 @@ package dev.once.app.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.Once;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
@@ -86,15 +86,7 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Seconds to wait for the backlog to drain (default ${DEFAULT-VALUE}).")
   long timeoutSeconds;
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables are in"
-              + " --schema there. Default: $ONCE_DB, else an embedded PostgreSQL in .once/pg.")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(
       names = ForeignData.FORCE_FLAG,
@@ -143,7 +135,7 @@ public final class DemoCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
-    try (Database database = schema.open(db, workers * 5 + 12)) {
+    try (Database database = db.open(workers * 5 + 12)) {
       progress.println(
           "once demo: "
               + events

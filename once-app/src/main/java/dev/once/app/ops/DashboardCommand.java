@@ -2,6 +2,7 @@ package dev.once.app.ops;
 
 import dev.once.Once;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.common.UserError;
@@ -28,8 +29,7 @@ import picocli.CommandLine.Option;
       "Actions need the token printed at start (open the printed URL); --read-only hides them."
     })
 public final class DashboardCommand implements Callable<Integer> {
-  @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
-  String db;
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(
       names = "--port",
@@ -66,7 +66,7 @@ public final class DashboardCommand implements Callable<Integer> {
       throw new UserError("--token must have at least 16 characters, had " + secret.length());
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = Database.openAny(db, 6);
+    Database database = db.openExisting(6);
     Migrations.apply(database.dataSource());
     Transport transport = transportOptions.open(database.dataSource(), Duration.ofSeconds(30));
     Once once = Once.builder().dataSource(database.dataSource()).transport(transport).build();
@@ -78,7 +78,8 @@ public final class DashboardCommand implements Callable<Integer> {
                 .token(secret)
                 .readOnly(readOnly)
                 .transport(transport, WarehouseTables.CONSUMER_DESTINATIONS)
-                .actor(actor != null ? actor : DeadLettersCommand.defaultActor() + " (dashboard)"),
+                .actor(
+                    actor != null ? actor : DeadLetterResolutions.defaultActor() + " (dashboard)"),
             System.out);
     System.err.println("once dashboard: on " + database.description() + "; Ctrl-C stops it");
     Runtime.getRuntime()

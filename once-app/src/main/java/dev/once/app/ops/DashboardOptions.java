@@ -64,7 +64,7 @@ public final class DashboardOptions {
             .transport(transport, WarehouseTables.CONSUMER_DESTINATIONS)
             .bind(bind)
             .port(port)
-            .actor(DeadLettersCommand.defaultActor() + " (dashboard)"),
+            .actor(DeadLetterResolutions.defaultActor() + " (dashboard)"),
         out);
   }
 

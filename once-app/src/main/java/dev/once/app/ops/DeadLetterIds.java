@@ -1,5 +1,7 @@
 package dev.once.app.ops;
 
+import dev.once.DeadLetter;
+import dev.once.DeadLetterFilter;
 import dev.once.app.common.UserError;
 import java.util.List;
 import java.util.Set;
@@ -58,5 +60,44 @@ final class DeadLetterIds {
             + " or several (3 5 9-11), was '"
             + arg
             + "'");
+  }
+
+  /** The ids the filter asked for that are not among {@code found}, in order. */
+  static List<Long> missing(DeadLetterFilter f, List<DeadLetter> found) {
+    if (f.ids() == null) {
+      return List.of();
+    }
+    TreeSet<Long> missing = new TreeSet<>(f.ids());
+    found.forEach(d -> missing.remove(d.id()));
+    return List.copyOf(missing);
+  }
+
+  /** Said after a missing id when filters may be why it is missing. */
+  static String withFilters(DeadLetterFilter f) {
+    boolean filtered =
+        f.consumerId() != null
+            || f.eventId() != null
+            || f.type() != null
+            || f.fingerprint() != null
+            || f.from() != null
+            || f.to() != null;
+    return filtered ? " with these filters" : "";
+  }
+
+  /** {@code [3, 4, 5, 9]} as {@code 3-5, 9}. */
+  static String ranges(List<Long> ids) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < ids.size(); i++) {
+      int j = i;
+      while (j + 1 < ids.size() && ids.get(j + 1) == ids.get(j) + 1) {
+        j++;
+      }
+      out.append(out.length() == 0 ? "" : ", ").append(ids.get(i));
+      if (j > i) {
+        out.append('-').append(ids.get(j));
+      }
+      i = j;
+    }
+    return out.toString();
   }
 }

@@ -6,19 +6,17 @@ import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.Tracing;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.common.UserError;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -36,16 +34,15 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       DeadLettersCommand.ListCmd.class,
       DeadLettersCommand.Show.class,
-      DeadLettersCommand.Replay.class,
-      DeadLettersCommand.Discard.class,
+      DeadLetterResolutions.Replay.class,
+      DeadLetterResolutions.Discard.class,
       DeadLettersCommand.Move.class
     })
 public final class DeadLettersCommand {
 
   /** Options shared by every subcommand, and the run around them. */
   abstract static class Base implements Callable<Integer> {
-    @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
-    String db;
+    @Mixin DatabaseOptions db = new DatabaseOptions();
 
     @Mixin DeadLetterOptions filters;
 
@@ -62,8 +59,10 @@ public final class DeadLettersCommand {
   }
 
   static <T> T openDeadLetters(
-      String db, BiFunction<DeadLetters, Transport, T> work, TransportOptions transportOptions) {
-    try (Database database = Database.openAny(db, 4)) {
+      DatabaseOptions db,
+      BiFunction<DeadLetters, Transport, T> work,
+      TransportOptions transportOptions) {
+    try (Database database = db.openExisting(4)) {
       Migrations.requirePresent(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
@@ -160,8 +159,7 @@ public final class DeadLettersCommand {
             + " MalformedMessage dead letter."
       })
   static final class Move implements Callable<Integer> {
-    @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
-    String db;
+    @Mixin DatabaseOptions db = new DatabaseOptions();
 
     @Option(names = "--consumer", description = "Only this consumer group.")
     String consumer;
@@ -246,9 +244,10 @@ public final class DeadLettersCommand {
       for (DeadLetter d : found) {
         show(System.out, d);
       }
-      List<Long> missing = missing(f, found);
+      List<Long> missing = DeadLetterIds.missing(f, found);
       if (!missing.isEmpty()) {
-        System.err.println("once: no dead letter " + ranges(missing) + withFilters(f));
+        System.err.println(
+            "once: no dead letter " + DeadLetterIds.ranges(missing) + DeadLetterIds.withFilters(f));
         return 1;
       }
       if (found.isEmpty()) {
@@ -287,147 +286,5 @@ public final class DeadLettersCommand {
     }
   }
 
-  /** Replay and discard: open dead letters only, every one recorded with actor and reason. */
-  abstract static class Resolve extends Base {
-    @Parameters(
-        paramLabel = "ID",
-        arity = "0..*",
-        description = "Ids as 'list' prints them: 12, a range 3-7, or several.")
-    List<String> ids;
-
-    @Option(names = "--all", description = "Required when no filter narrows the selection.")
-    boolean all;
-
-    @Option(names = "--actor", description = "Who does this (default: user@host).")
-    String actor;
-
-    @Option(names = "--reason", description = "Why, recorded with the action.")
-    String reason;
-
-    @Mixin TransportOptions transport;
-
-    abstract List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor);
-
-    @Override
-    public Integer call() {
-      DeadLetterFilter f = filter("dead", ids);
-      if (f.isUnfiltered() && !all) {
-        throw new UserError(
-            "no dead letter named: give ids as 'once dead-letters list' prints them (3 5 9-11),"
-                + " a filter (--consumer, --event, --type, --fingerprint, --since, --until), or"
-                + " --all to act on every open dead letter");
-      }
-      String who = actor != null ? actor : defaultActor();
-      List<String> notes = new ArrayList<>();
-      List<DeadLetter> done =
-          withDeadLetters(
-              d -> {
-                notes.addAll(notOpen(d, f));
-                return act(d, f, who);
-              },
-              transport);
-      print(System.out, done);
-      notes.forEach(n -> System.err.println("once: " + n));
-      return notes.isEmpty() ? 0 : 1;
-    }
-
-    /** Why some of the ids asked for are not acted on: missing, or not open any more. */
-    private static List<String> notOpen(DeadLetters d, DeadLetterFilter open) {
-      if (open.ids() == null) {
-        return List.of();
-      }
-      DeadLetterFilter any = open.status(null);
-      List<DeadLetter> found = d.list(any);
-      List<String> notes = new ArrayList<>();
-      for (DeadLetter x : found) {
-        if (!x.isOpen()) {
-          notes.add("dead letter " + x.id() + " is " + x.status() + ", not open: left as it is");
-        }
-      }
-      List<Long> missing = missing(any, found);
-      if (!missing.isEmpty()) {
-        notes.add("no dead letter " + ranges(missing) + withFilters(any));
-      }
-      return notes;
-    }
-  }
-
-  @Command(
-      name = "replay",
-      description =
-          "Publish the selected open dead letters again, same event id (a consumer that processed"
-              + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.")
-  static final class Replay extends Resolve {
-    @Option(
-        names = "--beyond-horizon",
-        description =
-            "Replay dead letters older than the replay horizon (7 days) too. Refused without it:"
-                + " retention may have deleted the markers that make a second delivery a"
-                + " DUPLICATE, so check by hand that the effects are not there first.")
-    boolean beyondHorizon;
-
-    @Override
-    List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
-      return beyondHorizon ? d.replayBeyondHorizon(f, actor, reason) : d.replay(f, actor, reason);
-    }
-  }
-
-  @Command(name = "discard", description = "Close the selected open dead letters without replay.")
-  static final class Discard extends Resolve {
-    @Override
-    List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
-      return d.discard(f, actor, reason);
-    }
-  }
-
   static final String EXHAUSTED = "dev.once.AttemptsExhausted";
-
-  /** The ids the filter asked for that are not among {@code found}, in order. */
-  static List<Long> missing(DeadLetterFilter f, List<DeadLetter> found) {
-    if (f.ids() == null) {
-      return List.of();
-    }
-    TreeSet<Long> missing = new TreeSet<>(f.ids());
-    found.forEach(d -> missing.remove(d.id()));
-    return List.copyOf(missing);
-  }
-
-  /** Said after a missing id when filters may be why it is missing. */
-  static String withFilters(DeadLetterFilter f) {
-    boolean filtered =
-        f.consumerId() != null
-            || f.eventId() != null
-            || f.type() != null
-            || f.fingerprint() != null
-            || f.from() != null
-            || f.to() != null;
-    return filtered ? " with these filters" : "";
-  }
-
-  /** {@code [3, 4, 5, 9]} as {@code 3-5, 9}. */
-  static String ranges(List<Long> ids) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < ids.size(); i++) {
-      int j = i;
-      while (j + 1 < ids.size() && ids.get(j + 1) == ids.get(j) + 1) {
-        j++;
-      }
-      out.append(out.length() == 0 ? "" : ", ").append(ids.get(i));
-      if (j > i) {
-        out.append('-').append(ids.get(j));
-      }
-      i = j;
-    }
-    return out.toString();
-  }
-
-  static String defaultActor() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
-      host = "unknown-host";
-    }
-    return System.getProperty("user.name", "unknown") + "@" + host;
-  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
 import dev.once.spi.BrokerDeadLetters;
@@ -31,8 +32,7 @@ import picocli.CommandLine.Option;
           + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters."
     })
 public final class StatusCommand implements Callable<Integer> {
-  @Option(names = "--db", description = "JDBC URL; default $ONCE_DB, else the embedded database.")
-  String db;
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(names = "--json", description = "Print one JSON object on stdout.")
   boolean json;
@@ -43,7 +43,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (Database database = Database.openAny(db, 2)) {
+    try (Database database = db.openExisting(2)) {
       Migrations.requirePresent(database.dataSource());
       WorkloadStatus s = WorkloadStatus.read(database.dataSource());
       List<BrokerCount> broker =

@@ -2,9 +2,9 @@ package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.scenario.WarehouseCheck;
 import dev.once.scenario.WarehouseTables;
 import dev.once.scenario.WarehouseVerdict;
@@ -30,14 +30,7 @@ import picocli.CommandLine.Spec;
     })
 public final class CheckCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
-              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(
       names = "--wait",
@@ -60,7 +53,7 @@ public final class CheckCommand implements Callable<Integer> {
       Flags.atLeast("--events", expected, 0);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (Database database = schema.openExisting(db, 2)) {
+    try (Database database = db.openExisting(2)) {
       Migrations.requirePresent(database.dataSource()); // read only: nothing is applied
       WarehouseTables.requirePresent(database.dataSource(), database.description());
       WarehouseVerdict verdict = await(database, expected == null ? -1 : expected, waitSeconds);

@@ -2,10 +2,10 @@ package dev.once.app.proof;
 
 import dev.once.Once;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.app.common.UserError;
 import dev.once.scenario.OrderProducer;
 import dev.once.scenario.ProductionGate;
@@ -40,16 +40,7 @@ import picocli.CommandLine.Option;
     })
 public final class ProduceCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
-              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
-              + " line is visible to every user in ps).")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(names = "--events", required = true, description = "Orders to produce.")
   int events;
@@ -88,7 +79,7 @@ public final class ProduceCommand implements Callable<Integer> {
       throw new UserError("--rate must be 0 (as fast as possible) or more, was " + rate);
     }
     Logging.quietEngine(true);
-    try (Database database = schema.open(Database.requireUrl(db), threads + 2)) {
+    try (Database database = db.openShared(threads + 2)) {
       DataSource ds = database.dataSource();
       Migrations.apply(ds);
       WarehouseTables.create(ds);

@@ -1,8 +1,8 @@
 package dev.once.app.proof;
 
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.app.common.TransportOptions;
 import dev.once.scenario.ForeignData;
 import dev.once.scenario.WarehouseTables;
@@ -22,14 +22,7 @@ import picocli.CommandLine.Spec;
             + " (nothing else). Stop the workers first.")
 public final class ResetCommand implements Runnable {
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
-              + " $ONCE_DB, else the embedded PostgreSQL in .once/pg.")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(
       names = ForeignData.FORCE_FLAG,
@@ -44,7 +37,7 @@ public final class ResetCommand implements Runnable {
 
   @Override
   public void run() {
-    try (Database database = schema.open(db, 2)) {
+    try (Database database = db.open(2)) {
       Migrations.apply(database.dataSource());
       ForeignData.refuseUnlessForced(
           database.dataSource(),

@@ -2,9 +2,9 @@ package dev.once.app.proof;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.app.common.TransportOptions;
 import dev.once.scenario.ForeignData;
 import dev.once.scenario.WarehouseTables;
@@ -38,16 +38,7 @@ import picocli.CommandLine.Spec;
     })
 public final class VerifyCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL (the demo's tables are in --schema there). Default:"
-              + " $ONCE_DB, else an embedded PostgreSQL in .once/pg, started by this process and"
-              + " shared with the workers, which get it in their environment, never on their"
-              + " command line.")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Option(
       names = ForeignData.FORCE_FLAG,
@@ -100,7 +91,7 @@ public final class VerifyCommand implements Callable<Integer> {
     Logging.quietEngine(true);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter progress = spec.commandLine().getErr();
-    try (Database database = schema.open(db, 8)) {
+    try (Database database = db.open(8)) {
       Migrations.apply(database.dataSource());
       ForeignData.refuseUnlessForced(
           database.dataSource(),
@@ -139,7 +130,7 @@ public final class VerifyCommand implements Callable<Integer> {
   }
 
   private VerifySettings settings(Database database) throws IOException {
-    List<String> childArgs = new ArrayList<>(schema.args());
+    List<String> childArgs = new ArrayList<>(db.schemaArgs());
     childArgs.addAll(transportOptions.args());
     if (earlyAck) {
       childArgs.add("--early-ack");

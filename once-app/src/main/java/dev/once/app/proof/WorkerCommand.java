@@ -3,10 +3,10 @@ package dev.once.app.proof;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.app.common.Database;
+import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Flags;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
-import dev.once.app.common.ScenarioSchema;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
@@ -41,16 +41,7 @@ import picocli.CommandLine.Option;
     })
 public final class WorkerCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--db",
-      description =
-          "PostgreSQL or MariaDB JDBC URL shared by every process, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres; the demo's tables live in"
-              + " --schema there. Default: $ONCE_DB (put a URL with a password there: a command"
-              + " line is visible to every user in ps).")
-  String db;
-
-  @Mixin ScenarioSchema schema = new ScenarioSchema();
+  @Mixin DatabaseOptions db = new DatabaseOptions();
 
   @Mixin TransportOptions transportOptions;
 
@@ -124,7 +115,7 @@ public final class WorkerCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     CountDownLatch stopped = new CountDownLatch(1);
-    Database database = schema.open(Database.requireUrl(db), threads * 2 + relays + 4);
+    Database database = db.openShared(threads * 2 + relays + 4);
     Migrations.apply(database.dataSource());
     WarehouseTables.create(database.dataSource());
     Transport opened =

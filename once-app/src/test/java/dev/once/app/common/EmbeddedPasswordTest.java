@@ -24,7 +24,7 @@ class EmbeddedPasswordTest {
   @Test
   void theCliDefaultDatabaseRefusesATcpConnectionWithoutThePassword() throws Exception {
     String url;
-    try (Database db = Database.openAny(null, 1)) {
+    try (Database db = Database.openScenario(null, null, 1)) {
       url = db.jdbcUrl();
       assertThat(withoutPassword(url)).startsWith("jdbc:postgresql://localhost:");
       assertThatThrownBy(() -> DriverManager.getConnection(withoutPassword(url)).close())
@@ -38,7 +38,7 @@ class EmbeddedPasswordTest {
         .isEqualTo("rw-------");
     String password = Files.readString(file).strip();
     assertThat(url).contains("&password=" + password);
-    try (Database again = Database.openAny(null, 1)) {
+    try (Database again = Database.openScenario(null, null, 1)) {
       assertThat(again.jdbcUrl()).as("created once, reused").contains("&password=" + password);
     }
     assertThat(Cli.run("schema", "apply").exit()).as("the CLI with no flags").isZero();

@@ -38,7 +38,7 @@ class BrokerDeadLettersCommandTest {
     schema = "cli_bdl_" + ProcessHandle.current().pid() + "_" + (++schemas);
     exec(TestDatabase.embeddedUrl(), "CREATE SCHEMA " + schema);
     url = TestDatabase.embeddedUrl() + "&currentSchema=" + schema;
-    assertThat(run("schema", "apply", "--db", url).exit()).isZero();
+    assertThat(run("schema", "apply", "--db", url, "--schema", schema).exit()).isZero();
     // Given: a careless consumer rejected a Once-like event and a foreign message without an id
     rabbit.rejectIntoDeadLetterQueue(
         "orders", "warehouse", props("order-paid:7"), "{\"card\":\"" + SECRET + "\"}");
@@ -57,18 +57,39 @@ class BrokerDeadLettersCommandTest {
 
   @Test
   void statusCountsTheBrokersDeadLettersPerConsumerGroupWithRabbitmqOnly() throws Exception {
-    Run table = run("status", "--db", url);
+    Run table = run("status", "--db", url, "--schema", schema);
     assertThat(table.exit()).as(table.err()).isZero();
     assertThat(table.out()).doesNotContain("broker");
-    assertThat(run("status", "--db", url, "--json").out()).doesNotContain("broker_dead_letters");
+    assertThat(run("status", "--db", url, "--schema", schema, "--json").out())
+        .doesNotContain("broker_dead_letters");
 
-    Run text = run("status", "--db", url, "--transport", "rabbitmq", "--amqp", rabbit.uri());
+    Run text =
+        run(
+            "status",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "--transport",
+            "rabbitmq",
+            "--amqp",
+            rabbit.uri());
     assertThat(text.exit()).as(text.err()).isZero();
     assertThat(text.out()).containsPattern("broker +warehouse +2\\n");
     assertThat(text.out()).containsPattern("broker +notifier +0\\n");
 
     Run json =
-        run("status", "--db", url, "--transport", "rabbitmq", "--amqp", rabbit.uri(), "--json");
+        run(
+            "status",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "--transport",
+            "rabbitmq",
+            "--amqp",
+            rabbit.uri(),
+            "--json");
     assertThat(json.exit()).as(json.err()).isZero();
     JsonNode broker = new ObjectMapper().readTree(json.out()).get("broker_dead_letters");
     assertThat(broker.toString())
@@ -80,6 +101,8 @@ class BrokerDeadLettersCommandTest {
             "status",
             "--db",
             url,
+            "--schema",
+            schema,
             "--transport",
             "rabbitmq",
             "--amqp",
@@ -98,6 +121,8 @@ class BrokerDeadLettersCommandTest {
             "--broker",
             "--db",
             url,
+            "--schema",
+            schema,
             "--transport",
             "rabbitmq",
             "--amqp",
@@ -113,7 +138,7 @@ class BrokerDeadLettersCommandTest {
     assertThat(rabbit.count("orders.warehouse.dead-letter")).isEqualTo(2);
     assertThat(count("SELECT count(*) FROM once_dead_letter")).isZero();
 
-    Run table = run("dead-letters", "list", "--broker", "--db", url);
+    Run table = run("dead-letters", "list", "--broker", "--db", url, "--schema", schema);
     assertThat(table.exit()).isEqualTo(2);
     assertThat(table.err()).contains("--broker needs --transport rabbitmq");
     Run filtered =
@@ -125,6 +150,8 @@ class BrokerDeadLettersCommandTest {
             "OrderPaid",
             "--db",
             url,
+            "--schema",
+            schema,
             "--transport",
             "rabbitmq",
             "--amqp",
@@ -136,7 +163,17 @@ class BrokerDeadLettersCommandTest {
   @Test
   void moveTakesThemIntoOncesDeadLettersOnceWhereReplayWorks() throws Exception {
     Run move =
-        run("dead-letters", "move", "--db", url, "--transport", "rabbitmq", "--amqp", rabbit.uri());
+        run(
+            "dead-letters",
+            "move",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "--transport",
+            "rabbitmq",
+            "--amqp",
+            rabbit.uri());
     assertThat(move.exit()).as(move.err()).isZero();
     assertThat(move.out())
         .contains(
@@ -144,7 +181,7 @@ class BrokerDeadLettersCommandTest {
                 + " in orders.warehouse.dead-letter")
         .contains("notifier: moved 0");
     assertThat(rabbit.count("orders.warehouse.dead-letter")).isZero();
-    Run list = run("dead-letters", "list", "--db", url);
+    Run list = run("dead-letters", "list", "--db", url, "--schema", schema);
     assertThat(list.out())
         .containsPattern("warehouse +order-paid:7 .* BrokerDeadLettered")
         .containsPattern("warehouse +malformed:\\w+ .* MalformedMessage")
@@ -155,7 +192,17 @@ class BrokerDeadLettersCommandTest {
     // its ack, leaves exactly this) and moved again
     redeadLetter("order-paid:7");
     Run again =
-        run("dead-letters", "move", "--db", url, "--transport", "rabbitmq", "--amqp", rabbit.uri());
+        run(
+            "dead-letters",
+            "move",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "--transport",
+            "rabbitmq",
+            "--amqp",
+            rabbit.uri());
     // Then: it is taken off the broker and no second dead letter is written
     assertThat(again.out())
         .contains(
@@ -171,6 +218,8 @@ class BrokerDeadLettersCommandTest {
             "order-paid:7",
             "--db",
             url,
+            "--schema",
+            schema,
             "--transport",
             "rabbitmq",
             "--amqp",

@@ -66,8 +66,12 @@ class DeadLetterPagesTest {
         String asRole =
             "jdbc:postgresql://127.0.0.1:5432/test?user=" + role + "&currentSchema=" + db.schema();
 
-        Run list = DeadLettersCommandTest.run("dead-letters", "list", "--db", asRole);
-        Run show = DeadLettersCommandTest.run("dead-letters", "show", "--db", asRole);
+        Run list =
+            DeadLettersCommandTest.run(
+                "dead-letters", "list", "--db", asRole, "--schema", db.schema());
+        Run show =
+            DeadLettersCommandTest.run(
+                "dead-letters", "show", "--db", asRole, "--schema", db.schema());
 
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(ids(list.out())).hasSize(3);
@@ -104,7 +108,16 @@ class DeadLetterPagesTest {
       assertThat(page).as("pages").isLessThan(10);
       Run r =
           DeadLettersCommandTest.run(
-              "dead-letters", "list", "--db", url, "--limit", "10", "--after", after);
+              "dead-letters",
+              "list",
+              "--db",
+              url,
+              "--schema",
+              db.schema(),
+              "--limit",
+              "10",
+              "--after",
+              after);
       assertThat(r.exit()).as(r.err()).isZero();
       List<String> events = events(r.out());
       sizes.add(events.size());
@@ -122,7 +135,9 @@ class DeadLetterPagesTest {
     }
     assertThat(seen).as("every dead letter once, oldest first").isEqualTo(all);
 
-    Run bad = DeadLettersCommandTest.run("dead-letters", "list", "--db", url, "--after", "-1");
+    Run bad =
+        DeadLettersCommandTest.run(
+            "dead-letters", "list", "--db", url, "--schema", db.schema(), "--after", "-1");
     assertThat(bad.exit()).isEqualTo(2);
     assertThat(bad.err()).contains("--after must be an id 0 or more, was -1");
   }
@@ -132,11 +147,22 @@ class DeadLetterPagesTest {
         "INSERT INTO once_queue_binding (destination, consumer_group) VALUES ('orders',"
             + " 'warehouse')");
     deadLetter(db, "order-paid:old", true);
-    long id = ids(DeadLettersCommandTest.run("dead-letters", "list", "--db", url).out()).get(0);
+    long id =
+        ids(DeadLettersCommandTest.run("dead-letters", "list", "--db", url, "--schema", db.schema())
+                .out())
+            .get(0);
 
     Run refused =
         DeadLettersCommandTest.run(
-            "dead-letters", "replay", "--db", url, "" + id, "--reason", "fixed");
+            "dead-letters",
+            "replay",
+            "--db",
+            url,
+            "--schema",
+            db.schema(),
+            "" + id,
+            "--reason",
+            "fixed");
 
     assertThat(refused.exit()).isEqualTo(2);
     assertThat(refused.err()).contains("replay refused", "older than the replay horizon");
@@ -151,6 +177,8 @@ class DeadLetterPagesTest {
             "replay",
             "--db",
             url,
+            "--schema",
+            db.schema(),
             "" + id,
             "--beyond-horizon",
             "--reason",

@@ -36,7 +36,7 @@ class DeadLettersCommandTest {
     schema = "cli_dl_" + ProcessHandle.current().pid() + "_" + (++schemas);
     exec(TestDatabase.embeddedUrl(), "CREATE SCHEMA " + schema);
     url = TestDatabase.embeddedUrl() + "&currentSchema=" + schema;
-    assertThat(run("schema", "apply", "--db", url).exit()).isZero();
+    assertThat(run("schema", "apply", "--db", url, "--schema", schema).exit()).isZero();
     exec(
         url,
         "INSERT INTO once_queue_binding (destination, consumer_group) VALUES ('orders', 'warehouse')");
@@ -53,27 +53,46 @@ class DeadLettersCommandTest {
 
   @Test
   void theIdsListPrintsAreWhatShowTakesOneOrSeveralOrARange() {
-    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url).out());
+    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url, "--schema", schema).out());
     assertThat(ids).hasSize(4);
 
-    Run one = run("dead-letters", "show", "--db", url, Long.toString(ids.get(2)));
+    Run one =
+        run("dead-letters", "show", "--db", url, "--schema", schema, Long.toString(ids.get(2)));
     assertThat(one.exit()).as(one.err()).isZero();
     assertThat(one.out()).contains("dead letter " + ids.get(2) + " (dead)", "order-paid:3");
     assertThat(one.out()).doesNotContain("order-paid:1");
 
     Run range =
-        run("dead-letters", "show", "--db", url, ids.get(0) + "-" + ids.get(1), "" + ids.get(3));
+        run(
+            "dead-letters",
+            "show",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            ids.get(0) + "-" + ids.get(1),
+            "" + ids.get(3));
     assertThat(range.exit()).as(range.err()).isZero();
     assertThat(range.out()).contains("order-paid:1", "order-paid:2", "order-paid:4");
     assertThat(range.out()).doesNotContain("order-paid:3");
 
-    Run missing = run("dead-letters", "show", "--db", url, ids.get(0) + "", "999999");
+    Run missing =
+        run("dead-letters", "show", "--db", url, "--schema", schema, ids.get(0) + "", "999999");
     assertThat(missing.exit()).isEqualTo(1);
     assertThat(missing.out()).contains("order-paid:1");
     assertThat(missing.err().strip()).endsWith("once: no dead letter 999999");
 
     Run filteredOut =
-        run("dead-letters", "show", "--db", url, "" + ids.get(2), "--consumer", "notifier");
+        run(
+            "dead-letters",
+            "show",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "" + ids.get(2),
+            "--consumer",
+            "notifier");
     assertThat(filteredOut.exit()).isEqualTo(1);
     assertThat(filteredOut.err()).contains("no dead letter " + ids.get(2) + " with these filters");
   }
@@ -88,9 +107,19 @@ class DeadLettersCommandTest {
             + " 'orders', 'k', 'OrderPaid', convert_to('{\"sku\":\"SKU-SECRET-9\",\"qty\":3}',"
             + " 'UTF8'), 3, now(), now(), 'E', 'f9', 'no stock', false)");
 
-    Run shown = run("dead-letters", "show", "--db", url, "--event", "order-paid:9");
+    Run shown =
+        run("dead-letters", "show", "--db", url, "--schema", schema, "--event", "order-paid:9");
     Run revealed =
-        run("dead-letters", "show", "--db", url, "--event", "order-paid:9", "--show-payload");
+        run(
+            "dead-letters",
+            "show",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "--event",
+            "order-paid:9",
+            "--show-payload");
 
     assertThat(shown.exit()).as(shown.err()).isZero();
     assertThat(shown.out())
@@ -102,31 +131,49 @@ class DeadLettersCommandTest {
 
   @Test
   void aDeadLetterWhoseFinalAttemptCrashedShowsItsLastRealErrorAndSaysItCrashed() {
-    Run list = run("dead-letters", "list", "--db", url, "--fingerprint", "f1");
+    Run list = run("dead-letters", "list", "--db", url, "--schema", schema, "--fingerprint", "f1");
     assertThat(list.out())
         .containsPattern("order-paid:1 .* IllegalStateException\\R")
         .containsPattern("order-paid:2 .* IllegalStateException \\(final attempt crashed\\)");
 
     long crashed = idsOf(list.out()).get(1);
-    Run show = run("dead-letters", "show", "--db", url, "" + crashed);
+    Run show = run("dead-letters", "show", "--db", url, "--schema", schema, "" + crashed);
     assertThat(show.out())
         .contains("java.lang.IllegalStateException (fingerprint f1)", "cannot ship 2")
         .containsPattern("final attempt +crashed: .*the error above is the last one recorded");
 
-    Run allCrashed = run("dead-letters", "show", "--db", url, "--event", "order-paid:4");
+    Run allCrashed =
+        run("dead-letters", "show", "--db", url, "--schema", schema, "--event", "order-paid:4");
     assertThat(allCrashed.out()).containsPattern("final attempt +crashed: .*no attempt recorded");
   }
 
   @Test
   void replayAndDiscardActOnTheIdsGivenAndSayWhichWereNotOpen() {
-    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url).out());
+    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url, "--schema", schema).out());
 
     Run discard =
-        run("dead-letters", "discard", "--db", url, "" + ids.get(0), "--reason", "cancelled");
+        run(
+            "dead-letters",
+            "discard",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            "" + ids.get(0),
+            "--reason",
+            "cancelled");
     assertThat(discard.exit()).as(discard.err()).isZero();
     assertThat(discard.out()).contains("order-paid:1", "1 dead letters");
 
-    Run replay = run("dead-letters", "replay", "--db", url, ids.get(0) + "-" + ids.get(1));
+    Run replay =
+        run(
+            "dead-letters",
+            "replay",
+            "--db",
+            url,
+            "--schema",
+            schema,
+            ids.get(0) + "-" + ids.get(1));
     assertThat(replay.out())
         .contains("order-paid:2", "1 dead letters")
         .doesNotContain("order-paid:1 ");
@@ -141,7 +188,7 @@ class DeadLettersCommandTest {
 
   @Test
   void replayWithNeitherIdsNorFiltersNamesWhatToGiveAndDoesNothing() {
-    Run r = run("dead-letters", "replay", "--db", url);
+    Run r = run("dead-letters", "replay", "--db", url, "--schema", schema);
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err().strip()).startsWith("once: no dead letter named: give ids");
     assertThat(count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'")).isEqualTo(4);
