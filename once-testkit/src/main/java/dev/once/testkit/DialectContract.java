@@ -11,6 +11,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
+import dev.once.DeadLetterStatus;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.OperationState;
@@ -435,7 +436,7 @@ public abstract class DialectContract {
         tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
     assertEquals(3, open.attempts());
     assertEquals(e, open.event());
-    assertEquals("dead", open.status());
+    assertEquals(DeadLetterStatus.DEAD, open.status());
     Instant at = now();
     assertTrue(yes(c -> dialect().deadLetters().resolveDeadLetter(c, open.id(), "replayed", at)));
     assertFalse(
@@ -457,7 +458,7 @@ public abstract class DialectContract {
         tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
     assertEquals(open.id(), reopened.id());
     assertEquals(5, reopened.attempts());
-    assertEquals("dead", reopened.status());
+    assertEquals(DeadLetterStatus.DEAD, reopened.status());
     assertNull(reopened.resolvedAt());
   }
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /** Settings of Once in a Spring Boot application, under {@code once.*}. */
 @ConfigurationProperties("once")
@@ -263,8 +264,8 @@ public class OnceProperties {
     /** Deliveries per batch transaction (1 to 64). */
     private int batchSize = 32;
 
-    /** How long a poll waits for deliveries. */
-    private Duration pollTimeout = Duration.ofSeconds(1);
+    /** How long an idle worker's poll waits for deliveries before it polls again. */
+    private Duration idleWait = Duration.ofSeconds(1);
 
     /** Attempts of one event before it is dead-lettered. */
     private int maxAttempts = 10;
@@ -299,12 +300,33 @@ public class OnceProperties {
       this.batchSize = batchSize;
     }
 
-    public Duration getPollTimeout() {
-      return pollTimeout;
+    public Duration getIdleWait() {
+      return idleWait;
     }
 
+    public void setIdleWait(Duration idleWait) {
+      this.idleWait = idleWait;
+    }
+
+    /**
+     * The idle wait under its old name, {@code poll-timeout}.
+     *
+     * @deprecated use {@code idle-wait}: one name for the idle wait of every engine
+     */
+    @Deprecated(since = "1.1", forRemoval = true)
+    @DeprecatedConfigurationProperty(replacement = "once.consumers.*.idle-wait", since = "1.1")
+    public Duration getPollTimeout() {
+      return idleWait;
+    }
+
+    /**
+     * Sets the idle wait under its old name.
+     *
+     * @deprecated use {@code idle-wait}
+     */
+    @Deprecated(since = "1.1", forRemoval = true)
     public void setPollTimeout(Duration pollTimeout) {
-      this.pollTimeout = pollTimeout;
+      this.idleWait = pollTimeout;
     }
 
     public int getMaxAttempts() {

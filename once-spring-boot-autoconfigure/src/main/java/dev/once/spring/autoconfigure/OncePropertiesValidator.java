@@ -50,7 +50,7 @@ final class OncePropertiesValidator implements Validator {
       Map.of(
           "consumer.workers", "workers",
           "consumer.batchSize", "batchSize",
-          "consumer.pollTimeout", "pollTimeout");
+          "consumer.idleWait", "idleWait");
 
   private static final Map<String, String> RELAY =
       Map.of(
@@ -286,7 +286,7 @@ final class OncePropertiesValidator implements Validator {
                 (tx, event) -> {},
                 c.getWorkers(),
                 c.getBatchSize(),
-                c.getPollTimeout(),
+                c.getIdleWait(),
                 RetryPolicy.DEFAULT));
     check(errors, RETRY, () -> retry(c.getMaxAttempts(), c.getRetryDelay(), c.getMaxRetryDelay()));
   }
