@@ -3,6 +3,7 @@ package dev.once.app.bench;
 import dev.once.ConsumerBuilder;
 import dev.once.app.common.UserError;
 import dev.once.bench.e2e.BenchSettings;
+import dev.once.bench.e2e.BenchTracing;
 import dev.once.bench.e2e.E2eBench;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -73,8 +74,27 @@ public final class E2eCommand implements Callable<Integer> {
               + " default (default ${DEFAULT-VALUE}).")
   int batchLingerMs;
 
+  @Option(
+      names = "--tracing",
+      defaultValue = "off",
+      description =
+          "Once's tracing in the Once run (never the ceilings): off (none); sampled-out (a tracer"
+              + " and a span around every producer transaction, the sampler keeps none); sampled"
+              + " (10 %% of orders, parent-based); on (every order). Spans go through"
+              + " OpenTelemetry's batch processor to an exporter that counts them"
+              + " (default ${DEFAULT-VALUE}).")
+  String tracing;
+
   @Override
   public Integer call() throws Exception {
+    if (!BenchTracing.MODES.contains(tracing)) {
+      throw new UserError(
+          "--tracing must be one of "
+              + String.join(", ", BenchTracing.MODES)
+              + ", was '"
+              + tracing
+              + "'");
+    }
     BenchSettings s = options.settings(events, latencySeconds, 1);
     if (hops != 1 && hops != 2) {
       throw new UserError("--hops must be 1 or 2, was " + hops);
@@ -93,6 +113,6 @@ public final class E2eCommand implements Callable<Integer> {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
     return options.run(
-        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, System.err));
+        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, tracing, System.err));
   }
 }

@@ -21,6 +21,22 @@ public final class E2eBench {
   public static BenchResult run(
       BenchEnv env, int hops, double latencyRate, Duration linger, int warmup, PrintStream progress)
       throws Exception {
+    return run(env, hops, latencyRate, linger, warmup, "off", progress);
+  }
+
+  /**
+   * As above, with Once's run traced as {@code tracingMode} says (one of {@link
+   * BenchTracing#MODES}; the ceilings are never traced).
+   */
+  public static BenchResult run(
+      BenchEnv env,
+      int hops,
+      double latencyRate,
+      Duration linger,
+      int warmup,
+      String tracingMode,
+      PrintStream progress)
+      throws Exception {
     if (hops != 1 && hops != 2) {
       throw new IllegalArgumentException("--hops must be 1 or 2, was " + hops);
     }
@@ -33,7 +49,10 @@ public final class E2eBench {
       BenchSettings w = s.with(warmup, 0);
       OnceE2e.ceilingP(env, w);
       ceilingC(env, w, hops);
-      OnceE2e.run(env, w, hops, 0, linger, new PrintStream(OutputStream.nullOutputStream()));
+      try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+        OnceE2e.run(
+            env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
+      }
       env.rollbacks().clear();
     }
     progress.printf("  %s ceiling P: the producers alone ...%n", now());
@@ -43,10 +62,17 @@ public final class E2eBench {
     Hand c = ceilingC(env, s, hops);
     progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
     progress.printf("  %s Once end to end ...%n", now());
-    OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
+    OnceE2e.Result once;
+    long spans;
+    try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+      once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
+      spans = tracing.exported();
+    }
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, c, once, hops, warmup);
     j.put("batch_linger_ms", linger.toMillis());
+    j.put("tracing", tracingMode);
+    j.put("spans_exported", spans);
     return new BenchResult.Fields(j, 28, once.duplicateEffects() == 0 && c.duplicates() == 0);
   }
 
