@@ -156,6 +156,16 @@ public final class DatabaseWaits {
       public boolean undoesOnConnection() {
         return runner.undoesOnConnection();
       }
+
+      @Override
+      public boolean undoesToMark() {
+        return runner.undoesToMark();
+      }
+
+      @Override
+      public Mark mark(Connection c) throws SQLException {
+        return runner.mark(c);
+      }
     };
   }
 

@@ -7,9 +7,9 @@ import dev.once.RetryPolicy;
 import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.spi.Delivery;
+import dev.once.spi.TransactionRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -114,7 +114,7 @@ final class DeliveryRunner {
       return handlerFailed(c, d, event, attempt, known, failedBefore);
     }
     once.listener().markerInserted(event);
-    Savepoint sp = undo == Undo.TO_SAVEPOINT ? c.setSavepoint() : null;
+    TransactionRunner.Mark sp = undo == Undo.TO_SAVEPOINT ? once.batchTransactions().mark(c) : null;
     TxImpl tx = once.newTx(c);
     try {
       config.handler().handle(tx, event);
@@ -127,7 +127,9 @@ final class DeliveryRunner {
       if (undo == Undo.RERUN_BATCH) { // the transaction runner rolls everything back
         throw new RerunWithSavepoints(event.id().value(), e);
       }
-      undo(c, sp, event);
+      if (!undo(c, sp, event)) { // the transaction cannot go on: it is rolled back whole
+        throw new RerunWithSavepoints(event.id().value(), e);
+      }
       return handlerFailed(c, d, event, attempt, known, e);
     }
     once.listener().handled(event);
@@ -216,12 +218,16 @@ final class DeliveryRunner {
    * Undoes a failed handler: back to its savepoint and the marker removed, or — a batch of one,
    * without savepoints — the whole transaction, marker included.
    */
-  private void undo(Connection c, Savepoint sp, ReceivedEvent event) throws SQLException {
-    if (sp != null) {
-      c.rollback(sp);
-      deleteMarker(c, event);
-    } else {
+  private boolean undo(Connection c, TransactionRunner.Mark sp, ReceivedEvent event)
+      throws SQLException {
+    if (sp == null) {
       c.rollback();
+      return true;
     }
+    if (!sp.rollback()) {
+      return false;
+    }
+    deleteMarker(c, event);
+    return true;
   }
 }

@@ -58,7 +58,7 @@ final class GroupTransaction {
         return commitBatch(batch, undo);
       } catch (DeliveryRunner.RerunWithSavepoints e) {
         batch.failedBefore.put(e.eventId, e.failure);
-        if (once.transactions().undoesOnConnection()) {
+        if (once.transactions().undoesToMark()) {
           savepointBatchesLeft.set(SAVEPOINT_BATCHES_AFTER_FAILURE);
           undo = Undo.TO_SAVEPOINT;
         } // else each failing handler costs one more run, without it, until none fails
@@ -94,11 +94,11 @@ final class GroupTransaction {
    * messages does not make every batch run twice.
    */
   private Undo firstUndo(int size) {
-    if (!once.transactions().undoesOnConnection()) {
+    if (!once.transactions().undoesToMark()) {
       return Undo.RERUN_BATCH;
     }
-    if (size == 1) {
-      return Undo.WHOLE_TRANSACTION;
+    if (size == 1) { // a rollback on the connection is all it needs, where that undoes all
+      return once.transactions().undoesOnConnection() ? Undo.WHOLE_TRANSACTION : Undo.RERUN_BATCH;
     }
     if (savepointBatchesLeft.get() > 0) {
       savepointBatchesLeft.decrementAndGet();

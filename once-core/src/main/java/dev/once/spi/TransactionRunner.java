@@ -1,6 +1,8 @@
 package dev.once.spi;
 
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
 
 /**
  * Runs Once's own transactions: a producer's {@code once.inTransaction} and a consumer's batch
@@ -31,6 +33,41 @@ public interface TransactionRunner {
    */
   default boolean undoesOnConnection() {
     return true;
+  }
+
+  /**
+   * Marks the current state of the transaction {@code connection} belongs to, so that one failing
+   * handler's work can be undone alone while its batch-mates commit: the core takes a mark before
+   * each handler of a batch that had a failure (never in a batch that has not). The default is a
+   * JDBC savepoint; a runner that keeps state beside the connection returns a mark that undoes that
+   * state too (Spring: the savepoint of its {@code TransactionStatus}, and JPA's persistence
+   * context cleared). Called only when {@link #undoesToMark()}.
+   */
+  default Mark mark(Connection connection) throws SQLException {
+    Savepoint savepoint = connection.setSavepoint();
+    return () -> {
+      connection.rollback(savepoint);
+      return true;
+    };
+  }
+
+  /**
+   * Whether {@link #mark} can undo one handler alone. {@code false}: a failing handler rolls back
+   * its whole batch, and the batch runs again without that delivery, once per failure.
+   */
+  default boolean undoesToMark() {
+    return undoesOnConnection();
+  }
+
+  /** A point in a transaction to go back to: see {@link #mark}. */
+  @FunctionalInterface
+  interface Mark {
+    /**
+     * Undoes everything done since the mark. Returns false when the transaction cannot go on after
+     * all (a framework marked it rollback-only): the core then rolls the whole batch back and runs
+     * it again without that delivery, as without marks.
+     */
+    boolean rollback() throws SQLException;
   }
 
   /** Work on the connection of one transaction. */

@@ -25,7 +25,7 @@ public final class WarehouseCheck {
                (SELECT count(*) FROM demo_notifications n WHERE n.order_id = o.order_id) AS notes
           FROM demo_orders o WHERE NOT o.poison),
       dead AS (
-        SELECT d.event_id, o.poison
+        SELECT d.event_id, o.poison, d.error_class
           FROM once_dead_letter d
           LEFT JOIN demo_orders o ON d.event_id = concat('order-paid:', o.order_id)
          WHERE d.consumer_id IN ('warehouse', 'notifier') OR d.destination IN ('orders', 'dispatch'))
@@ -33,6 +33,8 @@ public final class WarehouseCheck {
              (SELECT count(*) FROM demo_orders WHERE poison)                      AS poison,
              (SELECT count(*) FROM dead)                                          AS dead_letters,
              (SELECT count(*) FROM dead WHERE poison)                             AS poison_dead,
+             (SELECT count(*) FROM dead
+               WHERE poison IS NULL AND error_class = 'dev.once.MalformedMessage') AS foreign_malformed,
              (SELECT count(*) FROM demo_orders o WHERE o.poison AND (
                  EXISTS (SELECT 1 FROM demo_dispatch_jobs j WHERE j.order_id = o.order_id)
               OR EXISTS (SELECT 1 FROM demo_notifications n WHERE n.order_id = o.order_id)))
@@ -163,6 +165,7 @@ public final class WarehouseCheck {
         rs.getLong("poison"),
         rs.getLong("dead_letters"),
         rs.getLong("poison_dead"),
+        rs.getLong("foreign_malformed"),
         rs.getLong("poison_with_effect"),
         rs.getLong("jobs"),
         rs.getLong("notes"),

@@ -75,10 +75,29 @@ class WarehouseVerdictTest {
         .anySatisfy(p -> assertThat(p).contains("1 operations whose outcome is not known"));
   }
 
+  @Test
+  void deadLettersOfForeignMalformedMessagesAreNoProblemOfTheOrdersButOthersAre() {
+    // 5 dead letters, all of malformed messages that are none of the demo's events
+    WarehouseVerdict foreign = withDeadLetters(5, 5);
+    // 5 dead letters, 2 of them of events that are neither poison nor malformed foreign ones
+    WarehouseVerdict other = withDeadLetters(5, 3);
+
+    assertThat(foreign.problems()).isEmpty();
+    assertThat(other.problems()).containsExactly("2 dead letters of events that are not poison");
+  }
+
+  private static WarehouseVerdict withDeadLetters(long deadLetters, long foreignMalformed) {
+    WarehouseVerdict.Counts counts =
+        new WarehouseVerdict.Counts(
+            ORDERS, 0, deadLetters, 0, foreignMalformed, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0,
+            0, 0, 0);
+    return new WarehouseVerdict(ORDERS, counts, null, List.of(), 0);
+  }
+
   private static WarehouseVerdict verdict(Ledger ledger, long unknownLeft) {
     WarehouseVerdict.Counts counts =
         new WarehouseVerdict.Counts(
-            ORDERS, 0, 0, 0, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0, 0, 0, 0, unknownLeft);
+            ORDERS, 0, 0, 0, 0, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0, 0, 0, 0, unknownLeft);
     return new WarehouseVerdict(
         ORDERS, counts, ProviderCounts.from(ledger, Map.of(), ORDERS, id -> false), List.of(), 0);
   }

@@ -7,13 +7,17 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.NestedTransactionNotSupportedException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.ResourceHolderSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs Once's transactions on the application's {@link PlatformTransactionManager} ({@code
@@ -24,9 +28,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * once.inTransaction} (and {@link OncePublisher}) joins the caller's transaction when there is one,
  * whichever transaction manager began it, provided it holds a connection of Once's data source.
  *
- * <p>Rolling back to a savepoint does not undo what a framework holds beside the connection (JPA's
- * persistence context, transaction synchronizations), so a failing handler rolls back the whole
- * batch transaction and the batch runs again without it ({@link #undoesOnConnection()} is false).
+ * <p>A failing handler is undone alone, as on Once's own connections: in a batch that had a
+ * failure, each handler runs after a savepoint ({@link #mark}) — the {@code TransactionStatus}'s
+ * own where the transaction manager offers one ({@code DataSourceTransactionManager}, {@code
+ * JdbcTransactionManager}), else one on the transaction's connection ({@code JpaTransactionManager}
+ * with Hibernate, whose dialect offers none) — and a failure rolls back to it, clears JPA's
+ * persistence context (flushed before the savepoint, so only the failed handler's state goes) and
+ * lifts the rollback-only mark a proxied {@code @Transactional} bean left; its batch-mates commit.
+ * Where the transaction cannot go on (JPA's own transaction marked rollback-only, as Hibernate does
+ * on a {@code PersistenceException}), or with another transaction manager (JTA), the whole batch
+ * rolls back and runs again without that delivery. A bare rollback on the connection would leave
+ * the persistence context to be flushed at commit ({@link #undoesOnConnection()} is false).
  */
 public final class SpringTransactions implements TransactionRunner {
   private static final Logger log = LoggerFactory.getLogger(SpringTransactions.class);
@@ -35,11 +47,13 @@ public final class SpringTransactions implements TransactionRunner {
   private final PlatformTransactionManager transactionManager;
   private final DataSource dataSource;
   private final TransactionTemplate template;
+  private final boolean marks;
 
   public SpringTransactions(PlatformTransactionManager transactionManager, DataSource dataSource) {
     this.transactionManager = transactionManager;
     this.dataSource = dataSource;
     this.template = new TransactionTemplate(transactionManager);
+    this.marks = supportsMarks(transactionManager);
     template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
   }
 
@@ -95,6 +109,97 @@ public final class SpringTransactions implements TransactionRunner {
   @Override
   public boolean undoesOnConnection() {
     return false;
+  }
+
+  @Override
+  public boolean undoesToMark() {
+    return marks;
+  }
+
+  /**
+   * A savepoint in the batch's transaction: its {@code TransactionStatus}'s if the transaction
+   * manager offers one, else one on its connection. Pending JPA changes are flushed first, so that
+   * undoing one handler (which clears the persistence context) loses nothing of the others.
+   */
+  @Override
+  public Mark mark(Connection connection) throws SQLException {
+    TransactionStatus status = CURRENT.get();
+    if (status == null) {
+      throw new IllegalStateException(
+          "a savepoint outside a transaction run by SpringTransactions");
+    }
+    status.flush();
+    Object savepoint;
+    try {
+      savepoint = status.createSavepoint();
+    } catch (NestedTransactionNotSupportedException e) { // JPA with Hibernate: no savepoints
+      java.sql.Savepoint onConnection = connection.setSavepoint();
+      return () -> {
+        Jpa.clear();
+        connection.rollback(onConnection);
+        resetRollbackOnly();
+        return Jpa.canGoOn();
+      };
+    }
+    return () -> {
+      Jpa.clear();
+      status.rollbackToSavepoint(savepoint); // lifts the connection's rollback-only mark too
+      resetRollbackOnly();
+      return Jpa.canGoOn();
+    };
+  }
+
+  /** Lifts what a participating {@code @Transactional} that threw left on the resources. */
+  private static void resetRollbackOnly() {
+    for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+      if (resource instanceof ResourceHolderSupport holder) {
+        holder.resetRollbackOnly();
+      }
+    }
+  }
+
+  private static boolean supportsMarks(PlatformTransactionManager tm) {
+    return tm instanceof DataSourceTransactionManager || (JPA && Jpa.isJpa(tm));
+  }
+
+  private static final boolean JPA =
+      ClassUtils.isPresent(
+          "org.springframework.orm.jpa.JpaTransactionManager",
+          SpringTransactions.class.getClassLoader());
+
+  /** What JPA holds beside the connection; loaded only when spring-orm is there. */
+  private static final class Jpa {
+    static boolean isJpa(PlatformTransactionManager tm) {
+      return tm instanceof org.springframework.orm.jpa.JpaTransactionManager;
+    }
+
+    /** Drops the failed handler's managed entities and pending changes. */
+    static void clear() {
+      if (!JPA) {
+        return;
+      }
+      for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+        if (resource instanceof org.springframework.orm.jpa.EntityManagerHolder holder) {
+          holder.getEntityManager().clear();
+        }
+      }
+    }
+
+    /** False when JPA's own transaction is marked rollback-only: its commit would fail. */
+    static boolean canGoOn() {
+      if (!JPA) {
+        return true;
+      }
+      for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+        if (resource instanceof org.springframework.orm.jpa.EntityManagerHolder holder) {
+          jakarta.persistence.EntityTransaction tx = holder.getEntityManager().getTransaction();
+          if (tx.isActive() && tx.getRollbackOnly()) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
   }
 
   /** The transaction manager this runner uses. */

@@ -1,6 +1,7 @@
 package dev.once.app.demo;
 
 import dev.once.scenario.OrderDetail;
+import dev.once.scenario.ProviderCounts;
 import dev.once.scenario.WarehouseVerdict;
 import dev.once.testkit.CrashPoint;
 import java.io.PrintStream;
@@ -76,6 +77,33 @@ public record DemoReport(
     return json;
   }
 
+  /**
+   * How long the run took and what that time is made of: a demo run's time is mostly the faults it
+   * injects (each crash costs a worker restart and a redelivery, each provider fault a retry after a
+   * backoff), so it is no measure of Once's speed, and the line says where that is measured.
+   */
+  String timeLine(long crashTotal) {
+    ProviderCounts provider = verdict.provider();
+    long providerFaults = provider == null ? 0 : provider.answersLost() + provider.serverErrors();
+    String time =
+        String.format(
+            "  %-24s %.1f s end to end, %d workers per consumer", "time", seconds(), settings.workers());
+    if (crashTotal + providerFaults + duplicatesInjected + retries == 0) {
+      return time + "; no faults injected. Once's throughput: once bench";
+    }
+    return time
+        + String.format(
+            ", spent mostly on the faults above: %d crashes injected, %d provider faults"
+                + " (answers lost, 503s), %d extra copies, %d retries.%n"
+                + "  %-24s a figure of the fault injection, not of Once's speed: once bench"
+                + " measures throughput",
+            crashTotal,
+            providerFaults,
+            duplicatesInjected,
+            retries,
+            "");
+  }
+
   public void print(PrintStream out, String database, String transport) {
     WarehouseVerdict.Counts c = verdict.counts();
     long crashTotal = crashes.values().stream().mapToLong(Long::longValue).sum();
@@ -121,9 +149,7 @@ public record DemoReport(
     out.printf(
         "  %-24s %d (PENDING, IN_FLIGHT, UNKNOWN or ABANDONED at the end)%n",
         "operations unknown left", c.operationsUnknownLeft());
-    out.printf(
-        "  %-24s %.1f s, %.0f orders/s end to end (%d workers per consumer)%n",
-        "time", seconds(), eventsPerSecond(), settings.workers());
+    out.println(timeLine(crashTotal));
     if (ok()) {
       out.println(
           "  verdict                  OK: "

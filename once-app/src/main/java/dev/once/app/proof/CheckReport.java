@@ -20,6 +20,7 @@ final class CheckReport {
     if (verdict.keyed() != null) {
       json.put("http", verdict.keyed().toJson());
     }
+    json.put("foreign_malformed_dead_letters", c.foreignMalformed());
     json.put("problems", verdict.problems());
     json.put("bad_order_total", verdict.badOrderTotal());
     json.put("bad_orders", verdict.badOrders().stream().map(OrderDetail::toJson).toList());
@@ -47,6 +48,14 @@ final class CheckReport {
         "pending", c.pending(), c.outboxPending(), Math.max(0, c.queueDepth()));
     if (verdict.keyed() != null) {
       out.printf("  %-22s %s%n", "orders over HTTP", verdict.keyed());
+    }
+    if (c.foreignMalformed() > 0) {
+      out.printf(
+          "  %-22s %d malformed messages dead-lettered that are none of the demo's orders"
+              + " (something else published to its destinations); not counted against the"
+              + " orders. Inspect: once dead-letters list --schema NAME (error MalformedMessage),"
+              + " then show ID%n",
+          "foreign messages", c.foreignMalformed());
     }
     if (verdict.ok()) {
       out.println(

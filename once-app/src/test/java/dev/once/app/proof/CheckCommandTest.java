@@ -58,6 +58,29 @@ class CheckCommandTest {
   }
 
   @Test
+  void deadLettersOfForeignMalformedMessagesAreReportedApartAndEveryOrderIsStillOk() {
+    for (int i = 1; i <= 5; i++) { // what a consumer of the demo's queue makes of foreign bytes
+      db.execute(
+          "INSERT INTO once_dead_letter (consumer_id, event_id, destination, event_key, event_type,"
+              + " payload, attempts, first_failed_at, last_failed_at, error_class,"
+              + " error_fingerprint, error_message, final_attempt_crashed) VALUES ('warehouse',"
+              + " 'malformed:"
+              + i
+              + "', 'orders', 'k', 'unknown', convert_to('not json', 'UTF8'), 1, now(), now(),"
+              + " 'dev.once.MalformedMessage', 'm1', 'no event id header', false)");
+    }
+
+    Run run = Run.of("check", "--db", url, "--schema", db.schema());
+
+    assertThat(run.exit()).as(run.out() + run.err()).isZero();
+    assertThat(run.out())
+        .contains("verdict                OK")
+        .containsPattern("foreign messages +5 malformed messages dead-lettered")
+        .contains("once dead-letters list --schema NAME (error MalformedMessage)")
+        .doesNotContain("not poison");
+  }
+
+  @Test
   void dataWhereEveryOrderWasProcessedOncePassesWithExitCodeZero() {
     Run run = Run.of("check", "--db", url, "--schema", db.schema());
     assertThat(run.exitCode()).as(run.toString()).isZero();
