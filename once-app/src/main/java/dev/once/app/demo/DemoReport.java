@@ -79,15 +79,16 @@ public record DemoReport(
 
   /**
    * How long the run took and what that time is made of: a demo run's time is mostly the faults it
-   * injects (each crash costs a worker restart and a redelivery, each provider fault a retry after a
-   * backoff), so it is no measure of Once's speed, and the line says where that is measured.
+   * injects (each crash costs a worker restart and a redelivery, each provider fault a retry after
+   * a backoff), so it is no measure of Once's speed, and the line says where that is measured.
    */
   String timeLine(long crashTotal) {
     ProviderCounts provider = verdict.provider();
     long providerFaults = provider == null ? 0 : provider.answersLost() + provider.serverErrors();
     String time =
         String.format(
-            "  %-24s %.1f s end to end, %d workers per consumer", "time", seconds(), settings.workers());
+            "  %-24s %.1f s end to end, %d workers per consumer",
+            "time", seconds(), settings.workers());
     if (crashTotal + providerFaults + duplicatesInjected + retries == 0) {
       return time + "; no faults injected. Once's throughput: once bench";
     }
@@ -97,11 +98,7 @@ public record DemoReport(
                 + " (answers lost, 503s), %d extra copies, %d retries.%n"
                 + "  %-24s a figure of the fault injection, not of Once's speed: once bench"
                 + " measures throughput",
-            crashTotal,
-            providerFaults,
-            duplicatesInjected,
-            retries,
-            "");
+            crashTotal, providerFaults, duplicatesInjected, retries, "");
   }
 
   public void print(PrintStream out, String database, String transport) {
