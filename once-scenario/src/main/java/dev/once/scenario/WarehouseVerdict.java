@@ -38,9 +38,9 @@ public record WarehouseVerdict(
   /**
    * Everything counted from the tables. queueDepth is -1 when the transport cannot tell;
    * operationsUnknownLeft counts the demo's operations still PENDING, IN_FLIGHT, UNKNOWN or
-   * ABANDONED; foreignMalformed counts the dead letters of malformed messages that are none of
-   * the demo's events (something else published to its destinations): they are reported apart and
-   * are no problem of the orders.
+   * ABANDONED; foreignMalformed counts the dead letters of malformed messages that are none of the
+   * demo's events (something else published to its destinations): they are reported apart and are
+   * no problem of the orders.
    */
   public record Counts(
       long orders,

@@ -89,8 +89,23 @@ class WarehouseVerdictTest {
   private static WarehouseVerdict withDeadLetters(long deadLetters, long foreignMalformed) {
     WarehouseVerdict.Counts counts =
         new WarehouseVerdict.Counts(
-            ORDERS, 0, deadLetters, 0, foreignMalformed, 0, ORDERS, ORDERS, 0, 0, ORDERS, ORDERS, 0,
-            0, 0, 0);
+            ORDERS,
+            0,
+            deadLetters,
+            0,
+            foreignMalformed,
+            0,
+            ORDERS,
+            ORDERS,
+            0,
+            0,
+            ORDERS,
+            ORDERS,
+            0,
+            0,
+            0,
+            0,
+            0);
     return new WarehouseVerdict(ORDERS, counts, null, List.of(), 0);
   }
 
