@@ -107,6 +107,33 @@ class TestHandlers {
     }
   }
 
+  /**
+   * Counts its calls per event, for SavepointsPerDeliveryTest: saves the job through JPA (not
+   * flushed: the persistence context holds it) and, on the first attempt of every fifth order,
+   * throws after the save.
+   */
+  static class Counted {
+    final Map<String, java.util.concurrent.atomic.AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final DispatchJobRepository jobs;
+
+    Counted(DispatchJobRepository jobs) {
+      this.jobs = jobs;
+    }
+
+    @OnceHandler(consumer = "counted", destination = "counted-orders")
+    public void on(OrderPaid paid, ReceivedEvent event) {
+      int call =
+          calls
+              .computeIfAbsent(
+                  event.id().value(), k -> new java.util.concurrent.atomic.AtomicInteger())
+              .incrementAndGet();
+      jobs.save(new DispatchJob(paid.orderId(), event.id().value()));
+      if (paid.orderId() % 5 == 0 && call == 1) {
+        throw new IllegalStateException("first attempt of " + event.id() + " fails");
+      }
+    }
+  }
+
   /** Always fails: its events end as dead letters (the test context sets max-attempts 1). */
   static class Poison {
     @OnceHandler(consumer = "poison", destination = "poison-orders")
@@ -249,6 +276,11 @@ class TestHandlers {
   FlakyBroken flakyBroken(
       DispatchJobRepository jobs, DataSource dataSource, PlatformTransactionManager tm) {
     return new FlakyBroken(jobs, dataSource, tm);
+  }
+
+  @Bean
+  Counted counted(DispatchJobRepository jobs) {
+    return new Counted(jobs);
   }
 
   @Bean
