@@ -83,6 +83,9 @@ class DocReferencesTest {
               "org.springframework.transaction.PlatformTransactionManager"),
           Map.entry(
               "TransactionTemplate", "org.springframework.transaction.support.TransactionTemplate"),
+          Map.entry("TransactionStatus", "org.springframework.transaction.TransactionStatus"),
+          Map.entry("JpaDialect", "org.springframework.orm.jpa.JpaDialect"),
+          Map.entry("PersistenceException", "jakarta.persistence.PersistenceException"),
           Map.entry("SmartLifecycle", "org.springframework.context.SmartLifecycle"),
           Map.entry("EntityManager", "jakarta.persistence.EntityManager"),
           Map.entry("Origin", "org.springframework.boot.origin.Origin"),
