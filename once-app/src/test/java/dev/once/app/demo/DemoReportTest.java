@@ -59,6 +59,6 @@ class DemoReportTest {
             1000, 0, 0, 0, 0, 0, 1000, 1000, 0, 0, 1000, 1000, 0, 0, 0, 0, 0);
     WarehouseVerdict verdict = new WarehouseVerdict(1000, counts, provider, List.of(), 0);
     return new DemoReport(
-        SETTINGS, verdict, crashes, 0, retries, copies, Duration.ofMillis(33_200), true);
+        SETTINGS, verdict, crashes, 0, retries, copies, Duration.ofMillis(33_200), true, null);
   }
 }

@@ -72,7 +72,7 @@ class CheckCommandTest {
 
     Run run = Run.of("check", "--db", url, "--schema", db.schema());
 
-    assertThat(run.exit()).as(run.out() + run.err()).isZero();
+    assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.out())
         .contains("verdict                OK")
         .containsPattern("foreign messages +5 malformed messages dead-lettered")
