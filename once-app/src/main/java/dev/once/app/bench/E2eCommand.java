@@ -21,10 +21,13 @@ import picocli.CommandLine.Option;
       "End to end as a service runs it: --producers threads commit orders (--producer-batch per"
           + " transaction, default 1) while relays and consumers run, over one or two hops;"
           + " clock from the first producer commit to the last effect committed, commit->effect"
-          + " latency of every order, then a paced run at half the sustained rate.",
-      "Also measured in the same run: ceiling P (the same producers with nothing else running)"
-          + " and ceiling C (a hand-written pipeline doing the same work without the library).",
-      "See docs/PERFORMANCE.md, round 3."
+          + " latency of every order, then a paced run at a third of the sustained rate.",
+      "Also measured in the same run: ceiling P (raw JDBC producers writing the same business"
+          + " row and outbox row, nothing else running) beside Once's producers alone, and"
+          + " ceiling C (a hand-written pipeline doing the same work without the library), full"
+          + " speed and paced at Once's paced rate. --service adds the example service"
+          + " (README defaults, a pool of its own) run in a JVM of its own.",
+      "See docs/PERFORMANCE.md, round 4."
     })
 public final class E2eCommand implements Callable<Integer> {
   @Mixin BenchOptions options;
@@ -53,7 +56,7 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--latency-rate",
       defaultValue = "0",
       description =
-          "Orders/s of the paced run; 0 means half of the sustained end-to-end rate"
+          "Orders/s of the paced runs; 0 means a third of the sustained end-to-end rate"
               + " (default ${DEFAULT-VALUE}).")
   double latencyRate;
 
@@ -72,6 +75,14 @@ public final class E2eCommand implements Callable<Integer> {
           "Once's consumers' batch linger (ConsumerBuilder.batchLinger) in ms; -1 for Once's"
               + " default (default ${DEFAULT-VALUE}).")
   int batchLingerMs;
+
+  @Option(
+      names = "--service",
+      description =
+          "Also run the example service (dev.once.bench.e2e.service.OrderService: README"
+              + " defaults, a HikariCP pool of 14) in a JVM of its own, --warmup orders first,"
+              + " and report it beside Once and ceiling C.")
+  boolean service;
 
   @Override
   public Integer call() throws Exception {
@@ -93,6 +104,6 @@ public final class E2eCommand implements Callable<Integer> {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
     return options.run(
-        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, System.err));
+        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, service, System.err));
   }
 }

@@ -18,7 +18,7 @@ import java.util.List;
  * consumer {@code bench-notify} the notifier's (a notification). The clock runs from the first
  * producer commit to the last effect of the last hop committed; every order's commit→effect latency
  * is kept. Then, with the pipeline idle, orders are committed one per transaction at a paced rate
- * (half the sustained one unless given) and their latencies kept apart.
+ * (a third of the sustained one unless given) and their latencies kept apart.
  */
 final class OnceE2e {
   record Result(
@@ -42,10 +42,11 @@ final class OnceE2e {
   }
 
   /**
-   * Ceiling P: the producers alone, nothing else running — the same business insert and outbox row
-   * per transaction through Once, the same threads. Orders per second.
+   * Once's producers alone, nothing else running: the business insert and {@code tx.publish} per
+   * transaction through Once, the threads of ceiling P (the same rows on raw JDBC). Orders per
+   * second.
    */
-  static double ceilingP(BenchEnv env, BenchSettings s) throws Exception {
+  static double producersAlone(BenchEnv env, BenchSettings s) throws Exception {
     try (Transport transport = env.openTransport()) {
       env.resetE2e(transport);
       try (Once once = build(env, transport, new E2eTimings(BenchTables.IN, "none"))) {
@@ -84,7 +85,7 @@ final class OnceE2e {
         await(timings, n, s);
         double eps = timings.eps(1, n + 1);
         long[] latencies = timings.latencies(1, n + 1);
-        double rate = latencyRate > 0 ? latencyRate : eps / 2;
+        double rate = latencyRate > 0 ? latencyRate : eps / 3;
         long paced = Math.round(rate * s.latencySeconds());
         progress.printf(
             "  %s once end to end: %.0f orders/s; paced run at %.0f orders/s%n",
