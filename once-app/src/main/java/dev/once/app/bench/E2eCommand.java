@@ -84,6 +84,21 @@ public final class E2eCommand implements Callable<Integer> {
               + " and report it beside Once and ceiling C.")
   boolean service;
 
+  @Option(
+      names = "--service-pool",
+      defaultValue = "14",
+      description =
+          "The example service's HikariCP pool size with --service (default ${DEFAULT-VALUE},"
+              + " as a README-written service).")
+  int servicePool;
+
+  @Option(
+      names = "--service-only",
+      description =
+          "Run only the example service (its own warm-up, full-speed and paced runs; --latency-rate"
+              + " 0 paces it at a third of its own rate).")
+  boolean serviceOnly;
+
   @Override
   public Integer call() throws Exception {
     BenchSettings s = options.settings(events, latencySeconds, 1);
@@ -103,7 +118,15 @@ public final class E2eCommand implements Callable<Integer> {
     if (warmup < 0) {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
+    if (servicePool < 1 || servicePool > 200) {
+      throw new UserError("--service-pool must be between 1 and 200, was " + servicePool);
+    }
+    if (serviceOnly) {
+      return options.run(
+          s, true, env -> E2eBench.serviceOnly(env, warmup, latencyRate, servicePool));
+    }
+    int pool = service ? servicePool : 0;
     return options.run(
-        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, service, System.err));
+        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, pool, System.err));
   }
 }

@@ -20,7 +20,7 @@ public final class E2eBench {
    * Runs the phases on {@code env} over {@code hops} (1 or 2) hops; {@code latencyRate} 0 paces the
    * latency runs at a third of Once's sustained rate; {@code linger} is Once's consumers' batch
    * linger; {@code warmup} orders go through each phase first, not measured; {@code service} also
-   * runs the example service in a JVM of its own.
+   * runs the example service in a JVM of its own with a pool of {@code servicePool} (0: not run).
    */
   public static BenchResult run(
       BenchEnv env,
@@ -28,7 +28,7 @@ public final class E2eBench {
       double latencyRate,
       Duration linger,
       int warmup,
-      boolean service,
+      int servicePool,
       PrintStream progress)
       throws Exception {
     if (hops != 1 && hops != 2) {
@@ -70,8 +70,8 @@ public final class E2eBench {
       paced = ceilingC(env, s, hops, once.pacedRate());
     }
     Map<String, Object> svc = null;
-    if (service) {
-      svc = ServiceBench.run(env, warmup, once.pacedRate(), progress);
+    if (servicePool > 0) {
+      svc = ServiceBench.run(env, warmup, once.pacedRate(), servicePool, progress);
     }
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
@@ -88,11 +88,29 @@ public final class E2eBench {
       svc.forEach(j::putIfAbsent);
       ok &= ((Number) svc.get("service_duplicate_effects")).longValue() == 0;
     }
-    return new BenchResult.Fields(j, 34, ok);
+    return new BenchResult.Fields(j, 44, ok);
+  }
+
+  /** The example service alone ({@code once bench e2e --service-only}). */
+  public static BenchResult serviceOnly(BenchEnv env, int warmup, double rate, int pool)
+      throws Exception {
+    Map<String, Object> j =
+        new LinkedHashMap<>(ServiceBench.run(env, warmup, rate, pool, System.err));
+    j.put("transport", env.transportName());
+    j.put("events", env.settings().events());
+    j.put("warmup_events", warmup);
+    j.put("machine", BenchReport.machine());
+    return new BenchResult.Fields(
+        j, 28, ((Number) j.get("service_duplicate_effects")).longValue() == 0);
   }
 
   private record Hand(
-      double eps, long[] latencies, double pacedRate, long duplicates, long rollbacks) {}
+      double eps,
+      long[] latencies,
+      double pacedRate,
+      long duplicates,
+      long rollbacks,
+      Map<String, Double> stages) {}
 
   /** Ceiling P: the hand-written pipeline's raw JDBC producers alone; orders per second. */
   private static double rawProducers(BenchEnv env, BenchSettings s, int hops) throws Exception {
@@ -123,17 +141,19 @@ public final class E2eBench {
         double eps = 0;
         double achieved = 0;
         long[] latencies;
+        Map<String, Double> stages = Map.of();
         if (pacedRate > 0) {
           long n = Math.round(pacedRate * s.latencySeconds());
           achieved = pipeline.paced(1, n, pacedRate);
           latencies = pipeline.timings().latencies(1, n + 1);
+          stages = pipeline.timings().stages("ceiling_c_paced_", 1, n + 1);
         } else {
           eps = pipeline.endToEnd();
           latencies = pipeline.timings().latencies(1, s.events() + 1L);
         }
         pipeline.close();
         return new Hand(
-            eps, latencies, achieved, pipeline.duplicateEffects(), pipeline.conflicts());
+            eps, latencies, achieved, pipeline.duplicateEffects(), pipeline.conflicts(), stages);
       } finally {
         pipeline.close();
         BenchTables.reset(env.dataSource());
@@ -181,6 +201,10 @@ public final class E2eBench {
           BenchReport.round3(
               (double) Percentiles.of(once.pacedLatencies(), 99)
                   / Percentiles.of(paced.latencies(), 99)));
+    }
+    j.putAll(once.pacedStages());
+    if (paced != null) {
+      j.putAll(paced.stages());
     }
     j.put("ceiling_c_p50_ms", ms(Percentiles.of(c.latencies(), 50)));
     j.put("ceiling_c_p99_ms", ms(Percentiles.of(c.latencies(), 99)));

@@ -68,6 +68,9 @@ final class HandConsumer {
         if (got.isEmpty()) {
           continue;
         }
+        if (last) {
+          timings.received(got.stream().map(m -> Long.parseLong(m.key())).toList());
+        }
         consume(group, got, emits);
         if (emits) {
           outbox.signal();

@@ -293,6 +293,7 @@ final class HandPipeline implements AutoCloseable {
         }
         if (!batch.isEmpty()) {
           publisher.publishConfirmed(batch);
+          timings.confirmed(batch.stream().map(m -> Long.parseLong(m.key())).toList());
           markSent(c, ids);
         }
         c.commit();

@@ -27,7 +27,8 @@ final class OnceE2e {
       double pacedRate,
       long[] pacedLatencies,
       long effects,
-      long duplicateEffects) {}
+      long duplicateEffects,
+      java.util.Map<String, Double> pacedStages) {}
 
   /** Once's own batch linger, for the runs that do not choose one. */
   static final java.time.Duration DEFAULT_LINGER = dev.once.ConsumerBuilder.DEFAULT_BATCH_LINGER;
@@ -92,17 +93,25 @@ final class OnceE2e {
             java.time.LocalTime.now(java.time.ZoneOffset.UTC), eps, rate);
         double achieved = 0;
         long[] pacedLatencies = new long[0];
+        java.util.Map<String, Double> stages = java.util.Map.of();
         if (paced > 0) {
           achieved =
               Producers.paced(
                   (from, to) -> produce(once, from, to), s.latencyProducers(), n + 1, paced, rate);
           await(timings, n + paced, s);
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
+          stages = timings.stages("paced_", n + 1, n + 1 + paced);
         }
         closeAll(running);
         Counts counts = counts(env);
         return new Result(
-            eps, latencies, achieved, pacedLatencies, counts.effects(), counts.duplicates());
+            eps,
+            latencies,
+            achieved,
+            pacedLatencies,
+            counts.effects(),
+            counts.duplicates(),
+            stages);
       } finally {
         closeAll(running);
         env.resetE2e(transport);

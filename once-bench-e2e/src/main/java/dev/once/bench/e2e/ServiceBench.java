@@ -18,8 +18,8 @@ final class ServiceBench {
   private ServiceBench() {}
 
   /** {@code rate}: the paced run's orders/s (0: a third of its own sustained rate). */
-  static Map<String, Object> run(BenchEnv env, int warmup, double rate, PrintStream progress)
-      throws Exception {
+  static Map<String, Object> run(
+      BenchEnv env, int warmup, double rate, int pool, PrintStream progress) throws Exception {
     if (env.jdbcUrl() == null) {
       throw new IllegalStateException("--service needs the database's JDBC URL, which is unknown");
     }
@@ -40,6 +40,7 @@ final class ServiceBench {
     cmd.add(Integer.toString(s.latencySeconds()));
     cmd.add(Integer.toString(s.latencyProducers()));
     cmd.add(Integer.toString(s.timeoutSeconds()));
+    cmd.add(Integer.toString(pool));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put(ServiceRun.DB, env.jdbcUrl());
     String broker =

@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  * {@code pacedSeconds}. Prints one JSON object on stdout. Its database and broker come in the
  * environment ({@value #DB}, {@value #BROKER}: they may hold passwords), the rest as arguments:
  * {@code transport events producers workers relays warmup rate pacedSeconds latencyProducers
- * timeoutSeconds}.
+ * timeoutSeconds poolSize}.
  */
 public final class ServiceRun {
   static final String DB = "ONCE_SERVICE_DB";
@@ -41,6 +41,7 @@ public final class ServiceRun {
     int pacedSeconds = Integer.parseInt(args[7]);
     int latencyProducers = Integer.parseInt(args[8]);
     long timeout = Long.parseLong(args[9]) * 1_000_000_000L;
+    int pool = Integer.parseInt(args[10]);
     String broker = System.getenv(BROKER);
     Function<DataSource, Transport> transports =
         ds ->
@@ -52,7 +53,7 @@ public final class ServiceRun {
     E2eTimings timings = new E2eTimings(OrderService.ORDERS, OrderService.CONSUMER);
     Map<String, Object> j = new LinkedHashMap<>();
     try (OrderService service =
-        new OrderService(System.getenv(DB), transports, workers, relays, timings)) {
+        new OrderService(System.getenv(DB), pool, transports, workers, relays, timings)) {
       clear(service.dataSource(), transports);
       service.start();
       long first = 1;
@@ -89,7 +90,7 @@ public final class ServiceRun {
       j.put(
           "service_duplicate_effects",
           BenchTables.duplicates(service.dataSource(), "service_effects"));
-      j.put("service_pool", OrderService.POOL_SIZE);
+      j.put("service_pool", pool);
       clear(service.dataSource(), transports);
     }
     out.println(new ObjectMapper().writeValueAsString(j));

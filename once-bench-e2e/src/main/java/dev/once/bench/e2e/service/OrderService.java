@@ -67,9 +67,22 @@ public final class OrderService implements AutoCloseable {
       int workers,
       int relays,
       OnceListener listener) {
+    this(jdbcUrl, POOL_SIZE, transport, workers, relays, listener);
+  }
+
+  /**
+   * With a pool of {@code poolSize} connections (the bench's question: does the pool limit it?).
+   */
+  public OrderService(
+      String jdbcUrl,
+      int poolSize,
+      java.util.function.Function<DataSource, Transport> transport,
+      int workers,
+      int relays,
+      OnceListener listener) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
-    config.setMaximumPoolSize(POOL_SIZE);
+    config.setMaximumPoolSize(poolSize);
     config.setPoolName("order-service");
     this.pool = new HikariDataSource(config);
     this.workers = workers;
