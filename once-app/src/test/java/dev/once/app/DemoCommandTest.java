@@ -63,6 +63,57 @@ class DemoCommandTest {
   }
 
   @Test
+  void withAnHttpFrontLostAnswersAreRetriedWithTheirKeyAndEachPurchaseIsOneOrderWithOneEvent()
+      throws Exception {
+    Run r = run(httpDemo("--seed", "11"));
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode http = json.get("http");
+    assertThat(http.get("responses_lost_after_commit").asLong()).as("answers lost").isPositive();
+    assertThat(http.get("replayed").asLong()).as("retries got the stored answer").isPositive();
+    assertThat(http.get("orders").asLong()).isEqualTo(200);
+    assertThat(http.get("keys").asLong()).isEqualTo(200);
+    assertThat(http.get("purchases").asLong()).isEqualTo(200);
+    assertThat(http.get("orders_beyond_first_per_key").asLong()).isZero();
+    assertThat(http.get("orders_beyond_first_per_purchase").asLong()).isZero();
+    assertThat(http.get("events").asLong()).isEqualTo(200);
+    assertThat(json.get("crashes").get("api.after-commit-before-response").asLong()).isPositive();
+    assertThat(json.get("duplicate_effects").asLong()).isZero();
+  }
+
+  /** The broken twin: a client that retries with a new key orders some purchases twice. */
+  @Test
+  void aClientRetryingWithANewKeyIsCaughtOrderingPurchasesTwice() throws Exception {
+    Run r = run(httpDemo("--seed", "11", "--retry-with-new-key"));
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(json.get("ok").asBoolean()).isFalse();
+    assertThat(json.get("http").get("orders_beyond_first_per_purchase").asLong()).isPositive();
+    assertThat(json.get("problems").toString())
+        .contains("purchases ordered more than once through the API");
+  }
+
+  private static String[] httpDemo(String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "demo",
+                "--events",
+                "200",
+                "--lost-response-rate",
+                "0.2",
+                "--timeout",
+                "120",
+                "--json",
+                "--db",
+                LocalServer.url(),
+                "--schema",
+                "once_demo_http"));
+    args.addAll(java.util.List.of(more));
+    return args.toArray(String[]::new);
+  }
+
+  @Test
   void theEmbeddedDemoNeedsNoServerAndEndsWithAnOkVerdict() {
     Run r = run("demo", "--events", "150", "--crash-rate", "0.1", "--seed", "3");
     assertThat(r.exit()).as(r.err()).isZero();

@@ -145,7 +145,7 @@ public final class WarehouseCheck {
           }
         }
       }
-      return new WarehouseVerdict(expected, counts, provider, bad, total);
+      return new WarehouseVerdict(expected, counts, provider, bad, total, KeyedOrders.read(c));
     } catch (SQLException e) {
       throw new IllegalStateException("could not read the demo tables: " + e.getMessage(), e);
     }

@@ -49,6 +49,13 @@ public final class WarehouseTables {
           created_at timestamptz NOT NULL DEFAULT now()
       );
       ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS poison boolean NOT NULL DEFAULT false;
+      -- orders placed through the demo's HTTP front: the client's key and its purchase number
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS request_key text;
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS purchase bigint;
+      CREATE TABLE IF NOT EXISTS demo_order_number (  -- the HTTP front's order numbers
+          id      int    PRIMARY KEY,
+          last_id bigint NOT NULL
+      );
       CREATE INDEX IF NOT EXISTS demo_dispatch_jobs_order ON demo_dispatch_jobs (order_id);
       CREATE INDEX IF NOT EXISTS demo_notifications_order ON demo_notifications (order_id);
       """;
@@ -78,6 +85,12 @@ public final class WarehouseTables {
           INDEX demo_notifications_order (order_id),
           INDEX demo_notifications_event (event_id)
       ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS request_key varchar(255);
+      ALTER TABLE demo_orders ADD COLUMN IF NOT EXISTS purchase bigint;
+      CREATE TABLE IF NOT EXISTS demo_order_number (
+          id      int    PRIMARY KEY,
+          last_id bigint NOT NULL
+      ) ENGINE = InnoDB;
       """;
 
   private static final String CLEAR =
@@ -89,6 +102,9 @@ public final class WarehouseTables {
       DELETE FROM once_suspect WHERE consumer_id IN ('warehouse', 'notifier');
       DELETE FROM once_dead_letter WHERE consumer_id IN ('warehouse', 'notifier')
          OR (consumer_id = '(relay)' AND destination IN ('orders', 'dispatch'));
+      DELETE FROM once_request WHERE scope = 'once-demo';
+      DELETE FROM demo_order_number;
+      INSERT INTO demo_order_number (id, last_id) VALUES (1, 0);
       """;
 
   private WarehouseTables() {}

@@ -14,13 +14,26 @@ import java.util.Map;
  * @param badOrders the first orders (by id) without exactly one dispatch job, one notification and
  *     one marker per consumer (none of these for a poison order), or with outbox rows pending
  * @param badOrderTotal how many such orders there are in all
+ * @param keyed the orders placed through the demo's HTTP front, per key, per purchase and their
+ *     events; null when none was
  */
 public record WarehouseVerdict(
     long expectedOrders,
     Counts counts,
     ProviderCounts provider,
     List<OrderDetail> badOrders,
-    long badOrderTotal) {
+    long badOrderTotal,
+    KeyedOrders keyed) {
+
+  /** A verdict without orders placed over HTTP. */
+  public WarehouseVerdict(
+      long expectedOrders,
+      Counts counts,
+      ProviderCounts provider,
+      List<OrderDetail> badOrders,
+      long badOrderTotal) {
+    this(expectedOrders, counts, provider, badOrders, badOrderTotal, null);
+  }
 
   /**
    * Everything counted from the tables. queueDepth is -1 when the transport cannot tell;
@@ -121,6 +134,9 @@ public record WarehouseVerdict(
     }
     if (provider != null) {
       problems.addAll(provider.problems(c.orders() - c.poison()));
+    }
+    if (keyed != null) {
+      problems.addAll(keyed.problems());
     }
     return problems;
   }

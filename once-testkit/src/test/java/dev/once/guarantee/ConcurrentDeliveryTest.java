@@ -53,9 +53,8 @@ class ConcurrentDeliveryTest {
 
         assertThatThrownBy(() -> assertThat(h.effects(id)).as("effects").isEqualTo(1))
             .isInstanceOf(AssertionError.class);
-        // how many pass the check before the first insert depends on scheduling (2 to 8 seen on
-        // a loaded machine); that more than one acted is what the check must catch
-        assertThat(h.effects(id)).as("more than one worker acted").isBetween(2L, (long) WORKERS);
+        // the broken inbox lets every worker look before any inserts: all of them act
+        assertThat(h.effects(id)).as("every worker acted").isEqualTo(WORKERS);
       }
     }
   }

@@ -3,6 +3,7 @@ package dev.once.app.bench;
 import dev.once.ConsumerBuilder;
 import dev.once.app.common.UserError;
 import dev.once.bench.e2e.BenchSettings;
+import dev.once.bench.e2e.BenchTracing;
 import dev.once.bench.e2e.E2eBench;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -77,6 +78,17 @@ public final class E2eCommand implements Callable<Integer> {
   int batchLingerMs;
 
   @Option(
+      names = "--tracing",
+      defaultValue = "off",
+      description =
+          "Once's tracing in the Once run (never the ceilings): off (none); sampled-out (a tracer"
+              + " and a span around every producer transaction, the sampler keeps none); sampled"
+              + " (10 %% of orders, parent-based); on (every order). Spans go through"
+              + " OpenTelemetry's batch processor to an exporter that counts them"
+              + " (default ${DEFAULT-VALUE}).")
+  String tracing;
+
+  @Option(
       names = "--service",
       description =
           "Also run the example service (dev.once.bench.e2e.service.OrderService: README"
@@ -101,6 +113,14 @@ public final class E2eCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (!BenchTracing.MODES.contains(tracing)) {
+      throw new UserError(
+          "--tracing must be one of "
+              + String.join(", ", BenchTracing.MODES)
+              + ", was '"
+              + tracing
+              + "'");
+    }
     BenchSettings s = options.settings(events, latencySeconds, 1);
     if (hops != 1 && hops != 2) {
       throw new UserError("--hops must be 1 or 2, was " + hops);
@@ -127,6 +147,8 @@ public final class E2eCommand implements Callable<Integer> {
     }
     int pool = service ? servicePool : 0;
     return options.run(
-        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, pool, System.err));
+        s,
+        true,
+        env -> E2eBench.run(env, hops, latencyRate, linger, warmup, tracing, pool, System.err));
   }
 }

@@ -73,6 +73,23 @@ public final class DemoCommand implements Callable<Integer> {
   double poisonRate;
 
   @Option(
+      names = "--lost-response-rate",
+      description =
+          "Put an HTTP front on the producer: orders are placed with POST /orders and an"
+              + " Idempotency-Key per purchase; this share of the answers is lost after the API's"
+              + " commit and the client retries with the same key. The report counts orders per key"
+              + " and per purchase and events per order from the tables. Absent: orders are"
+              + " committed directly (faster).")
+  Double lostResponseRate;
+
+  @Option(
+      names = "--retry-with-new-key",
+      description =
+          "With --lost-response-rate: a broken client that retries with a new key, to see the"
+              + " check fail (purchases ordered twice).")
+  boolean retryWithNewKey;
+
+  @Option(
       names = "--workers",
       defaultValue = "4",
       description =
@@ -139,7 +156,9 @@ public final class DemoCommand implements Callable<Integer> {
             duplicateRate,
             poisonRate,
             workers,
-            Duration.ofSeconds(timeoutSeconds));
+            Duration.ofSeconds(timeoutSeconds),
+            lostResponseRate,
+            retryWithNewKey);
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
@@ -157,6 +176,9 @@ public final class DemoCommand implements Callable<Integer> {
               + duplicateRate
               + ", poison rate "
               + poisonRate
+              + (lostResponseRate == null
+                  ? ""
+                  : ", HTTP front losing " + lostResponseRate + " of the answers")
               + ", seed "
               + seed);
       Migrations.apply(database.dataSource());

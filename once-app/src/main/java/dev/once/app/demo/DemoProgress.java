@@ -54,8 +54,8 @@ final class DemoProgress {
       Drain backlog = Drain.read(dataSource, transport, Drain.WAREHOUSE);
       long elapsed = System.nanoTime() - startNanos;
       boolean drained =
-          s[0] == events
-              && s[2] + backlog.deadLetters() == events
+          s[0] >= events // a broken HTTP client places more
+              && s[2] + backlog.deadLetters() == s[0]
               && backlog.isDrained()
               && s[3] == 0;
       if (drained || elapsed - lastPrint >= PRINT_EVERY.toNanos()) {

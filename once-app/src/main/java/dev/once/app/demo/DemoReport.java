@@ -17,7 +17,8 @@ public record DemoReport(
     long retries,
     long duplicatesInjected,
     Duration took,
-    boolean drainedInTime) {
+    boolean drainedInTime,
+    HttpCounts http) {
 
   public boolean ok() {
     return drainedInTime && verdict.ok();
@@ -36,7 +37,7 @@ public record DemoReport(
     Map<String, Object> crashJson = new LinkedHashMap<>();
     crashes.forEach(
         (point, n) -> {
-          if (DemoScenario.WINDOWS.contains(point)) {
+          if (DemoScenario.windows(settings).contains(point)) {
             crashJson.put(point.label(), n);
           }
         });
@@ -52,6 +53,15 @@ public record DemoReport(
     json.put("crashes", crashJson);
     verdict.provider().putJson(json);
     json.put("operations_unknown_left", c.operationsUnknownLeft());
+    if (http != null) {
+      Map<String, Object> front = http.toJson();
+      front.put("lost_response_rate", settings.lostResponseRate());
+      front.put("retry_with_new_key", settings.retryWithNewKey());
+      if (verdict.keyed() != null) {
+        front.putAll(verdict.keyed().toJson());
+      }
+      json.put("http", front);
+    }
     json.put("seconds", seconds());
     json.put("events_per_second", Math.round(eventsPerSecond() * 10) / 10.0);
     json.put("seed", settings.seed());
@@ -97,7 +107,7 @@ public record DemoReport(
         "crashes injected", crashTotal, settings.seed(), settings.crashRate());
     crashes.forEach(
         (point, n) -> {
-          if (DemoScenario.WINDOWS.contains(point)) {
+          if (DemoScenario.windows(settings).contains(point)) {
             out.printf("    %-48s %d%n", point.label(), n);
           }
         });
@@ -105,6 +115,9 @@ public record DemoReport(
         "  %-24s outbox %d pending, queue %s%n",
         "backlog", c.outboxPending(), c.queueDepth() < 0 ? "unknown" : c.queueDepth() + " waiting");
     verdict.provider().print(out);
+    if (http != null) {
+      printHttp(out);
+    }
     out.printf(
         "  %-24s %d (PENDING, IN_FLIGHT, UNKNOWN or ABANDONED at the end)%n",
         "operations unknown left", c.operationsUnknownLeft());
@@ -113,7 +126,9 @@ public record DemoReport(
         "time", seconds(), eventsPerSecond(), settings.workers());
     if (ok()) {
       out.println(
-          "  verdict                  OK: every order that is not poison has exactly one dispatch"
+          "  verdict                  OK: "
+              + (http != null ? "one order per key and per purchase, one event per order; " : "")
+              + "every order that is not poison has exactly one dispatch"
               + " job, one notification and one charge at the provider, markers match effects,"
               + " backlog drained"
               + (c.poison() > 0
@@ -127,5 +142,37 @@ public record DemoReport(
       verdict.problems().forEach(p -> out.println("    - " + p));
       verdict.badOrders().forEach(b -> out.println("      " + b));
     }
+  }
+
+  private void printHttp(PrintStream out) {
+    var client = http.client();
+    out.printf(
+        "  %-24s %d requests for %d purchases; %d answers lost (%d dropped after the commit, the"
+            + " rest cut by a crash), %d retries with the %s key, %d replayed%n",
+        "HTTP POST /orders",
+        client.requests(),
+        settings.events(),
+        client.cut(),
+        http.lostByServer(),
+        client.retries(),
+        settings.retryWithNewKey() ? "a NEW (broken)" : "the same",
+        client.replayed());
+    var keyed = verdict.keyed();
+    if (keyed == null) {
+      out.printf("  %-24s none placed%n", "orders per key");
+      return;
+    }
+    out.printf(
+        "  %-24s %d keys, %d orders: %d beyond the first of a key; %d purchases, %d beyond the first of a purchase;"
+            + " %d OrderPaid events (%d orders without one); %d stored responses%n",
+        "orders per key",
+        keyed.keys(),
+        keyed.orders(),
+        keyed.keyDoubles(),
+        keyed.purchases(),
+        keyed.purchaseDoubles(),
+        keyed.events(),
+        keyed.ordersWithoutEvent(),
+        keyed.storedResponses());
   }
 }

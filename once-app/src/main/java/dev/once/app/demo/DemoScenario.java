@@ -11,6 +11,8 @@ import dev.once.scenario.WarehouseCheck;
 import dev.once.scenario.WarehousePipeline;
 import dev.once.scenario.WarehouseTables;
 import dev.once.scenario.WarehouseVerdict;
+import dev.once.scenario.http.OrderApi;
+import dev.once.scenario.http.OrderClient;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.DuplicatingTransport;
@@ -32,7 +34,7 @@ import javax.sql.DataSource;
  * crash window and the transport publishes some messages twice.
  */
 public final class DemoScenario {
-  static final EnumSet<CrashPoint> WINDOWS =
+  private static final EnumSet<CrashPoint> WINDOWS =
       EnumSet.of(
           CrashPoint.PRODUCER_BEFORE_COMMIT,
           CrashPoint.CONSUMER_BEFORE_TRANSACTION,
@@ -42,6 +44,11 @@ public final class DemoScenario {
           CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT,
           CrashPoint.OPERATION_KEY_STORED_BEFORE_CALL,
           CrashPoint.OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED);
+
+  /** With the HTTP front, the API's two windows too. */
+  private static final EnumSet<CrashPoint> API_WINDOWS =
+      EnumSet.of(CrashPoint.API_BEFORE_COMMIT, CrashPoint.API_AFTER_COMMIT_BEFORE_RESPONSE);
+
   private static final int RELAYS = 2;
 
   /**
@@ -68,8 +75,17 @@ public final class DemoScenario {
     this.dataSource = dataSource;
     this.settings = settings;
     this.progress = progress;
-    this.faults = FaultInjector.random(settings.seed(), settings.crashRate(), WINDOWS);
+    this.faults = FaultInjector.random(settings.seed(), settings.crashRate(), windows(settings));
     this.transport = new DuplicatingTransport(transport, settings.duplicateRate(), settings.seed());
+  }
+
+  /** The crash windows a run with these settings injects at. */
+  static EnumSet<CrashPoint> windows(DemoSettings settings) {
+    EnumSet<CrashPoint> windows = EnumSet.copyOf(WINDOWS);
+    if (settings.httpFront()) {
+      windows.addAll(API_WINDOWS);
+    }
+    return windows;
   }
 
   /** Adds a listener to the demo's Once (e.g. metrics). */
@@ -83,6 +99,7 @@ public final class DemoScenario {
     long start = System.nanoTime();
     boolean drained;
     ProviderCounts provider;
+    HttpCounts client = null;
     try (Once once = buildOnce();
         DemoOperations operations =
             new DemoOperations(once, settings.crashRate(), settings.seed())) {
@@ -92,13 +109,17 @@ public final class DemoScenario {
           settings.workers(),
           RELAYS,
           new WarehousePipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
-      long known =
-          new OrderProducer(once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
-              .produce(
-                  LongStream.rangeClosed(1, settings.events()).boxed().toList(),
-                  settings.timeout());
-      if (known > 0) { // the reset clears the demo's outbox rows: only another writer could
-        progress.println("once: " + OrderProducer.alreadyInOutboxNote(known));
+      List<Long> orders = LongStream.rangeClosed(1, settings.events()).boxed().toList();
+      if (settings.httpFront()) {
+        client = placeOverHttp(once, orders);
+      } else {
+        long known =
+            new OrderProducer(
+                    once, settings.workers(), 0, ProductionGate.open(), settings::isPoison)
+                .produce(orders, settings.timeout());
+        if (known > 0) { // the reset clears the demo's outbox rows: only another writer could
+          progress.println("once: " + OrderProducer.alreadyInOutboxNote(known));
+        }
       }
       drained =
           new DemoProgress(dataSource, transport, settings.events(), progress, faults)
@@ -117,7 +138,37 @@ public final class DemoScenario {
         outcomes.get(Outcome.RETRY),
         transport.duplicated(),
         took,
-        drained);
+        drained,
+        client);
+  }
+
+  /**
+   * Each purchase 1..n through {@code POST /orders}: the API hands out order numbers 1..n in commit
+   * order, loses a share of its answers after the commit, and the client retries.
+   */
+  private HttpCounts placeOverHttp(Once once, List<Long> purchases) throws InterruptedException {
+    try (OrderApi api =
+        OrderApi.start(
+            once,
+            settings.workers(),
+            settings.lostResponseRate(),
+            settings.seed(),
+            settings::isPoison)) {
+      OrderClient client =
+          settings.retryWithNewKey()
+              ? OrderClient.retryingWithNewKeys(api.uri())
+              : OrderClient.of(api.uri());
+      progress.println(
+          "  orders through POST "
+              + api.uri()
+              + " (Idempotency-Key per purchase; "
+              + (settings.retryWithNewKey()
+                  ? "BROKEN client: a new key per retry"
+                  : "retries keep it")
+              + ")");
+      client.placeAll(purchases, settings.workers(), settings.timeout());
+      return new HttpCounts(client.counts(), api.lostResponses());
+    }
   }
 
   private Once buildOnce() {

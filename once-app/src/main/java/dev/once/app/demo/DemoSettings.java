@@ -3,7 +3,14 @@ package dev.once.app.demo;
 import dev.once.app.common.UserError;
 import java.time.Duration;
 
-/** The validated options of one demo run. */
+/**
+ * The validated options of one demo run.
+ *
+ * @param lostResponseRate with the HTTP front: the share of the order API's answers lost after its
+ *     commit; null: no HTTP front, orders are committed directly
+ * @param retryWithNewKey with the HTTP front: the client retries with a new key (broken, to show
+ *     the check failing)
+ */
 public record DemoSettings(
     int events,
     long seed,
@@ -11,7 +18,21 @@ public record DemoSettings(
     double duplicateRate,
     double poisonRate,
     int workers,
-    Duration timeout) {
+    Duration timeout,
+    Double lostResponseRate,
+    boolean retryWithNewKey) {
+
+  /** Without the HTTP front. */
+  public DemoSettings(
+      int events,
+      long seed,
+      double crashRate,
+      double duplicateRate,
+      double poisonRate,
+      int workers,
+      Duration timeout) {
+    this(events, seed, crashRate, duplicateRate, poisonRate, workers, timeout, null, false);
+  }
 
   public DemoSettings {
     if (events < 1 || events > 10_000_000) {
@@ -26,6 +47,17 @@ public record DemoSettings(
     if (timeout.isNegative() || timeout.isZero()) {
       throw new UserError("--timeout must be > 0 seconds, was " + timeout.toSeconds());
     }
+    if (lostResponseRate != null) {
+      rate("--lost-response-rate", lostResponseRate); // a client gives up after 50 attempts
+    }
+    if (retryWithNewKey && lostResponseRate == null) {
+      throw new UserError("--retry-with-new-key needs --lost-response-rate (the HTTP front)");
+    }
+  }
+
+  /** Whether orders are placed through the HTTP front. */
+  public boolean httpFront() {
+    return lostResponseRate != null;
   }
 
   private static void rate(String option, double value) {

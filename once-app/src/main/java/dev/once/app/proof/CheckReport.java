@@ -17,6 +17,9 @@ final class CheckReport {
     json.put("orders", c.orders());
     json.put("pending", c.pending());
     c.putJson(json);
+    if (verdict.keyed() != null) {
+      json.put("http", verdict.keyed().toJson());
+    }
     json.put("problems", verdict.problems());
     json.put("bad_order_total", verdict.badOrderTotal());
     json.put("bad_orders", verdict.badOrders().stream().map(OrderDetail::toJson).toList());
@@ -42,6 +45,9 @@ final class CheckReport {
     out.printf(
         "  %-22s %d (outbox %d, queued %d)%n",
         "pending", c.pending(), c.outboxPending(), Math.max(0, c.queueDepth()));
+    if (verdict.keyed() != null) {
+      out.printf("  %-22s %s%n", "orders over HTTP", verdict.keyed());
+    }
     if (verdict.ok()) {
       out.println(
           "  verdict                OK: every order processed exactly once, backlog drained");

@@ -23,11 +23,23 @@ public final class E2eBench {
    * runs the example service in a JVM of its own with a pool of {@code servicePool} (0: not run).
    */
   public static BenchResult run(
+      BenchEnv env, int hops, double latencyRate, Duration linger, int warmup, PrintStream progress)
+      throws Exception {
+    return run(env, hops, latencyRate, linger, warmup, "off", 0, progress);
+  }
+
+  /**
+   * As above, with Once's run traced as {@code tracingMode} says (one of {@link
+   * BenchTracing#MODES}; the ceilings are never traced), and the example service run too when
+   * {@code servicePool} is more than 0.
+   */
+  public static BenchResult run(
       BenchEnv env,
       int hops,
       double latencyRate,
       Duration linger,
       int warmup,
+      String tracingMode,
       int servicePool,
       PrintStream progress)
       throws Exception {
@@ -44,7 +56,10 @@ public final class E2eBench {
       rawProducers(env, w, hops);
       OnceE2e.producersAlone(env, w);
       ceilingC(env, w, hops, 0);
-      OnceE2e.run(env, w, hops, 0, linger, new PrintStream(OutputStream.nullOutputStream()));
+      try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+        OnceE2e.run(
+            env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
+      }
       env.rollbacks().clear();
     }
     // the producers alone, interleaved: raw JDBC, Once, raw JDBC, Once
@@ -63,7 +78,12 @@ public final class E2eBench {
     Hand c = ceilingC(env, s, hops, 0);
     progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
     progress.printf("  %s Once end to end ...%n", now());
-    OnceE2e.Result once = OnceE2e.run(env, s, hops, latencyRate, linger, progress);
+    OnceE2e.Result once;
+    long spans;
+    try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+      once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
+      spans = tracing.exported();
+    }
     Hand paced = null;
     if (once.pacedLatencies().length > 0) {
       progress.printf("  %s ceiling C paced at %.0f orders/s ...%n", now(), once.pacedRate());
@@ -76,6 +96,8 @@ public final class E2eBench {
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
     j.put("batch_linger_ms", linger.toMillis());
+    j.put("tracing", tracingMode);
+    j.put("spans_exported", spans);
     boolean ok = once.duplicateEffects() == 0 && c.duplicates() == 0;
     if (paced != null) {
       ok &= paced.duplicates() == 0;

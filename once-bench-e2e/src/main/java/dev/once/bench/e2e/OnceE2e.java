@@ -72,17 +72,22 @@ final class OnceE2e {
       int hops,
       double latencyRate,
       java.time.Duration linger,
+      BenchTracing tracing,
       PrintStream progress)
       throws Exception {
     try (Transport transport = env.openTransport()) {
       env.resetE2e(transport);
       E2eTimings timings = new E2eTimings(BenchTables.IN, finalConsumer(hops));
       List<AutoCloseable> running = new ArrayList<>();
-      try (Once once = build(env, transport, timings)) {
+      try (Once once = build(env, transport, timings, tracing.tracing())) {
         start(once, s, hops, linger, running);
         long n = s.events();
         Producers.fullSpeed(
-            (from, to) -> produce(once, from, to), s.producers(), s.producerBatch(), 1, n);
+            (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
+            s.producers(),
+            s.producerBatch(),
+            1,
+            n);
         await(timings, n, s);
         double eps = timings.eps(1, n + 1);
         long[] latencies = timings.latencies(1, n + 1);
@@ -97,7 +102,11 @@ final class OnceE2e {
         if (paced > 0) {
           achieved =
               Producers.paced(
-                  (from, to) -> produce(once, from, to), s.latencyProducers(), n + 1, paced, rate);
+                  (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
+                  s.latencyProducers(),
+                  n + 1,
+                  paced,
+                  rate);
           await(timings, n + paced, s);
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
           stages = timings.stages("paced_", n + 1, n + 1 + paced);
@@ -132,8 +141,19 @@ final class OnceE2e {
 
   /** Once on the bench's destinations; {@code more} listeners after the clock's and the count's. */
   static Once build(BenchEnv env, Transport transport, E2eTimings timings, OnceListener... more) {
+    return build(env, transport, timings, dev.once.Tracing.NONE, more);
+  }
+
+  /** As above, traced by {@code tracing}. */
+  static Once build(
+      BenchEnv env,
+      Transport transport,
+      E2eTimings timings,
+      dev.once.Tracing tracing,
+      OnceListener... more) {
     var builder =
         Once.builder()
+            .tracing(tracing)
             .dataSource(env.dataSource())
             .transport(transport)
             .destinations(BenchTables.IN, BenchTables.E2E_DISPATCH)
