@@ -127,7 +127,7 @@ public final class E2eCommand implements Callable<Integer> {
     }
     if (latencyRate < 0) {
       throw new UserError(
-          "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
+          "--latency-rate must be 0 (a third of the sustained rate) or more, was " + latencyRate);
     }
     if (batchLingerMs < -1 || batchLingerMs > 1000) {
       throw new UserError(

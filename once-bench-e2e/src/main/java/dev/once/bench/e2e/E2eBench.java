@@ -84,14 +84,16 @@ public final class E2eBench {
       once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
       spans = tracing.exported();
     }
+    // the rate Once's paced run was given, not the one it achieved: the same target for all
+    double target = latencyRate > 0 ? latencyRate : once.eps() / 3;
     Hand paced = null;
     if (once.pacedLatencies().length > 0) {
-      progress.printf("  %s ceiling C paced at %.0f orders/s ...%n", now(), once.pacedRate());
-      paced = ceilingC(env, s, hops, once.pacedRate());
+      progress.printf("  %s ceiling C paced at %.0f orders/s ...%n", now(), target);
+      paced = ceilingC(env, s, hops, target);
     }
     Map<String, Object> svc = null;
     if (servicePool > 0) {
-      svc = ServiceBench.run(env, warmup, once.pacedRate(), servicePool, progress);
+      svc = ServiceBench.run(env, warmup, target, servicePool, progress);
     }
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
