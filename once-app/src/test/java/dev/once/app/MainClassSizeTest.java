@@ -36,10 +36,7 @@ class MainClassSizeTest {
 
   /** Files over the limit that are being split elsewhere, by path from the repository root. */
   static final Set<String> BEING_SPLIT =
-      Set.of(
-          "once-bench-e2e/src/main/java/dev/once/bench/e2e/HandPipeline.java",
-          "once-bench-e2e/src/main/java/dev/once/bench/e2e/HandBroker.java",
-          "once-app/src/main/java/dev/once/app/ops/DeadLettersCommand.java");
+      Set.of("once-app/src/main/java/dev/once/app/ops/DeadLettersCommand.java");
 
   @Test
   void noMainClassIsLongerThanTheLimit() {
