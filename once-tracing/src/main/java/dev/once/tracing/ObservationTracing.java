@@ -102,6 +102,9 @@ public final class ObservationTracing implements Tracing {
     if (!inTrace()) {
       return Span.NONE;
     }
+    if (carryUnsampled(carrier)) {
+      return Span.NONE;
+    }
     SenderContext<Map<String, String>> context =
         new SenderContext<>((c, name, value) -> c.put(name, value), Kind.PRODUCER);
     context.setCarrier(carrier);
@@ -112,6 +115,27 @@ public final class ObservationTracing implements Tracing {
             .lowCardinalityKeyValue("messaging.destination.name", event.destination())
             .highCardinalityKeyValue("messaging.message.id", event.id().value());
     return new ObservedSpan(o.start());
+  }
+
+  /**
+   * When the caller's current span is not sampled and has no baggage: puts its context into {@code
+   * carrier} (a {@code traceparent} with the sampled flag off) instead of starting a publish span
+   * nobody would keep. Returns whether it did. Without the {@link Tracer} it cannot tell.
+   */
+  private boolean carryUnsampled(Map<String, String> carrier) {
+    if (tracer == null) {
+      return false;
+    }
+    io.micrometer.tracing.Span current = tracer.currentSpan();
+    if (current == null) {
+      return false;
+    }
+    TraceContext context = current.context();
+    if (!Boolean.FALSE.equals(context.sampled()) || !tracer.getAllBaggage().isEmpty()) {
+      return false;
+    }
+    carrier.put(TRACEPARENT, "00-" + context.traceId() + "-" + context.spanId() + "-00");
+    return true;
   }
 
   @Override
