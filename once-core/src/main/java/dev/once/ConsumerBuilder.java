@@ -12,7 +12,7 @@ public final class ConsumerBuilder {
   private Typed<?> typed;
   private int workers = 2;
   private int batchSize = 32;
-  private Duration pollTimeout = Duration.ofSeconds(1);
+  private Duration idleWait = Duration.ofSeconds(1);
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private Duration batchLinger = DEFAULT_BATCH_LINGER;
 
@@ -61,10 +61,23 @@ public final class ConsumerBuilder {
     return this;
   }
 
-  /** How long a poll waits for the first delivery. Default 1 s. */
-  public ConsumerBuilder pollTimeout(Duration pollTimeout) {
-    this.pollTimeout = pollTimeout;
+  /**
+   * How long an idle worker's poll waits for the first delivery before it polls again (a wake-up or
+   * an arriving delivery ends the wait sooner). Default 1 s.
+   */
+  public ConsumerBuilder idleWait(Duration idleWait) {
+    this.idleWait = idleWait;
     return this;
+  }
+
+  /**
+   * The idle wait under its old name.
+   *
+   * @deprecated one name for the idle wait of every engine: {@link #idleWait(Duration)}
+   */
+  @Deprecated(since = "1.1", forRemoval = true)
+  public ConsumerBuilder pollTimeout(Duration pollTimeout) {
+    return idleWait(pollTimeout);
   }
 
   /**
@@ -95,7 +108,7 @@ public final class ConsumerBuilder {
     Handler h = typed != null ? typed.handler(once.config().codecOrDiscover()) : handler;
     return once.consumer(
         new ConsumerConfig(
-            consumerId, destination, h, workers, batchSize, pollTimeout, retry, batchLinger));
+            consumerId, destination, h, workers, batchSize, idleWait, retry, batchLinger));
   }
 
   private record Typed<T>(Class<T> type, TypedHandler<? super T> typedHandler) {

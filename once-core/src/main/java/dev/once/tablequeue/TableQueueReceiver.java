@@ -25,7 +25,7 @@ final class TableQueueReceiver implements Receiver {
   private final TransactionWaits waits;
   private final String group;
   private final Duration visibilityTimeout;
-  private final Duration pollInterval;
+  private final Duration idleWait;
   private final Clock clock;
   private final Wakeup wakeup;
 
@@ -35,7 +35,7 @@ final class TableQueueReceiver implements Receiver {
       TransactionWaits waits,
       String group,
       Duration visibilityTimeout,
-      Duration pollInterval,
+      Duration idleWait,
       Clock clock,
       Wakeup wakeup) {
     this.dataSource = dataSource;
@@ -43,7 +43,7 @@ final class TableQueueReceiver implements Receiver {
     this.waits = waits;
     this.group = group;
     this.visibilityTimeout = visibilityTimeout;
-    this.pollInterval = pollInterval;
+    this.idleWait = idleWait;
     this.clock = clock;
     this.wakeup = wakeup;
   }
@@ -74,7 +74,7 @@ final class TableQueueReceiver implements Receiver {
       if (!got.isEmpty() || left <= 0) {
         return got;
       }
-      wakeup.await(seen, Duration.ofNanos(Math.min(left, pollInterval.toNanos())));
+      wakeup.await(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
       waited = true;
     }
   }

@@ -157,7 +157,7 @@ public abstract class HalfOpenContract {
                   })
               .batchSize(BATCH)
               .workers(2)
-              .pollTimeout(Duration.ofMillis(500))
+              .idleWait(Duration.ofMillis(500))
               .build();
       relay.start();
       consumer.start();

@@ -106,7 +106,7 @@ public abstract class PipelineContract {
               .subscribe(
                   dest,
                   (tx, e) -> tx.update("INSERT INTO " + table + " VALUES (?)", e.id().value()))
-              .pollTimeout(Duration.ofMillis(200))
+              .idleWait(Duration.ofMillis(200))
               .build();
       try (consumer) {
         once.inTransaction(tx -> tx.publish(Event.of(id, dest, "k", "OrderPaid", "{}")));

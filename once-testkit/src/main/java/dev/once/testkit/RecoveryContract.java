@@ -213,7 +213,7 @@ public abstract class RecoveryContract {
               .batchSize(BATCH)
               .workers(1)
               // a first poll that waits, then lingers: what came back arrives as one batch
-              .pollTimeout(Duration.ofSeconds(2))
+              .idleWait(Duration.ofSeconds(2))
               .batchLinger(Duration.ofMillis(300))
               .retry(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).build())
               .build()
