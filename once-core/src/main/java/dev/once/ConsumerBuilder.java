@@ -84,9 +84,11 @@ public final class ConsumerBuilder {
    * How long a worker that had to wait for its first delivery waits for more before its batch
    * starts. Under a trickle (producers committing one event at a time) each delivery would
    * otherwise be a batch of its own, and each batch costs a synchronous commit; with a linger the
-   * deliveries that arrive meanwhile share it. A worker that finds deliveries waiting never
-   * lingers, so a backlog is not slowed down. It adds at most this much to an idle consumer's
-   * latency. Default {@link #DEFAULT_BATCH_LINGER}; {@link Duration#ZERO} for none.
+   * deliveries that arrive meanwhile share it. It lingers only while deliveries come at least one
+   * per linger (the one it waited for came less than a linger after the one before): a delivery
+   * that comes alone after a quiet spell starts its batch at once, as a second one is not expected.
+   * A worker that finds deliveries waiting never lingers, so a backlog is not slowed down. Default
+   * {@link #DEFAULT_BATCH_LINGER}; {@link Duration#ZERO} for none.
    */
   public ConsumerBuilder batchLinger(Duration batchLinger) {
     this.batchLinger = batchLinger;

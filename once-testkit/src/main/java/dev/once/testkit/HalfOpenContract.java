@@ -11,9 +11,6 @@ import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Relay;
 import dev.once.spi.Transport;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +62,38 @@ public abstract class HalfOpenContract {
 
     /** Closes its transport, its pool and its proxy. */
     void kill();
+
+    /** The worker of {@code pool} (reached through {@code proxy}) and {@code transport}. */
+    static <P extends DataSource & AutoCloseable> Worker of(
+        P pool, Transport transport, TcpProxy proxy) {
+      return new Worker() {
+        @Override
+        public DataSource dataSource() {
+          return pool;
+        }
+
+        @Override
+        public Transport transport() {
+          return transport;
+        }
+
+        @Override
+        public TcpProxy proxy() {
+          return proxy;
+        }
+
+        @Override
+        public void kill() {
+          transport.close();
+          proxy.close();
+          try {
+            pool.close();
+          } catch (Exception e) {
+            throw new IllegalStateException("closing the worker's pool", e);
+          }
+        }
+      };
+    }
   }
 
   /** The test's database with Once's schema, for the setup and the checks. */
@@ -243,21 +272,10 @@ public abstract class HalfOpenContract {
   }
 
   private void execute(String sql) throws SQLException {
-    try (Connection c = dataSource().getConnection()) {
-      c.createStatement().execute(sql);
-    }
+    ContractSql.execute(dataSource(), sql);
   }
 
   private long count(String sql, Object... params) throws SQLException {
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return ContractSql.count(dataSource(), sql, params);
   }
 }
