@@ -86,6 +86,7 @@ class DocReferencesTest {
           Map.entry("TransactionStatus", "org.springframework.transaction.TransactionStatus"),
           Map.entry("JpaDialect", "org.springframework.orm.jpa.JpaDialect"),
           Map.entry("PersistenceException", "jakarta.persistence.PersistenceException"),
+          Map.entry("LoggingSpanExporter", "io.opentelemetry.exporter.logging.LoggingSpanExporter"),
           Map.entry("SmartLifecycle", "org.springframework.context.SmartLifecycle"),
           Map.entry("EntityManager", "jakarta.persistence.EntityManager"),
           Map.entry("Origin", "org.springframework.boot.origin.Origin"),
