@@ -19,7 +19,6 @@ import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Channel;
-import dev.once.spi.DeliveryLimit;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
@@ -28,7 +27,6 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
@@ -218,47 +216,9 @@ public final class OnceImpl implements Once {
 
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
-    checkDeliveryLimit(consumerConfig);
+    DeliveryLimitCheck.check(transport, consumerConfig);
     checkOneDestination(consumerConfig);
     return new ConsumerImpl(this, consumerConfig);
-  }
-
-  /**
-   * A message that kills the process is dead-lettered by Once at its delivery {@code maxAttempts +
-   * rounds + 2} (one that crashes a batch, {@code rounds = log2(batchSize)} groups that halve until
-   * it runs alone, {@code maxAttempts} alone, then the dead letter); the innocents of its batch
-   * come back once per round. A broker that gives up before that dead-letters them on its own (it
-   * may deliver a message {@code limit + 1} times).
-   */
-  private void checkDeliveryLimit(ConsumerConfig c) {
-    OptionalInt limit =
-        transport
-            .capability(DeliveryLimit.class)
-            .map(d -> OptionalInt.of(d.deliveryLimit()))
-            .orElse(OptionalInt.empty());
-    int max = c.retry().maxAttempts();
-    int rounds = 31 - Integer.numberOfLeadingZeros(c.batchSize());
-    int needed = max + rounds + 2;
-    if (limit.isPresent() && limit.getAsInt() + 1 < needed) {
-      throw new ConfigurationException(
-          "consumer.retry.maxAttempts",
-          "is "
-              + max
-              + " for consumer '"
-              + c.consumerId()
-              + "' with batchSize "
-              + c.batchSize()
-              + ": a message that kills the process may be delivered "
-              + needed
-              + " times before Once dead-letters it (maxAttempts + log2(batchSize) + 2), more than"
-              + " the "
-              + transport.name()
-              + " delivery limit "
-              + limit.getAsInt()
-              + " allows: lower maxAttempts or batchSize, or raise the transport's deliveryLimit to"
-              + " at least "
-              + (needed - 1));
-    }
   }
 
   /**
