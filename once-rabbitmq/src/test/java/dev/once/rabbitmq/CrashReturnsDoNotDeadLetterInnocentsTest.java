@@ -1,6 +1,7 @@
 package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Consumer;
 import dev.once.Event;
@@ -99,12 +100,12 @@ class CrashReturnsDoNotDeadLetterInnocentsTest {
           innocentDeliveries.get(),
           transport.count("orders", "warehouse"),
           transport.deliveryLimit());
-      assertThat(crashed).as("(premise) crashes, one per crasher").hasSize(CRASHERS);
       assertThat(transport.count("orders", "warehouse"))
           .as(
               "messages the broker dead-lettered on its own (delivery limit %d)",
               transport.deliveryLimit())
           .isZero();
+      assertThat(crashed).as("(premise) crashes, one per crasher").hasSize(CRASHERS);
       assertThat(db.count("SELECT count(*) FROM effects WHERE event_id = '" + INNOCENT + "'"))
           .as("the innocent's effects")
           .isEqualTo(1);
@@ -114,6 +115,24 @@ class CrashReturnsDoNotDeadLetterInnocentsTest {
       assertThat(db.count("SELECT count(*) FROM effects")).isEqualTo(CRASHERS + 1);
       assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).isEqualTo(CRASHERS + 1);
       assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isZero();
+    } finally {
+      Broker.deleteVhost(vhost);
+    }
+  }
+
+  @Test
+  void aQueueDeclaredWithTheFormerLimitIsRefusedWithWhatToDo() {
+    String vhost = Broker.newVhost();
+    try (RabbitTransport before =
+            RabbitTransport.builder().uri(Broker.uri(vhost)).deliveryLimit(20).build();
+        RabbitTransport now = RabbitTransport.builder().uri(Broker.uri(vhost)).build()) {
+      before.declare("orders", "warehouse");
+      assertThatThrownBy(() -> now.declare("orders", "warehouse"))
+          .isInstanceOf(TopologyException.class)
+          .hasMessageContaining("'orders.warehouse'")
+          .hasMessageContaining("x-delivery-limit")
+          .hasMessageContaining("keep it with deliveryLimit(<its limit>)")
+          .hasMessageContaining("let Once declare it with 1000");
     } finally {
       Broker.deleteVhost(vhost);
     }
