@@ -12,7 +12,7 @@ public final class ConsumerBuilder {
   private Typed<?> typed;
   private int workers = 2;
   private int batchSize = 32;
-  private Duration pollTimeout = Duration.ofSeconds(1);
+  private Duration idleWait = Duration.ofSeconds(1);
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private Duration batchLinger = DEFAULT_BATCH_LINGER;
 
@@ -61,19 +61,34 @@ public final class ConsumerBuilder {
     return this;
   }
 
-  /** How long a poll waits for the first delivery. Default 1 s. */
-  public ConsumerBuilder pollTimeout(Duration pollTimeout) {
-    this.pollTimeout = pollTimeout;
+  /**
+   * How long an idle worker's poll waits for the first delivery before it polls again (a wake-up or
+   * an arriving delivery ends the wait sooner). Default 1 s.
+   */
+  public ConsumerBuilder idleWait(Duration idleWait) {
+    this.idleWait = idleWait;
     return this;
+  }
+
+  /**
+   * The idle wait under its old name.
+   *
+   * @deprecated one name for the idle wait of every engine: {@link #idleWait(Duration)}
+   */
+  @Deprecated(since = "1.1", forRemoval = true)
+  public ConsumerBuilder pollTimeout(Duration pollTimeout) {
+    return idleWait(pollTimeout);
   }
 
   /**
    * How long a worker that had to wait for its first delivery waits for more before its batch
    * starts. Under a trickle (producers committing one event at a time) each delivery would
    * otherwise be a batch of its own, and each batch costs a synchronous commit; with a linger the
-   * deliveries that arrive meanwhile share it. A worker that finds deliveries waiting never
-   * lingers, so a backlog is not slowed down. It adds at most this much to an idle consumer's
-   * latency. Default {@link #DEFAULT_BATCH_LINGER}; {@link Duration#ZERO} for none.
+   * deliveries that arrive meanwhile share it. It lingers only while deliveries come at least one
+   * per linger (the one it waited for came less than a linger after the one before): a delivery
+   * that comes alone after a quiet spell starts its batch at once, as a second one is not expected.
+   * A worker that finds deliveries waiting never lingers, so a backlog is not slowed down. Default
+   * {@link #DEFAULT_BATCH_LINGER}; {@link Duration#ZERO} for none.
    */
   public ConsumerBuilder batchLinger(Duration batchLinger) {
     this.batchLinger = batchLinger;
@@ -95,7 +110,7 @@ public final class ConsumerBuilder {
     Handler h = typed != null ? typed.handler(once.config().codecOrDiscover()) : handler;
     return once.consumer(
         new ConsumerConfig(
-            consumerId, destination, h, workers, batchSize, pollTimeout, retry, batchLinger));
+            consumerId, destination, h, workers, batchSize, idleWait, retry, batchLinger));
   }
 
   private record Typed<T>(Class<T> type, TypedHandler<? super T> typedHandler) {

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param batchSize deliveries taken into one transaction, 1 to 64 (a handler that fails makes the
  *     batch run again with a savepoint per delivery, and PostgreSQL slows down past 64
  *     subtransactions in one transaction)
- * @param pollTimeout how long a poll waits for the first delivery
+ * @param idleWait how long an idle worker's poll waits for the first delivery before it polls again
  * @param retry attempts, backoff and the exceptions that are not retried
  * @param batchLinger how long a poll that had to wait for its first delivery waits for more before
  *     the batch starts, 0 to 1 s ({@link Duration#ZERO}: none); see {@link
@@ -25,7 +25,7 @@ public record ConsumerConfig(
     Handler handler,
     int workers,
     int batchSize,
-    Duration pollTimeout,
+    Duration idleWait,
     RetryPolicy retry,
     Duration batchLinger) {
 
@@ -36,7 +36,7 @@ public record ConsumerConfig(
       Handler handler,
       int workers,
       int batchSize,
-      Duration pollTimeout,
+      Duration idleWait,
       RetryPolicy retry) {
     this(
         consumerId,
@@ -44,7 +44,7 @@ public record ConsumerConfig(
         handler,
         workers,
         batchSize,
-        pollTimeout,
+        idleWait,
         retry,
         ConsumerBuilder.DEFAULT_BATCH_LINGER);
   }
@@ -55,12 +55,22 @@ public record ConsumerConfig(
     Validate.notNull("consumer.handler", handler);
     Validate.range("consumer.workers", workers, 1, 256);
     Validate.range("consumer.batchSize", batchSize, 1, 64);
-    Validate.positive("consumer.pollTimeout", pollTimeout);
+    Validate.positive("consumer.idleWait", idleWait);
     Validate.notNull("consumer.retry", retry);
     Validate.notNull("consumer.batchLinger", batchLinger);
     if (batchLinger.isNegative() || batchLinger.compareTo(Duration.ofSeconds(1)) > 0) {
       throw new ConfigurationException(
           "consumer.batchLinger", "must be between 0 and 1 s, was " + batchLinger);
     }
+  }
+
+  /**
+   * The idle wait under its old name.
+   *
+   * @deprecated one name for the idle wait of every engine: {@link #idleWait()}
+   */
+  @Deprecated(since = "1.1", forRemoval = true)
+  public Duration pollTimeout() {
+    return idleWait;
   }
 }

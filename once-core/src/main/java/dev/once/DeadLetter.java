@@ -13,7 +13,7 @@ import java.time.Instant;
  *     process died or hung while handling it); the error is then the last real one recorded before
  *     it, or {@code dev.once.AttemptsExhausted} with fingerprint {@code exhausted} if every attempt
  *     crashed
- * @param status {@code dead}, {@code replayed} or {@code discarded}
+ * @param status open ({@link DeadLetterStatus#DEAD}), replayed or discarded
  */
 public record DeadLetter(
     long id,
@@ -26,7 +26,7 @@ public record DeadLetter(
     String errorFingerprint,
     String errorMessage,
     boolean finalAttemptCrashed,
-    String status,
+    DeadLetterStatus status,
     Instant deadAt,
     Instant resolvedAt) {
 
@@ -38,6 +38,6 @@ public record DeadLetter(
   }
 
   public boolean isOpen() {
-    return "dead".equals(status);
+    return status == DeadLetterStatus.DEAD;
   }
 }

@@ -72,18 +72,18 @@ public interface DeadLetters {
   List<DeadLetter> discard(DeadLetterFilter filter, String actor, String reason);
 
   /**
-   * Up to {@code limit} of the messages the broker dead-lettered on its own for {@code
-   * consumerGroup} of {@code destination} (RabbitMQ: {@code <queue>.dead-letter}, fed by rejects
-   * and the delivery limit), read and given back where they were; empty where the transport keeps
-   * no such messages. On RabbitMQ each look counts as a delivery of the message in the dead-letter
-   * queue (see docs/RABBITMQ.md).
+   * Up to {@code limit} of the messages the broker dead-lettered on its own for {@code consumerId}
+   * of {@code destination} (RabbitMQ: {@code <queue>.dead-letter}, fed by rejects and the delivery
+   * limit), read and given back where they were; empty where the transport keeps no such messages.
+   * On RabbitMQ each look counts as a delivery of the message in the dead-letter queue (see
+   * docs/RABBITMQ.md).
    */
-  default List<BrokerDeadLetter> peekBroker(String destination, String consumerGroup, int limit) {
+  default List<BrokerDeadLetter> peekBroker(String destination, String consumerId, int limit) {
     throw new UnsupportedOperationException("peekBroker");
   }
 
   /**
-   * Moves up to {@code limit} of the broker's own dead letters of {@code consumerGroup} into Once's
+   * Moves up to {@code limit} of the broker's own dead letters of {@code consumerId} into Once's
    * dead letters of that consumer, so that they can be listed, replayed and discarded like the
    * others. One message at a time: its dead letter commits, then the broker's message is
    * acknowledged; a crash between leaves the message in the broker, and moving it again adds no
@@ -95,7 +95,7 @@ public interface DeadLetters {
    */
   default BrokerMove moveFromBroker(
       String destination,
-      String consumerGroup,
+      String consumerId,
       int limit,
       java.util.function.Consumer<BrokerMove> progress) {
     throw new UnsupportedOperationException("moveFromBroker");

@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.internal.SchemaFiles;
 import dev.once.internal.SchemaHistory;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
@@ -76,7 +77,7 @@ public final class Schema {
 
   /** The highest schema version {@code dialect} ships with this Once. */
   public static int expectedVersion(Dialect dialect) {
-    return SchemaHistory.expected(dialect);
+    return SchemaFiles.expected(dialect);
   }
 
   /**

@@ -86,6 +86,61 @@ class BatchLingerTest {
     }
   }
 
+  @Test
+  void aRowAfterAQuietSpellIsClaimedWithoutWaitingForTheNext() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
+      queue.declare("orders", "warehouse");
+      try (Receiver receiver = queue.receiver("orders", "warehouse")) {
+        queue.publish(List.of(event(1)), Duration.ofSeconds(5));
+        receiver.ack(receiver.poll(32, Duration.ofSeconds(10), Duration.ZERO));
+        Thread.sleep(1_500); // quiet: longer than the linger
+        CompletableFuture<Void> trickle =
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int i = 2; i <= 4; i++) {
+                    try {
+                      Thread.sleep(i == 2 ? 300 : 100);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    queue.publish(List.of(event(i)), Duration.ofSeconds(5));
+                  }
+                });
+        List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), Duration.ofMillis(500));
+        trickle.get();
+        assertThat(got).as("the first of the trickle alone, at once").hasSize(1);
+      }
+    }
+  }
+
+  @Test
+  void aTrickleAfterTheFirstClaimStillSharesABatch() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
+      queue.declare("orders", "warehouse");
+      try (Receiver receiver = queue.receiver("orders", "warehouse")) {
+        queue.publish(List.of(event(1)), Duration.ofSeconds(5));
+        receiver.ack(receiver.poll(32, Duration.ofSeconds(10), Duration.ZERO));
+        CompletableFuture<Void> trickle =
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int i = 2; i <= 4; i++) {
+                    try {
+                      Thread.sleep(100);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    queue.publish(List.of(event(i)), Duration.ofSeconds(5));
+                  }
+                });
+        List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), Duration.ofSeconds(1));
+        trickle.get();
+        assertThat(got).as("rows 100 ms apart, linger 1 s: one batch").hasSize(3);
+      }
+    }
+  }
+
   /** {@code n} events, one publish each, 100 ms apart, the first after 300 ms. */
   private static void trickle(TableQueueTransport queue, int n) {
     try {

@@ -2,7 +2,7 @@ package dev.once;
 
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.FakeProvider;
-import dev.once.test.MutableClock;
+import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +43,7 @@ final class OperationFixture implements AutoCloseable {
   }
 
   final TestDatabase db = TestDatabase.embedded();
-  final MutableClock clock = MutableClock.atNow();
+  final SettableClock clock = SettableClock.stoppedNow();
   final CrashSwitch crash = new CrashSwitch();
   final TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
   final Once once =

@@ -47,7 +47,7 @@ class OperationIntentTest {
                   tx.update("INSERT INTO dispatch VALUES (?)", event.key());
                   charges.request(tx, "charge:" + event.id(), CHARGE);
                 })
-            .pollTimeout(Duration.ofMillis(100))
+            .idleWait(Duration.ofMillis(100))
             .build();
     Event paid = Event.of(EventId.of("order-paid", 814), "orders", "814", "OrderPaid", "{}");
     f.once.inTransaction(tx -> tx.publish(paid));

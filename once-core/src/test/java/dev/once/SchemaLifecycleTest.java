@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.SchemaStatus.Applied;
-import dev.once.internal.SchemaHistory;
+import dev.once.internal.SchemaFiles;
 import dev.once.spi.Dialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -211,7 +211,7 @@ class SchemaLifecycleTest {
 
   private static List<Integer> checksums(Dialect dialect) {
     List<Integer> sums = new ArrayList<>();
-    Schema.migrations(dialect).values().forEach(text -> sums.add(SchemaHistory.checksum(text)));
+    Schema.migrations(dialect).values().forEach(text -> sums.add(SchemaFiles.checksum(text)));
     return sums;
   }
 
@@ -228,7 +228,7 @@ class SchemaLifecycleTest {
       if (++version > upTo) {
         return;
       }
-      for (String statement : SchemaHistory.statements(text)) {
+      for (String statement : SchemaFiles.statements(text)) {
         db.execute(statement);
       }
     }

@@ -23,7 +23,7 @@ class SmokeTest {
           once.consumer("c")
               .subscribe(
                   "orders", (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
-              .pollTimeout(Duration.ofMillis(100))
+              .idleWait(Duration.ofMillis(100))
               .build();
       once.inTransaction(
           tx ->

@@ -27,7 +27,11 @@ class BenchE2eCommandTest {
     "ratio_p",
     "p50_ms",
     "p99_ms",
-    "paced_p99_ms"
+    "paced_p99_ms",
+    "once_producers_eps",
+    "producer_path_ratio",
+    "ceiling_c_paced_p50_ms",
+    "ceiling_c_paced_p99_ms"
   };
 
   @Test
@@ -40,6 +44,18 @@ class BenchE2eCommandTest {
   void benchE2eWithOneHopCountsOneEffectPerOrder() throws Exception {
     JsonNode json = e2e("table", null, "--hops", "1");
     assertFigures(json, 1);
+  }
+
+  @Test
+  void benchE2eWithServiceRunsTheExampleServiceInAJvmOfItsOwn() throws Exception {
+    JsonNode json = e2e("table", null, "--hops", "1", "--service");
+    assertFigures(json, 1);
+    assertThat(json.get("service_eps").asDouble()).isPositive();
+    assertThat(json.get("service_paced_p50_ms").asDouble()).isPositive();
+    assertThat(json.get("service_pool").asInt()).isEqualTo(14);
+    assertThat(json.get("service_duplicate_effects").asLong()).isZero();
+    assertThat(json.get("service_effects").asLong())
+        .isEqualTo(200 + Math.round(100.0 * 1)); // --latency-rate 100 for --latency-seconds 1
   }
 
   @Test
@@ -96,7 +112,7 @@ class BenchE2eCommandTest {
         Cli.run("bench", "e2e", "--producers", "0"), "--producers must be between 1 and 64, was 0");
     assertOneLine(
         Cli.run("bench", "e2e", "--latency-rate", "-2"),
-        "--latency-rate must be 0 (half the sustained rate) or more, was -2.0");
+        "--latency-rate must be 0 (a third of the sustained rate) or more, was -2.0");
     assertOneLine(
         Cli.run("bench", "e2e", "--transport", "pigeon", "--db", LocalServer.url()),
         "--transport must be 'table', 'rabbitmq' or 'kafka', was 'pigeon'");

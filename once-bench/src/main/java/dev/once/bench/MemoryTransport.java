@@ -32,7 +32,7 @@ final class MemoryTransport implements Transport {
   }
 
   @Override
-  public void declare(String destination, String consumerGroup) {}
+  public void declare(String destination, String consumerId) {}
 
   @Override
   public PublishResult publish(List<Event> events, Duration confirmTimeout) {
@@ -40,7 +40,7 @@ final class MemoryTransport implements Transport {
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
+  public Receiver receiver(String destination, String consumerId) {
     return new Receiver() {
       @Override
       public List<Delivery> poll(int max, Duration wait) {

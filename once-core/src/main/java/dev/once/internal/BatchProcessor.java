@@ -64,7 +64,7 @@ final class BatchProcessor {
    * handling fails, {@code held} keeps the deliveries not yet settled, for {@link #handleHeld}.
    */
   int process(Receiver receiver, List<Delivery> held) throws InterruptedException {
-    held.addAll(receiver.poll(config.batchSize(), config.pollTimeout(), config.batchLinger()));
+    held.addAll(receiver.poll(config.batchSize(), config.idleWait(), config.batchLinger()));
     int polled = held.size();
     if (polled == 0) {
       isolation.sweep();

@@ -2,9 +2,9 @@ package dev.once.internal;
 
 import dev.once.DatabaseTimeouts;
 import dev.once.spi.Dialect;
+import dev.once.spi.ForwardingDataSource;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.TransactionWaits;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -235,56 +235,19 @@ public final class DatabaseWaits {
   }
 
   /** The data source whose connections {@link #borrow} bounds. */
-  private final class Bounded implements DataSource {
-    private final DataSource delegate;
-
+  private final class Bounded extends ForwardingDataSource {
     Bounded(DataSource delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
     public Connection getConnection() throws SQLException {
-      return borrow(delegate.getConnection());
+      return borrow(super.getConnection());
     }
 
     @Override
     public Connection getConnection(String user, String password) throws SQLException {
-      return borrow(delegate.getConnection(user, password));
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-      return delegate.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-      delegate.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-      delegate.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-      return delegate.getLoginTimeout();
-    }
-
-    @Override
-    public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      return delegate.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      return iface.isInstance(delegate) ? iface.cast(delegate) : delegate.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-      return iface.isInstance(delegate) || delegate.isWrapperFor(iface);
+      return borrow(super.getConnection(user, password));
     }
   }
 }

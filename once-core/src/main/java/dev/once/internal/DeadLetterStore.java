@@ -263,16 +263,16 @@ public final class DeadLetterStore implements DeadLetters {
   }
 
   @Override
-  public List<BrokerDeadLetter> peekBroker(String destination, String consumerGroup, int limit) {
+  public List<BrokerDeadLetter> peekBroker(String destination, String consumerId, int limit) {
     return new BrokerDeadLetterMover(dataSource, transport, dialect, clock)
-        .peek(destination, consumerGroup, limit);
+        .peek(destination, consumerId, limit);
   }
 
   @Override
   public BrokerMove moveFromBroker(
-      String destination, String consumerGroup, int limit, Consumer<BrokerMove> progress) {
+      String destination, String consumerId, int limit, Consumer<BrokerMove> progress) {
     return new BrokerDeadLetterMover(dataSource, transport, dialect, clock)
-        .move(destination, consumerGroup, limit, progress);
+        .move(destination, consumerId, limit, progress);
   }
 
   @Override

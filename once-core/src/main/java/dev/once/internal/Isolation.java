@@ -272,19 +272,31 @@ final class Isolation {
     return true;
   }
 
+  /**
+   * Raises the levels and records the charges in one transaction, run again after a conflict: the
+   * copies of one event held by several workers at once upsert the same rows, which InnoDB can
+   * answer with a deadlock.
+   */
   private void write(Map<String, Integer> raise, List<FailedAttempt> charges, Instant now) {
-    try (Connection c = once.dataSource().getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        once.dialect().attempts().raiseSuspects(c, config.consumerId(), raise, now);
-        if (!charges.isEmpty()) {
-          once.dialect().attempts().recordAttempts(c, charges);
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    try {
+      Conflicts.retry(
+          once.dialect(),
+          () -> {
+            try (Connection c = once.dataSource().getConnection()) {
+              c.setAutoCommit(false);
+              try {
+                once.dialect().attempts().raiseSuspects(c, config.consumerId(), raise, now);
+                if (!charges.isEmpty()) {
+                  once.dialect().attempts().recordAttempts(c, charges);
+                }
+                c.commit();
+                return null;
+              } catch (SQLException | RuntimeException e) {
+                Jdbc.rollbackQuietly(c);
+                throw e;
+              }
+            }
+          });
     } catch (SQLException e) {
       throw new StoreException("raise the suspects of consumer " + config.consumerId(), e);
     }

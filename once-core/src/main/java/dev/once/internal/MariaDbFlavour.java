@@ -18,7 +18,7 @@ import java.util.List;
  * rolled back), relay partitions as rows of {@code once_relay_partition}, {@code GET_LOCK}, READ
  * COMMITTED engine transactions. No LISTEN/NOTIFY: relays and table-queue receivers of other
  * processes find new rows when they poll ({@code OnceBuilder.relayIdleWait}, {@code
- * TableQueueTransport.Builder.pollInterval}). Lists, headers and clauses are the standard ones.
+ * TableQueueTransport.Builder.idleWait}). Lists, headers and clauses are the standard ones.
  */
 public class MariaDbFlavour implements SqlFlavour {
 

@@ -1,6 +1,5 @@
 package dev.once.internal;
 
-import dev.once.ConfigurationException;
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
 import dev.once.DatabaseTimeouts;
@@ -27,7 +26,6 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 /** The one {@link Once} implementation: wires the store, the transport and the engines. */
@@ -54,11 +52,10 @@ public final class OnceImpl implements Once {
   private final Listeners listener;
   private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
-  private final java.util.concurrent.ConcurrentMap<String, String> subscriptions =
-      new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
-  private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
+  private final Engines started = new Engines();
+  private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
@@ -118,6 +115,7 @@ public final class OnceImpl implements Once {
     this.transactions = waits.bound(runner, false);
     this.batchTransactions = waits.bound(runner, true);
     this.transport = transport;
+    this.consumerChecks = new ConsumerChecks(transport);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -216,29 +214,8 @@ public final class OnceImpl implements Once {
 
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
-    DeliveryLimitCheck.check(transport, consumerConfig);
-    checkOneDestination(consumerConfig);
+    consumerChecks.check(consumerConfig);
     return new ConsumerImpl(this, consumerConfig);
-  }
-
-  /**
-   * The inbox key is (consumer id, event id): one consumer id on two destinations would make an
-   * event of the second with the id of one of the first a false DUPLICATE. Refused.
-   */
-  private void checkOneDestination(ConsumerConfig c) {
-    String before = subscriptions.putIfAbsent(c.consumerId(), c.destination());
-    if (before != null && !before.equals(c.destination())) {
-      throw new ConfigurationException(
-          "consumer.destination",
-          "'"
-              + c.destination()
-              + "' is refused for consumer '"
-              + c.consumerId()
-              + "', which subscribes to '"
-              + before
-              + "' already: markers are kept per (consumer id, event id), so an event id seen on"
-              + " both would count as a duplicate; give each destination its own consumer id");
-    }
   }
 
   @Override
@@ -350,40 +327,7 @@ public final class OnceImpl implements Once {
     if (outboxNotifier != null) {
       outboxNotifier.close();
     }
-    // All at once: each engine waits a few seconds for its threads, and one stuck in a read of a
-    // half-open connection (it ends at the network timeout) must not add its wait to the others'.
-    List<Thread> closing = new java.util.ArrayList<>();
-    for (AutoCloseable engine : started) {
-      Thread t = new Thread(() -> closeQuietly(engine), "once-close");
-      t.setDaemon(true);
-      t.start();
-      closing.add(t);
-    }
-    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-    for (Thread t : closing) {
-      long left = (deadline - System.nanoTime()) / 1_000_000;
-      if (left <= 0) {
-        break;
-      }
-      try {
-        t.join(left);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    started.clear();
-  }
-
-  /** How long {@link #close()} waits for its engines, all of them together. */
-  private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(6);
-
-  private static void closeQuietly(AutoCloseable engine) {
-    try {
-      engine.close();
-    } catch (Exception e) {
-      // closing is best effort; each engine logs its own trouble
-    }
+    started.closeAll();
   }
 
   static void closeQuietly(Connection c) {

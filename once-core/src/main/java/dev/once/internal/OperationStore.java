@@ -5,8 +5,8 @@ import dev.once.OperationState;
 import dev.once.StoreException;
 import dev.once.spi.Dialect;
 import dev.once.spi.Lease;
-import dev.once.spi.OperationOutcome;
 import dev.once.spi.OperationRow;
+import dev.once.spi.OperationUpdate;
 import dev.once.spi.OperationsDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -121,7 +121,7 @@ final class OperationStore {
         c -> ops.recordResolution(c, operationId, owner, resolution, now));
   }
 
-  /** Stores an attempt's outcome; see {@link OperationsDialect#store}. */
+  /** Stores what an attempt came to; see {@link OperationsDialect#store}. */
   boolean store(
       String operationId,
       String owner,
@@ -131,10 +131,10 @@ final class OperationStore {
       Instant nextAttemptAt,
       boolean definitive,
       Instant now) {
-    OperationOutcome outcome =
-        new OperationOutcome(
+    OperationUpdate update =
+        new OperationUpdate(
             operationId, owner, state, result, error, nextAttemptAt, definitive, now);
-    return autoCommit("store outcome of " + operationId, c -> ops.store(c, outcome));
+    return autoCommit("store the attempt of " + operationId, c -> ops.store(c, update));
   }
 
   /** One auto-committed statement. */

@@ -2,6 +2,7 @@ package dev.once.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * signals since its last one, in a transaction of its own that writes no WAL and so holds the lock
  * for microseconds.
  *
+ * <p>Two notifications are at least {@link #SPACING} apart. Under load nearly every commit found
+ * the previous notification sent and asked for one more: thousands per second, each a transaction
+ * on the pool and a wake-up of every listening backend and of this process's own listener, for
+ * relays and receivers that were busy and did not wait for them. Spaced, the first commit after a
+ * quiet spell is announced at once, and a burst costs one notification per {@code SPACING}.
+ *
  * <p>Notifications are wake-ups, never the only way work is found: waiters also poll. A process
  * that dies between a commit and the notification only makes other processes find the rows at their
  * next poll.
@@ -25,9 +32,13 @@ import org.slf4j.LoggerFactory;
 public final class PgNotifier implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PgNotifier.class);
 
+  /** The least time between two notifications of one notifier. */
+  public static final Duration SPACING = Duration.ofMillis(2);
+
   private final DataSource dataSource;
   private final Send send;
   private final String channel;
+  private final long spacingNanos;
   private Thread thread;
   private boolean pending;
   private boolean closed;
@@ -43,9 +54,15 @@ public final class PgNotifier implements AutoCloseable {
    * @param channel for the thread's name and logs
    */
   public PgNotifier(DataSource dataSource, Send send, String channel) {
+    this(dataSource, send, channel, SPACING);
+  }
+
+  /** With another least time between two notifications (tests: zero for none). */
+  PgNotifier(DataSource dataSource, Send send, String channel, Duration spacing) {
     this.dataSource = dataSource;
     this.send = send;
     this.channel = channel;
+    this.spacingNanos = spacing.toNanos();
   }
 
   /**
@@ -72,7 +89,9 @@ public final class PgNotifier implements AutoCloseable {
   }
 
   private void run() {
-    while (awaitPending()) {
+    long last = System.nanoTime() - spacingNanos;
+    while (awaitPending(last)) {
+      last = System.nanoTime();
       try (Connection c = dataSource.getConnection()) {
         if (!c.getAutoCommit()) {
           c.setAutoCommit(true);
@@ -85,14 +104,22 @@ public final class PgNotifier implements AutoCloseable {
     }
   }
 
-  /** Waits for a signal and takes it; false once closed. */
-  private synchronized boolean awaitPending() {
-    while (!pending && !closed) {
-      try {
+  /**
+   * Waits for a signal and, if the notification sent at {@code last} (nanoTime) is less than the
+   * spacing ago, until it is that old; then takes the signal and every one since. False once
+   * closed.
+   */
+  private synchronized boolean awaitPending(long last) {
+    try {
+      while (!pending && !closed) {
         wait();
-      } catch (InterruptedException e) {
-        return false;
       }
+      long left;
+      while (!closed && (left = last + spacingNanos - System.nanoTime()) > 0) {
+        wait(left / 1_000_000, (int) (left % 1_000_000));
+      }
+    } catch (InterruptedException e) {
+      return false;
     }
     pending = false;
     return !closed;

@@ -60,7 +60,7 @@ public class PostgresQueue extends JdbcQueue {
   public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
     List<Delivery> deliveries = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
-      sql.bind(ps, claim.consumerGroup(), claim.now(), claim.limit(), claim.visibleUntil());
+      sql.bind(ps, claim.consumerId(), claim.now(), claim.limit(), claim.visibleUntil());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           int count = rs.getInt("delivery_count");

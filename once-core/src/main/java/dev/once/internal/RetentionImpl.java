@@ -8,7 +8,6 @@ import dev.once.spi.RetentionDialect.Retained;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,25 +70,14 @@ final class RetentionImpl implements Retention {
     return total;
   }
 
-  /** How often one batch is tried again after a deadlock or a serialization failure. */
-  private static final int TRANSIENT_RETRIES = 10;
-
   /**
    * One batch, its own auto-committed statement: a deadlock with live traffic (InnoDB takes gap
    * locks on the rows around the ones it deletes) only rolls back that statement, so it is run
    * again after a short pause; deleting what is old is the same whenever it succeeds.
    */
   private int deleteBatch(Connection c, Retained what, Instant before) throws SQLException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return retention.deleteOld(c, what, before, policy.batchSize());
-      } catch (SQLException e) {
-        if (attempt > TRANSIENT_RETRIES || !once.dialect().isTransient(e)) {
-          throw e;
-        }
-        Pause.sleep(Duration.ofMillis(5L * attempt));
-      }
-    }
+    return Conflicts.retry(
+        once.dialect(), () -> retention.deleteOld(c, what, before, policy.batchSize()));
   }
 
   @Override

@@ -5,24 +5,16 @@ import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.SchemaStatus.Applied;
 import dev.once.SchemaVersionException;
+import dev.once.internal.SchemaFiles.Migration;
+import dev.once.internal.SchemaFiles.Probe;
 import dev.once.spi.Dialect;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.StringReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.zip.CRC32;
 
 /**
  * The Once schema's history table, in Flyway's format ({@code flyway_schema_history}'s columns, the
@@ -31,11 +23,6 @@ import java.util.zip.CRC32;
  */
 public final class SchemaHistory {
   public static final String TABLE = "once_schema_history";
-  private static final Pattern FILE = Pattern.compile("V(\\d+)__(.+)\\.sql");
-  private static final Pattern CREATES_TABLE =
-      Pattern.compile("(?is)^CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(\\w+).*");
-  private static final Pattern ADDS_COLUMN =
-      Pattern.compile("(?is)^ALTER\\s+TABLE\\s+(\\w+)\\s+ADD\\s+(?:COLUMN\\s+)?(\\w+).*");
   private static final String LOCK = "once_schema";
   private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofMinutes(5);
   static final String BASELINE_SCRIPT = "<< Flyway Baseline >>";
@@ -61,79 +48,10 @@ public final class SchemaHistory {
 
   private SchemaHistory() {}
 
-  /** One migration file of a dialect, as Flyway names and sums it. */
-  record Migration(int version, String description, String script, String text, int checksum) {
-    /** The first table it creates or column it adds: there when it was applied. */
-    Probe probe() {
-      for (String statement : statements(text)) {
-        Matcher table = CREATES_TABLE.matcher(statement);
-        if (table.matches()) {
-          return new Probe(table.group(1).toLowerCase(), null);
-        }
-        Matcher column = ADDS_COLUMN.matcher(statement);
-        if (column.matches()) {
-          return new Probe(column.group(1).toLowerCase(), column.group(2).toLowerCase());
-        }
-      }
-      throw new OnceException(script + " creates no table and adds no column");
-    }
-
-    String label() {
-      return "V" + version + " (" + description + ")";
-    }
-  }
-
-  record Probe(String table, String column) {}
-
-  static List<Migration> migrations(Dialect dialect) {
-    List<Migration> all = new ArrayList<>();
-    for (Map.Entry<String, String> file : Schema.migrations(dialect).entrySet()) {
-      Matcher m = FILE.matcher(file.getKey());
-      if (!m.matches()) {
-        throw new OnceException(
-            "schema resource " + file.getKey() + " is not named V<version>__<description>.sql");
-      }
-      all.add(
-          new Migration(
-              Integer.parseInt(m.group(1)),
-              m.group(2).replace('_', ' '),
-              file.getKey(),
-              file.getValue(),
-              checksum(file.getValue())));
-    }
-    return all;
-  }
-
-  /** The highest version {@code dialect} ships. */
-  public static int expected(Dialect dialect) {
-    List<Migration> all = migrations(dialect);
-    return all.isEmpty() ? 0 : all.get(all.size() - 1).version();
-  }
-
-  /**
-   * Flyway's checksum of a script: CRC-32 over its lines' UTF-8 bytes without line breaks (so CRLF
-   * and LF files sum alike), a byte-order mark dropped.
-   */
-  public static int checksum(String text) {
-    CRC32 crc = new CRC32();
-    try (BufferedReader lines = new BufferedReader(new StringReader(text))) {
-      String line = lines.readLine();
-      if (line != null && line.startsWith("\uFEFF")) {
-        line = line.substring(1);
-      }
-      for (; line != null; line = lines.readLine()) {
-        crc.update(line.getBytes(StandardCharsets.UTF_8));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return (int) crc.getValue();
-  }
-
   /** What the history of the connection's schema says; changes nothing. */
   public static SchemaStatus status(Connection c, Dialect dialect) throws SQLException {
     String schema = dialect.status().currentSchema(c);
-    int expected = expected(dialect);
+    int expected = SchemaFiles.expected(dialect);
     if (!dialect.status().tableExists(c, TABLE)) {
       return new SchemaStatus(schema, dialect.name(), false, List.of(), expected);
     }
@@ -188,7 +106,7 @@ public final class SchemaHistory {
     if (!status.recorded()) {
       return;
     }
-    refuseUnusable(status, migrations(dialect));
+    SchemaFiles.refuseUnusable(status, SchemaFiles.of(dialect));
     if (status.appliedVersion() < status.expected()) {
       throw new SchemaVersionException(
           SchemaVersionException.Reason.OLDER,
@@ -202,7 +120,8 @@ public final class SchemaHistory {
               + ", this Once needs "
               + status.expected()
               + " (pending: "
-              + labels(pending(status, migrations(dialect), status.expected()))
+              + SchemaFiles.labels(
+                  SchemaFiles.pending(status, SchemaFiles.of(dialect), status.expected()))
               + "): apply them first (Schema.apply, 'once schema apply', or your migration tool"
               + " with the location "
               + Schema.location(dialect)
@@ -218,7 +137,7 @@ public final class SchemaHistory {
    * its Flyway setup) as a baseline at the version its tables show. Changes no Once table.
    */
   public static SchemaStatus baseline(Connection c, Dialect dialect) throws SQLException {
-    List<Migration> migrations = migrations(dialect);
+    List<Migration> migrations = SchemaFiles.of(dialect);
     if (!dialect.status().tableExists(c, TABLE)) {
       try (Statement s = c.createStatement()) {
         for (String statement : CREATE) {
@@ -272,7 +191,7 @@ public final class SchemaHistory {
               SchemaVersionException.Reason.DAMAGED,
               dialect.status().currentSchema(c),
               0,
-              expected(dialect),
+              SchemaFiles.expected(dialect),
               "schema '"
                   + dialect.status().currentSchema(c)
                   + "' has no "
@@ -320,7 +239,7 @@ public final class SchemaHistory {
    * pending changes nothing.
    */
   public static SchemaStatus apply(Connection c, Dialect dialect, int target) throws SQLException {
-    List<Migration> migrations = migrations(dialect);
+    List<Migration> migrations = SchemaFiles.of(dialect);
     c.setAutoCommit(true);
     lock(c, dialect);
     try {
@@ -328,13 +247,13 @@ public final class SchemaHistory {
       Migration running = null;
       try {
         SchemaStatus status = baseline(c, dialect);
-        refuseUnusable(status, migrations);
+        SchemaFiles.refuseUnusable(status, migrations);
         int rank = nextRank(status);
-        for (Migration m : pending(status, migrations, target)) {
+        for (Migration m : SchemaFiles.pending(status, migrations, target)) {
           running = m;
           long start = System.nanoTime();
           try (Statement s = c.createStatement()) {
-            for (String statement : statements(m.text())) {
+            for (String statement : SchemaFiles.statements(m.text())) {
               s.execute(statement);
             }
           }
@@ -418,85 +337,6 @@ public final class SchemaHistory {
     }
   }
 
-  private static List<Migration> pending(
-      SchemaStatus status, List<Migration> migrations, int target) {
-    int applied = status.appliedVersion();
-    return migrations.stream().filter(m -> m.version() > applied && m.version() <= target).toList();
-  }
-
-  private static String labels(List<Migration> migrations) {
-    return String.join(", ", migrations.stream().map(Migration::label).toList());
-  }
-
-  /** A failed migration, a schema newer than this Once, or a script changed since it ran. */
-  static void refuseUnusable(SchemaStatus status, List<Migration> migrations) {
-    if (!status.failed().isEmpty()) {
-      Applied failed = status.failed().get(0);
-      throw new SchemaVersionException(
-          SchemaVersionException.Reason.DAMAGED,
-          status.schema(),
-          status.appliedVersion(),
-          status.expected(),
-          "migration V"
-              + failed.version()
-              + " ("
-              + failed.description()
-              + ") of the Once schema in '"
-              + status.schema()
-              + "' failed at "
-              + failed.installedOn()
-              + " and may have left part of its changes (this database commits DDL statement by"
-              + " statement): undo them by hand, delete its row (installed_rank "
-              + failed.rank()
-              + ") from "
-              + TABLE
-              + ", then apply again");
-    }
-    if (status.newerThanCode()) {
-      throw new SchemaVersionException(
-          SchemaVersionException.Reason.NEWER,
-          status.schema(),
-          status.appliedVersion(),
-          status.expected(),
-          "the Once schema in '"
-              + status.schema()
-              + "' is at version "
-              + status.appliedVersion()
-              + ", newer than this Once, which knows versions up to "
-              + status.expected()
-              + ": a newer Once migrated it. Run that Once (or a newer one); this one refuses to"
-              + " start rather than misread tables it does not know");
-    }
-    for (Applied row : status.applied()) {
-      if (!row.type().equals("SQL")) {
-        continue;
-      }
-      for (Migration m : migrations) {
-        if (m.version() == row.version()
-            && row.checksum() != null
-            && row.checksum() != m.checksum()) {
-          throw new SchemaVersionException(
-              SchemaVersionException.Reason.DAMAGED,
-              status.schema(),
-              status.appliedVersion(),
-              status.expected(),
-              m.label()
-                  + " was applied to '"
-                  + status.schema()
-                  + "' with checksum "
-                  + row.checksum()
-                  + ", but this Once's "
-                  + m.script()
-                  + " sums to "
-                  + m.checksum()
-                  + ": the file or the row in "
-                  + TABLE
-                  + " was changed after it ran");
-        }
-      }
-    }
-  }
-
   private static int nextRank(SchemaStatus status) {
     return status.applied().stream().mapToInt(Applied::rank).max().orElse(0) + 1;
   }
@@ -529,19 +369,5 @@ public final class SchemaHistory {
         user == null ? "?" : user,
         millis,
         success);
-  }
-
-  /** A script's statements: comment lines dropped, split at a ';' that ends a line. */
-  public static List<String> statements(String script) {
-    StringBuilder sql = new StringBuilder();
-    for (String line : script.split("\n")) {
-      if (!line.strip().startsWith("--")) {
-        sql.append(line).append('\n');
-      }
-    }
-    return Arrays.stream(sql.toString().split(";[ \t]*\n"))
-        .map(String::strip)
-        .filter(statement -> !statement.isEmpty())
-        .toList();
   }
 }

@@ -4,6 +4,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
+import dev.once.DeadLetterStatus;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.spi.DeadLetterQuery;
@@ -183,7 +184,7 @@ public class JdbcDeadLetters implements DeadLettersDialect {
         rs.getString("error_fingerprint"),
         rs.getString("error_message"),
         rs.getBoolean("final_attempt_crashed"),
-        rs.getString("status"),
+        DeadLetterStatus.of(rs.getString("status")),
         flavour.readInstant(rs, "dead_at"),
         flavour.readInstant(rs, "resolved_at"));
   }

@@ -2,8 +2,8 @@ package dev.once.jdbc;
 
 import dev.once.spi.Lease;
 import dev.once.spi.OperationInsert;
-import dev.once.spi.OperationOutcome;
 import dev.once.spi.OperationRow;
+import dev.once.spi.OperationUpdate;
 import dev.once.spi.OperationsDialect;
 import dev.once.spi.Sql;
 import dev.once.spi.SqlFlavour;
@@ -89,7 +89,7 @@ public class JdbcOperations implements OperationsDialect {
   }
 
   @Override
-  public boolean store(Connection c, OperationOutcome o) throws SQLException {
+  public boolean store(Connection c, OperationUpdate o) throws SQLException {
     return sql.update(
             c,
             """

@@ -40,13 +40,13 @@ public class JdbcQueue implements QueueDialect {
   }
 
   @Override
-  public void bind(Connection c, String destination, String consumerGroup) throws SQLException {
+  public void bind(Connection c, String destination, String consumerId) throws SQLException {
     sql.insertUnlessDuplicate(
         c,
         "INSERT INTO once_queue_binding (destination, consumer_group) VALUES (?, ?)",
         "destination, consumer_group",
         destination,
-        consumerGroup);
+        consumerId);
   }
 
   @Override
@@ -77,11 +77,10 @@ public class JdbcQueue implements QueueDialect {
   }
 
   @Override
-  public int enqueueFor(Connection c, Event e, String consumerGroup, Instant now)
-      throws SQLException {
+  public int enqueueFor(Connection c, Event e, String consumerId, Instant now) throws SQLException {
     Object[] copy = copy(c, e, now);
     Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
-    params[copy.length] = consumerGroup;
+    params[copy.length] = consumerId;
     return sql.update(c, INSERT_COPIES.stripTrailing() + " AND b.consumer_group = ?", params);
   }
 
@@ -107,7 +106,7 @@ public class JdbcQueue implements QueueDialect {
               // a row that does not decode is handed out as malformed, to be dead-lettered alone
               return MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id);
             },
-            claim.consumerGroup(),
+            claim.consumerId(),
             claim.now(),
             claim.limit());
     if (!ids.isEmpty()) {
@@ -150,13 +149,12 @@ public class JdbcQueue implements QueueDialect {
   }
 
   @Override
-  public long depth(Connection c, String consumerGroup) throws SQLException {
-    return sql.queryLong(
-        c, "SELECT count(*) FROM once_queue WHERE consumer_group = ?", consumerGroup);
+  public long depth(Connection c, String consumerId) throws SQLException {
+    return sql.queryLong(c, "SELECT count(*) FROM once_queue WHERE consumer_group = ?", consumerId);
   }
 
   @Override
-  public int purge(Connection c, String consumerGroup) throws SQLException {
-    return sql.update(c, "DELETE FROM once_queue WHERE consumer_group = ?", consumerGroup);
+  public int purge(Connection c, String consumerId) throws SQLException {
+    return sql.update(c, "DELETE FROM once_queue WHERE consumer_group = ?", consumerId);
   }
 }

@@ -7,9 +7,9 @@ package dev.once.spi;
  */
 public interface BrokerDeadLetters {
 
-  /** How many messages the broker itself dead-lettered for {@code consumerGroup}. */
-  long count(String destination, String consumerGroup);
+  /** How many messages the broker itself dead-lettered for {@code consumerId}. */
+  long count(String destination, String consumerId);
 
   /** A reader of the messages {@link #count} counts, to look at them or move them. */
-  BrokerDeadLetterReader reader(String destination, String consumerGroup);
+  BrokerDeadLetterReader reader(String destination, String consumerId);
 }

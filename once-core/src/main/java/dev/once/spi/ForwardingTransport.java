@@ -48,8 +48,8 @@ public abstract class ForwardingTransport implements Transport {
   }
 
   @Override
-  public void declare(String destination, String consumerGroup) {
-    delegate.declare(destination, consumerGroup);
+  public void declare(String destination, String consumerId) {
+    delegate.declare(destination, consumerId);
   }
 
   @Override
@@ -58,8 +58,8 @@ public abstract class ForwardingTransport implements Transport {
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
-    return delegate.receiver(destination, consumerGroup);
+  public Receiver receiver(String destination, String consumerId) {
+    return delegate.receiver(destination, consumerId);
   }
 
   /** This object if it is a {@code type}, otherwise what the wrapped transport says. */

@@ -35,10 +35,10 @@ public interface OperationsDialect {
       throws SQLException;
 
   /**
-   * Stores an attempt's outcome and clears the lease, if the operation is still open; true if
-   * stored. See {@link OperationOutcome#definitive()} for who may store it.
+   * Stores what an attempt came to and clears the lease, if the operation is still open; true if
+   * stored. See {@link OperationUpdate#definitive()} for who may store it.
    */
-  boolean store(Connection c, OperationOutcome outcome) throws SQLException;
+  boolean store(Connection c, OperationUpdate update) throws SQLException;
 
   /**
    * Claims up to {@code limit} due operations of {@code provider}, oldest first, skipping rows

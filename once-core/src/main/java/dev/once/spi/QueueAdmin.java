@@ -9,11 +9,11 @@ import java.util.OptionalLong;
 public interface QueueAdmin {
 
   /**
-   * How many messages wait for {@code consumerGroup} (delivered but unacknowledged ones included),
-   * if the broker can tell cheaply; empty otherwise (RabbitMQ counts only the ready ones).
+   * How many messages wait for {@code consumerId} (delivered but unacknowledged ones included), if
+   * the broker can tell cheaply; empty otherwise (RabbitMQ counts only the ready ones).
    */
-  OptionalLong depth(String destination, String consumerGroup);
+  OptionalLong depth(String destination, String consumerId);
 
-  /** Discards every message waiting for {@code consumerGroup}: for demos and admin tools. */
-  void purge(String destination, String consumerGroup);
+  /** Discards every message waiting for {@code consumerId}: for demos and admin tools. */
+  void purge(String destination, String consumerId);
 }

@@ -14,8 +14,8 @@ import java.util.List;
  */
 public interface QueueDialect {
 
-  /** Binds {@code consumerGroup} to {@code destination}; binding twice changes nothing. */
-  void bind(Connection c, String destination, String consumerGroup) throws SQLException;
+  /** Binds {@code consumerId} to {@code destination}; binding twice changes nothing. */
+  void bind(Connection c, String destination, String consumerId) throws SQLException;
 
   /**
    * Enqueues one copy of each event for every consumer group bound to its destination, visible at
@@ -24,11 +24,11 @@ public interface QueueDialect {
   int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException;
 
   /**
-   * Enqueues one copy of {@code event} for {@code consumerGroup} only, visible at {@code now} (a
+   * Enqueues one copy of {@code event} for {@code consumerId} only, visible at {@code now} (a
    * replay of that group's dead letter); returns how many rows were written (0: the group is not
    * bound to the event's destination).
    */
-  default int enqueueFor(Connection c, Event event, String consumerGroup, Instant now)
+  default int enqueueFor(Connection c, Event event, String consumerId, Instant now)
       throws SQLException {
     throw new UnsupportedOperationException("this dialect cannot enqueue for one consumer group");
   }
@@ -56,8 +56,8 @@ public interface QueueDialect {
   void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;
 
   /** The number of rows waiting for the group, in flight or not. */
-  long depth(Connection c, String consumerGroup) throws SQLException;
+  long depth(Connection c, String consumerId) throws SQLException;
 
   /** Deletes every row of the group; returns how many. */
-  int purge(Connection c, String consumerGroup) throws SQLException;
+  int purge(Connection c, String consumerId) throws SQLException;
 }

@@ -10,9 +10,9 @@ import java.time.Duration;
 public interface Replay {
 
   /**
-   * Publishes {@code event} again for {@code consumerGroup} only and waits for the confirmation. No
+   * Publishes {@code event} again for {@code consumerId} only and waits for the confirmation. No
    * other group bound to the destination may get it: their markers may be gone (retention), and a
    * second delivery would then act twice.
    */
-  PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout);
+  PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout);
 }

@@ -44,11 +44,11 @@ public interface Transport extends AutoCloseable {
   String name();
 
   /**
-   * Makes sure that events published to {@code destination} reach {@code consumerGroup}.
-   * Idempotent; called when a consumer is built. Events published before the first declaration of a
-   * group may not reach it.
+   * Makes sure that events published to {@code destination} reach {@code consumerId}. Idempotent;
+   * called when a consumer is built. Events published before the first declaration of a group may
+   * not reach it.
    */
-  void declare(String destination, String consumerGroup);
+  void declare(String destination, String consumerId);
 
   /**
    * Publishes a batch and waits for the broker's confirmation of each message, at most {@code
@@ -57,7 +57,7 @@ public interface Transport extends AutoCloseable {
   PublishResult publish(List<Event> batch, Duration confirmTimeout);
 
   /** A receiver of one consumer group on one destination. Each worker thread takes its own. */
-  Receiver receiver(String destination, String consumerGroup);
+  Receiver receiver(String destination, String consumerId);
 
   /**
    * This transport as {@code type} — one of the capability interfaces above, or the class of an

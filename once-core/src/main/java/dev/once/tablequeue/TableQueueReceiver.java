@@ -25,9 +25,14 @@ final class TableQueueReceiver implements Receiver {
   private final TransactionWaits waits;
   private final String group;
   private final Duration visibilityTimeout;
-  private final Duration pollInterval;
+  private final Duration idleWait;
   private final Clock clock;
   private final Wakeup wakeup;
+
+  /** When a claim last found rows (nanoTime); none yet: the first wait lingers, as just opened. */
+  private long lastGot;
+
+  private boolean opened = true;
 
   TableQueueReceiver(
       DataSource dataSource,
@@ -35,7 +40,7 @@ final class TableQueueReceiver implements Receiver {
       TransactionWaits waits,
       String group,
       Duration visibilityTimeout,
-      Duration pollInterval,
+      Duration idleWait,
       Clock clock,
       Wakeup wakeup) {
     this.dataSource = dataSource;
@@ -43,7 +48,7 @@ final class TableQueueReceiver implements Receiver {
     this.waits = waits;
     this.group = group;
     this.visibilityTimeout = visibilityTimeout;
-    this.pollInterval = pollInterval;
+    this.idleWait = idleWait;
     this.clock = clock;
     this.wakeup = wakeup;
   }
@@ -55,7 +60,10 @@ final class TableQueueReceiver implements Receiver {
 
   /**
    * After a wait (nothing was there at the first claim), sleeps {@code linger} before claiming
-   * again, so that the rows committed meanwhile come in the same claim.
+   * again, so that the rows committed meanwhile come in the same claim — when rows come at least
+   * one per {@code linger} (the last claim that found rows was less than {@code linger} ago), and
+   * on a receiver's first claims; a row that comes alone after a quiet spell is claimed at once
+   * instead of waiting for a second that is not expected.
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
@@ -63,18 +71,24 @@ final class TableQueueReceiver implements Receiver {
     boolean waited = false;
     while (true) {
       long seen = wakeup.generation();
-      if (waited && !linger.isZero()) {
+      if (waited
+          && !linger.isZero()
+          && (opened || System.nanoTime() - lastGot < linger.toNanos())) {
         long pause = Math.min(linger.toNanos(), deadline - System.nanoTime());
         if (pause > 0) {
           Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
         }
       }
       List<Delivery> got = claim(max);
+      if (!got.isEmpty()) {
+        lastGot = System.nanoTime();
+        opened = false;
+      }
       long left = deadline - System.nanoTime();
       if (!got.isEmpty() || left <= 0) {
         return got;
       }
-      wakeup.await(seen, Duration.ofNanos(Math.min(left, pollInterval.toNanos())));
+      wakeup.await(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
       waited = true;
     }
   }

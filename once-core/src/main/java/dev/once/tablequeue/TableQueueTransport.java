@@ -53,7 +53,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
 
   private final Dialect dialect;
   private final Duration visibilityTimeout;
-  private final Duration pollInterval;
+  private final Duration idleWait;
   private final Clock clock;
   private final Wakeup wakeup = new Wakeup();
   private AutoCloseable listener;
@@ -75,7 +75,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
       DatabaseWaits waits,
       Dialect dialect,
       Duration visibilityTimeout,
-      Duration pollInterval,
+      Duration idleWait,
       Clock clock,
       boolean inRelayTransaction) {
     this.givenDataSource = dataSource;
@@ -83,7 +83,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     this.waits = waits.perTransaction();
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
-    this.pollInterval = pollInterval;
+    this.idleWait = idleWait;
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
     this.notifier =
@@ -106,7 +106,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   public static final class Builder {
     private final DataSource dataSource;
     private Duration visibilityTimeout = Duration.ofSeconds(30);
-    private Duration pollInterval = Duration.ofMillis(500);
+    private Duration idleWait = Duration.ofMillis(500);
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
     private boolean publishInRelayTransaction;
@@ -127,13 +127,24 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     }
 
     /**
-     * How often a waiting receiver looks for rows when nothing woke it. Rows published in the same
-     * process wake receivers at once; on PostgreSQL, NOTIFY wakes other processes' receivers too;
-     * on MariaDB/MySQL they find new rows within this interval. Default 500 ms.
+     * How long an idle receiver waits, when nothing woke it, before it looks for rows again. Rows
+     * published in the same process wake receivers at once; on PostgreSQL, NOTIFY wakes other
+     * processes' receivers too; on MariaDB/MySQL they find new rows within this wait. Default 500
+     * ms.
      */
-    public Builder pollInterval(Duration interval) {
-      this.pollInterval = interval;
+    public Builder idleWait(Duration idleWait) {
+      this.idleWait = idleWait;
       return this;
+    }
+
+    /**
+     * The idle wait under its old name.
+     *
+     * @deprecated one name for the idle wait of every engine: {@link #idleWait(Duration)}
+     */
+    @Deprecated(since = "1.1", forRemoval = true)
+    public Builder pollInterval(Duration interval) {
+      return idleWait(interval);
     }
 
     public Builder clock(Clock clock) {
@@ -173,19 +184,13 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
       Validate.notNull("tableQueue.dataSource", dataSource);
       Validate.positive("tableQueue.visibilityTimeout", visibilityTimeout);
       Validate.notNull("tableQueue.clock", clock);
-      Validate.positive("tableQueue.pollInterval", pollInterval);
+      Validate.positive("tableQueue.idleWait", idleWait);
       Dialect chosen = dialect != null ? dialect : Dialects.forDataSource(dataSource);
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
       DatabaseWaits waits =
           DatabaseWaits.check(dataSource, chosen, databaseTimeouts, "table queue");
       return new TableQueueTransport(
-          dataSource,
-          waits,
-          chosen,
-          visibilityTimeout,
-          pollInterval,
-          clock,
-          publishInRelayTransaction);
+          dataSource, waits, chosen, visibilityTimeout, idleWait, clock, publishInRelayTransaction);
     }
   }
 
@@ -195,11 +200,11 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   }
 
   @Override
-  public void declare(String destination, String consumerGroup) {
+  public void declare(String destination, String consumerId) {
     try (Connection c = dataSource.getConnection()) {
-      dialect.queue().bind(c, destination, consumerGroup);
+      dialect.queue().bind(c, destination, consumerId);
     } catch (SQLException e) {
-      throw new StoreException("bind queue " + consumerGroup + " to " + destination, e);
+      throw new StoreException("bind queue " + consumerId + " to " + destination, e);
     }
   }
 
@@ -259,18 +264,17 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     wakeup.signal();
   }
 
-  /** One row for {@code consumerGroup} only: a replay reaches no other group. */
+  /** One row for {@code consumerId} only: a replay reaches no other group. */
   @Override
-  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+  public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
     try (Connection c = dataSource.getConnection()) {
-      int written = dialect.queue().enqueueFor(c, event, consumerGroup, clock.instant());
+      int written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
       if (notifier != null) {
         notifier.signal();
       }
       return result(List.of(event), new int[] {written});
     } catch (SQLException e) {
-      throw new StoreException(
-          "table queue redelivery of " + event.id() + " to " + consumerGroup, e);
+      throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
     } finally {
       wakeup.signal();
     }
@@ -294,10 +298,10 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
+  public Receiver receiver(String destination, String consumerId) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, waits, consumerGroup, visibilityTimeout, pollInterval, clock, wakeup);
+        dataSource, dialect, waits, consumerId, visibilityTimeout, idleWait, clock, wakeup);
   }
 
   private synchronized void startListening() {
@@ -310,20 +314,20 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   }
 
   @Override
-  public OptionalLong depth(String destination, String consumerGroup) {
+  public OptionalLong depth(String destination, String consumerId) {
     try (Connection c = dataSource.getConnection()) {
-      return OptionalLong.of(dialect.queue().depth(c, consumerGroup));
+      return OptionalLong.of(dialect.queue().depth(c, consumerId));
     } catch (SQLException e) {
-      throw new StoreException("table queue depth of " + consumerGroup, e);
+      throw new StoreException("table queue depth of " + consumerId, e);
     }
   }
 
   @Override
-  public void purge(String destination, String consumerGroup) {
+  public void purge(String destination, String consumerId) {
     try (Connection c = dataSource.getConnection()) {
-      dialect.queue().purge(c, consumerGroup);
+      dialect.queue().purge(c, consumerId);
     } catch (SQLException e) {
-      throw new StoreException("table queue purge of " + consumerGroup, e);
+      throw new StoreException("table queue purge of " + consumerId, e);
     }
   }
 

@@ -39,7 +39,7 @@ final class Pipeline implements AutoCloseable {
         once.consumer("warehouse")
             .subscribe(FaultRun.DESTINATION, FaultRun.effect())
             .workers(WORKERS)
-            .pollTimeout(Duration.ofMillis(200))
+            .idleWait(Duration.ofMillis(200))
             .build();
     this.relay = once.newRelay();
   }

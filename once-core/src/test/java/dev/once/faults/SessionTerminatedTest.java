@@ -68,7 +68,7 @@ class SessionTerminatedTest {
                       })
                   .retry(RetryPolicy.builder().maxAttempts(1).build())
                   .batchSize(EVENTS)
-                  .pollTimeout(Duration.ofMillis(200))
+                  .idleWait(Duration.ofMillis(200))
                   .build()) {
         once.inTransaction(
             tx -> {

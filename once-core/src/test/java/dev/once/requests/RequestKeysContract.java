@@ -17,7 +17,7 @@ import dev.once.RequestWork;
 import dev.once.SchemaMissingException;
 import dev.once.StoredResponse;
 import dev.once.tablequeue.TableQueueTransport;
-import dev.once.test.MutableClock;
+import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,7 +79,7 @@ abstract class RequestKeysContract {
 
   TestDatabase db;
   StatementLog log;
-  final MutableClock clock = MutableClock.atNow();
+  final SettableClock clock = SettableClock.stoppedNow();
   final CrashSwitch crash = new CrashSwitch();
   final AtomicInteger runs = new AtomicInteger();
   Once once;

@@ -36,7 +36,7 @@ class BrokenWorkerPausesTest {
           once.consumer("warehouse")
               .subscribe("orders", (tx, e) -> {})
               .workers(1)
-              .pollTimeout(Duration.ofMillis(50))
+              .idleWait(Duration.ofMillis(50))
               .build()
               .start();
       Thread.sleep(3_000);
@@ -55,7 +55,7 @@ class BrokenWorkerPausesTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
@@ -63,7 +63,7 @@ class BrokenWorkerPausesTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       return new Receiver() {
         @Override
         public List<Delivery> poll(int max, Duration wait) {

@@ -57,7 +57,7 @@ class CrashesThatGetSomewhereDoNotPauseTest {
                       .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
                       .build())
               .workers(1)
-              .pollTimeout(Duration.ofMillis(50))
+              .idleWait(Duration.ofMillis(50))
               .build();
       once.useTransaction(
           tx -> {

@@ -36,7 +36,7 @@ public final class HaltingConsumer {
                   Runtime.getRuntime().halt(137);
                 })
             .retry(RetryPolicy.builder().maxAttempts(Integer.parseInt(args[1])).build())
-            .pollTimeout(Duration.ofMillis(100))
+            .idleWait(Duration.ofMillis(100))
             .build();
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() < deadline) {

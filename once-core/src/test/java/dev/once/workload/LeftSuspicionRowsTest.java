@@ -63,7 +63,7 @@ class LeftSuspicionRowsTest {
           once.consumer("warehouse")
               .subscribe("orders", (tx, e) -> {})
               .workers(2)
-              .pollTimeout(Duration.ofMillis(50))
+              .idleWait(Duration.ofMillis(50))
               .build()
               .start();
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -38,7 +38,7 @@ public final class PoisonInBatchConsumer {
                 })
             .retry(RetryPolicy.builder().maxAttempts(Integer.parseInt(args[1])).build())
             .batchSize(32)
-            .pollTimeout(Duration.ofMillis(100))
+            .idleWait(Duration.ofMillis(100))
             .build();
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < deadline) {

@@ -96,8 +96,8 @@ class RelayLostPublishTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {
-      delegate.declare(destination, consumerGroup);
+    public void declare(String destination, String consumerId) {
+      delegate.declare(destination, consumerId);
     }
 
     @Override
@@ -116,8 +116,8 @@ class RelayLostPublishTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
-      return delegate.receiver(destination, consumerGroup);
+    public Receiver receiver(String destination, String consumerId) {
+      return delegate.receiver(destination, consumerId);
     }
 
     @Override

@@ -8,7 +8,7 @@ import dev.once.DeadLetterFilter;
 import dev.once.OnceException;
 import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
-import dev.once.test.MutableClock;
+import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +23,7 @@ class ReplayReachesOnlyTheFailedGroupTest {
 
   @Test
   void aReplayAfterRetentionRanMakesNoSecondEffectInTheOtherGroups() throws Exception {
-    MutableClock clock = MutableClock.atNow();
+    SettableClock clock = SettableClock.stoppedNow();
     RetentionPolicy retention =
         RetentionPolicy.builder()
             .markers(Duration.ofDays(2))

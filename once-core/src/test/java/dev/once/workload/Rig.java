@@ -13,7 +13,7 @@ import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.WorkloadStatus;
 import dev.once.tablequeue.TableQueueTransport;
-import dev.once.test.MovableClock;
+import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -21,7 +21,7 @@ import java.util.function.UnaryOperator;
 /** A database, a table queue and a Once on it, for the workload tests. */
 final class Rig implements AutoCloseable {
   final TestDatabase db;
-  final MovableClock clock = new MovableClock();
+  final SettableClock clock = SettableClock.running();
   final TableQueueTransport transport;
   final Once once;
 
@@ -54,7 +54,7 @@ final class Rig implements AutoCloseable {
         .subscribe("orders", handler)
         .retry(policy)
         .batchSize(8)
-        .pollTimeout(Duration.ofMillis(50))
+        .idleWait(Duration.ofMillis(50))
         .build();
   }
 

@@ -93,7 +93,7 @@ class StaleEventTest {
             .subscribe("orders", handler)
             .workers(parallel ? 6 : 1)
             .batchSize(parallel ? 2 : 1)
-            .pollTimeout(Duration.ofMillis(50))
+            .idleWait(Duration.ofMillis(50))
             .build();
     List<Event> events = new ArrayList<>();
     for (int i = 0; i < ENTITIES; i++) {

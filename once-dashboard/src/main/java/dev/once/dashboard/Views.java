@@ -93,7 +93,7 @@ final class Views {
     m.put("attempts", d.attempts());
     m.put("error_class", d.errorClass());
     m.put("fingerprint", d.errorFingerprint());
-    m.put("status", d.status());
+    m.put("status", d.status().value());
     m.put("dead_at", Json.time(d.deadAt()));
     return m;
   }

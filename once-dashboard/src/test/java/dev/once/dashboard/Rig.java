@@ -61,7 +61,7 @@ final class Rig implements AutoCloseable {
                 .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
                 .build())
         .batchSize(16)
-        .pollTimeout(Duration.ofMillis(50))
+        .idleWait(Duration.ofMillis(50))
         .build();
   }
 

@@ -74,8 +74,8 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
   }
 
   @Override
-  public void declare(String destination, String consumerGroup) {
-    settings.groupId(destination, consumerGroup); // checks the names
+  public void declare(String destination, String consumerId) {
+    settings.groupId(destination, consumerId); // checks the names
     topics.ensure(destination);
   }
 
@@ -92,16 +92,16 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
    * reaches only the group that failed, whatever other groups' markers retention has deleted.
    */
   @Override
-  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+  public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
     Map<String, String> headers = new LinkedHashMap<>(event.headers());
-    headers.put(GroupConsumer.REPLAY_FOR, settings.groupId(event.destination(), consumerGroup));
+    headers.put(GroupConsumer.REPLAY_FOR, settings.groupId(event.destination(), consumerId));
     return publish(List.of(event.withHeaders(headers)), confirmTimeout);
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
+  public Receiver receiver(String destination, String consumerId) {
     checkOpen();
-    String groupId = settings.groupId(destination, consumerGroup);
+    String groupId = settings.groupId(destination, consumerId);
     GroupConsumer consumer =
         consumers.computeIfAbsent(
             groupId,
@@ -114,18 +114,18 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
   }
 
   /** This process's consumer of (destination, group), if a receiver was asked for: for tests. */
-  GroupConsumer consumerOf(String destination, String consumerGroup) {
-    return consumers.get(settings.groupId(destination, consumerGroup));
+  GroupConsumer consumerOf(String destination, String consumerId) {
+    return consumers.get(settings.groupId(destination, consumerId));
   }
 
   @Override
-  public OptionalLong depth(String destination, String consumerGroup) {
-    return topics.lag(destination, settings.groupId(destination, consumerGroup));
+  public OptionalLong depth(String destination, String consumerId) {
+    return topics.lag(destination, settings.groupId(destination, consumerId));
   }
 
   @Override
-  public void purge(String destination, String consumerGroup) {
-    String groupId = settings.groupId(destination, consumerGroup);
+  public void purge(String destination, String consumerId) {
+    String groupId = settings.groupId(destination, consumerId);
     GroupConsumer running = consumers.remove(groupId);
     if (running != null) {
       running.close();

@@ -92,7 +92,7 @@ class CrashWindowTest {
                 .subscribe(
                     dest, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
                 .batchSize(1)
-                .pollTimeout(Duration.ofMillis(100))
+                .idleWait(Duration.ofMillis(100))
                 .build());
       }
       once.useTransaction(tx -> tx.publish(Event.of(id, dest, "k0", "OrderPaid", "{}")));

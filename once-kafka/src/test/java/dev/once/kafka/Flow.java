@@ -77,7 +77,7 @@ final class Flow {
             })
         .workers(workers)
         .batchSize(50)
-        .pollTimeout(Duration.ofMillis(200))
+        .idleWait(Duration.ofMillis(200))
         .build();
   }
 

@@ -97,7 +97,7 @@ class KilledConsumerProcessTest {
     return again
         .consumer("warehouse")
         .subscribe(DEST, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
-        .pollTimeout(Duration.ofMillis(200))
+        .idleWait(Duration.ofMillis(200))
         .build();
   }
 

@@ -44,7 +44,7 @@ class ReplayTest {
                       .maxAttempts(2)
                       .backoff(Duration.ofMillis(10), Duration.ofMillis(20))
                       .build())
-              .pollTimeout(Duration.ofMillis(200))
+              .idleWait(Duration.ofMillis(200))
               .build();
       Consumer shipping =
           once.consumer("shipping")
@@ -52,7 +52,7 @@ class ReplayTest {
                   dest,
                   (tx, e) ->
                       tx.update("INSERT INTO effects VALUES ('shipping', ?)", e.id().value()))
-              .pollTimeout(Duration.ofMillis(200))
+              .idleWait(Duration.ofMillis(200))
               .build();
       try (Relay relay = once.newRelay().start();
           Consumer b = billing.start();

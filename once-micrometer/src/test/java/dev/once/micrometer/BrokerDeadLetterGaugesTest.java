@@ -101,7 +101,7 @@ class BrokerDeadLetterGaugesTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
@@ -109,7 +109,7 @@ class BrokerDeadLetterGaugesTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 
@@ -121,7 +121,7 @@ class BrokerDeadLetterGaugesTest {
     }
 
     @Override
-    public long count(String destination, String consumerGroup) {
+    public long count(String destination, String consumerId) {
       if (hang != null && reads.getAndIncrement() > 0) {
         try {
           hang.await();
@@ -134,7 +134,7 @@ class BrokerDeadLetterGaugesTest {
     }
 
     @Override
-    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+    public BrokerDeadLetterReader reader(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 

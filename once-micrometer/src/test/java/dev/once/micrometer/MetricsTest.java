@@ -41,7 +41,7 @@ class MetricsTest {
                     }
                   })
               .retry(RetryPolicy.builder().maxAttempts(2).backoff(ms(1), ms(1)).build())
-              .pollTimeout(ms(50))
+              .idleWait(ms(50))
               .build();
       for (int i = 1; i <= 10; i++) {
         long id = i;

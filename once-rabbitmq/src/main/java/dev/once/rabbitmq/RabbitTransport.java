@@ -79,8 +79,8 @@ public final class RabbitTransport
   }
 
   /** The queue name a consumer group of a destination uses. */
-  public String queueName(String destination, String consumerGroup) {
-    return topology.names().queue(destination, consumerGroup);
+  public String queueName(String destination, String consumerId) {
+    return topology.names().queue(destination, consumerId);
   }
 
   /** The exchange name of a destination. */
@@ -94,17 +94,17 @@ public final class RabbitTransport
   }
 
   @Override
-  public void declare(String destination, String consumerGroup) {
-    topology.declare(destination, consumerGroup);
+  public void declare(String destination, String consumerId) {
+    topology.declare(destination, consumerId);
   }
 
   /**
-   * Discards the ready messages waiting for {@code consumerGroup}; deliveries a receiver holds
+   * Discards the ready messages waiting for {@code consumerId}; deliveries a receiver holds
    * unacknowledged are not touched. For demos and admin tools.
    */
   @Override
-  public void purge(String destination, String consumerGroup) {
-    topology.purge(destination, consumerGroup);
+  public void purge(String destination, String consumerId) {
+    topology.purge(destination, consumerId);
   }
 
   /** Refuses ids, types and header names over AMQP's 255-byte short strings, naming the field. */
@@ -115,16 +115,16 @@ public final class RabbitTransport
 
   /** Into the group's own queue through the default exchange: no other group gets it. */
   @Override
-  public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
-    topology.declare(event.destination(), consumerGroup);
+  public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
+    topology.declare(event.destination(), consumerId);
     return publisher.publishToQueue(
-        event, topology.names().queue(event.destination(), consumerGroup), confirmTimeout);
+        event, topology.names().queue(event.destination(), consumerId), confirmTimeout);
   }
 
   /** Ready messages in the group's dead-letter queue {@code <queue>.dead-letter}. */
   @Override
-  public long count(String destination, String consumerGroup) {
-    return topology.deadLettered(destination, consumerGroup);
+  public long count(String destination, String consumerId) {
+    return topology.deadLettered(destination, consumerId);
   }
 
   /**
@@ -132,8 +132,8 @@ public final class RabbitTransport
    * and not acknowledged goes back with basic.nack when the reader is closed.
    */
   @Override
-  public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
-    String queue = topology.names().queue(destination, consumerGroup);
+  public BrokerDeadLetterReader reader(String destination, String consumerId) {
+    String queue = topology.names().queue(destination, consumerId);
     return new RabbitDeadLetterReader(
         connections, destination, topology.names().deadLetterQueue(queue));
   }
@@ -145,7 +145,7 @@ public final class RabbitTransport
 
   /** Empty: RabbitMQ counts ready messages cheaply, not those delivered and unacknowledged. */
   @Override
-  public OptionalLong depth(String destination, String consumerGroup) {
+  public OptionalLong depth(String destination, String consumerId) {
     return OptionalLong.empty();
   }
 
@@ -155,12 +155,12 @@ public final class RabbitTransport
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
-    topology.declare(destination, consumerGroup);
+  public Receiver receiver(String destination, String consumerId) {
+    topology.declare(destination, consumerId);
     return new RabbitReceiver(
         connections,
         destination,
-        topology.names().queue(destination, consumerGroup),
+        topology.names().queue(destination, consumerId),
         config.prefetch(),
         config.maxNackDelay(),
         scheduler,

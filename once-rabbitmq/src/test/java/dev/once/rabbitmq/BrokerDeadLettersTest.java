@@ -274,8 +274,8 @@ class BrokerDeadLettersTest {
     }
 
     @Override
-    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
-      BrokerDeadLetterReader reader = rabbit.reader(destination, consumerGroup);
+    public BrokerDeadLetterReader reader(String destination, String consumerId) {
+      BrokerDeadLetterReader reader = rabbit.reader(destination, consumerId);
       return new BrokerDeadLetterReader() {
         @Override
         public BrokerDeadLetter next() {
@@ -297,8 +297,8 @@ class BrokerDeadLettersTest {
     }
 
     @Override
-    public long count(String destination, String consumerGroup) {
-      return rabbit.count(destination, consumerGroup);
+    public long count(String destination, String consumerId) {
+      return rabbit.count(destination, consumerId);
     }
 
     @Override

@@ -48,7 +48,7 @@ class BrokerRestartTest {
               once.consumer("warehouse")
                   .subscribe(FaultRun.DESTINATION, FaultRun.effect())
                   .workers(WORKERS)
-                  .pollTimeout(Duration.ofMillis(200))
+                  .idleWait(Duration.ofMillis(200))
                   .build();
           Relay relay = once.newRelay()) {
         consumer.start();

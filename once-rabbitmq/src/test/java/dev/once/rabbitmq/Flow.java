@@ -56,7 +56,7 @@ final class Flow implements AutoCloseable {
             .subscribe(
                 DESTINATION, (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
             .workers(4)
-            .pollTimeout(Duration.ofMillis(200))
+            .idleWait(Duration.ofMillis(200))
             .build();
   }
 

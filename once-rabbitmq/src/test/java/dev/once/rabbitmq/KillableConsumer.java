@@ -47,7 +47,7 @@ public final class KillableConsumer {
             .subscribe(
                 args[2],
                 (tx, e) -> tx.update("INSERT INTO " + table + " VALUES (?)", e.id().value()))
-            .pollTimeout(Duration.ofMillis(200))
+            .idleWait(Duration.ofMillis(200))
             .build();
     System.out.println("READY");
     System.out.flush();

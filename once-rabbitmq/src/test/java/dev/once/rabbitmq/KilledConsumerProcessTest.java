@@ -107,7 +107,7 @@ class KilledConsumerProcessTest {
     return again
         .consumer("warehouse")
         .subscribe("orders", (tx, e) -> tx.update("INSERT INTO effects VALUES (?)", e.id().value()))
-        .pollTimeout(Duration.ofMillis(200))
+        .idleWait(Duration.ofMillis(200))
         .build();
   }
 

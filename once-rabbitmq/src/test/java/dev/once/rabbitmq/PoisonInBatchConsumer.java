@@ -36,7 +36,7 @@ public final class PoisonInBatchConsumer {
                 })
             .retry(RetryPolicy.builder().maxAttempts(Integer.parseInt(args[2])).build())
             .batchSize(32)
-            .pollTimeout(Duration.ofMillis(200))
+            .idleWait(Duration.ofMillis(200))
             .build();
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {

@@ -61,7 +61,7 @@ class PostgresRestartTest {
                   // batches of one: a limit of 3 allows no bisection rounds for a poison
                   .batchSize(1)
                   .workers(WORKERS)
-                  .pollTimeout(Duration.ofMillis(200))
+                  .idleWait(Duration.ofMillis(200))
                   .build();
           Relay relay = once.newRelay()) {
         consumer.start();

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A RabbitMQ receiver whose poll had to wait for its first delivery collects what arrives within
- * the linger ({@code ConsumerBuilder.batchLinger}) into the same batch.
+ * the linger ({@code ConsumerBuilder.batchLinger}) into the same batch when deliveries come at
+ * least one per linger; one that came alone after a quiet spell runs at once.
  */
 class RabbitLingerTest {
   private static String vhost;
@@ -38,6 +39,53 @@ class RabbitLingerTest {
   @Test
   void withoutLingerTheFirstEventIsABatchOfItsOwn() throws Exception {
     assertThat(pollDuringATrickle(Duration.ZERO)).as("the first alone").isEqualTo(1);
+  }
+
+  @Test
+  void aTrickleAfterTheFirstPollStillSharesABatch() throws Exception {
+    assertThat(pollAfter(Duration.ofMillis(100), Duration.ofSeconds(2)))
+        .as("deliveries 100 ms apart, linger 2 s: one batch for three")
+        .isEqualTo(3);
+  }
+
+  @Test
+  void aDeliveryAfterAQuietSpellDoesNotWaitForTheNext() throws Exception {
+    assertThat(pollAfter(Duration.ofMillis(1500), Duration.ofMillis(500)))
+        .as("1.5 s of quiet, linger 0.5 s: the first runs alone")
+        .isEqualTo(1);
+  }
+
+  /**
+   * A first delivery taken (no linger), {@code quiet} later three more 100 ms apart; returns the
+   * size of the poll that waited for the second one with {@code linger}.
+   */
+  private static int pollAfter(Duration quiet, Duration linger) throws Exception {
+    try (RabbitTransport rabbit = RabbitTransport.builder().uri(Broker.uri(vhost)).build()) {
+      String group = "quiet-" + quiet.toMillis();
+      rabbit.declare("orders", group);
+      rabbit.purge("orders", group);
+      try (Receiver receiver = rabbit.receiver("orders", group)) {
+        rabbit.publish(List.of(event(1)), Duration.ofSeconds(10));
+        List<Delivery> first = receiver.poll(32, Duration.ofSeconds(10), Duration.ZERO);
+        receiver.ack(first);
+        CompletableFuture<Void> trickle =
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    for (int i = 2; i <= 4; i++) {
+                      Thread.sleep(i == 2 ? quiet.toMillis() : 100);
+                      rabbit.publish(List.of(event(i)), Duration.ofSeconds(10));
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+        List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), linger);
+        trickle.get();
+        receiver.ack(got);
+        return got.size();
+      }
+    }
   }
 
   private static int pollDuringATrickle(Duration linger) throws Exception {

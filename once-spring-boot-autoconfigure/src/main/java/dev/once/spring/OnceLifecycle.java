@@ -83,7 +83,7 @@ public class OnceLifecycle implements SmartLifecycle {
         .subscribe(s.destination(), handlers.handler(s.consumer(), s.destination()))
         .workers(c.getWorkers())
         .batchSize(c.getBatchSize())
-        .pollTimeout(c.getPollTimeout())
+        .idleWait(c.getIdleWait())
         .retry(retry)
         .build();
   }

@@ -25,8 +25,8 @@ public final class EarlyAckingTransport extends ForwardingTransport {
   }
 
   @Override
-  public Receiver receiver(String destination, String consumerGroup) {
-    Receiver inner = super.receiver(destination, consumerGroup);
+  public Receiver receiver(String destination, String consumerId) {
+    Receiver inner = super.receiver(destination, consumerId);
     return new Receiver() {
       @Override
       public List<Delivery> poll(int max, Duration wait) throws InterruptedException {

@@ -11,9 +11,6 @@ import dev.once.EventId;
 import dev.once.Once;
 import dev.once.Relay;
 import dev.once.spi.Transport;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -157,7 +154,7 @@ public abstract class HalfOpenContract {
                   })
               .batchSize(BATCH)
               .workers(2)
-              .pollTimeout(Duration.ofMillis(500))
+              .idleWait(Duration.ofMillis(500))
               .build();
       relay.start();
       consumer.start();
@@ -243,21 +240,10 @@ public abstract class HalfOpenContract {
   }
 
   private void execute(String sql) throws SQLException {
-    try (Connection c = dataSource().getConnection()) {
-      c.createStatement().execute(sql);
-    }
+    ContractSql.execute(dataSource(), sql);
   }
 
   private long count(String sql, Object... params) throws SQLException {
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return ContractSql.count(dataSource(), sql, params);
   }
 }

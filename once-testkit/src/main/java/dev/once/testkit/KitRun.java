@@ -105,11 +105,11 @@ final class KitRun {
     return b.build();
   }
 
-  private Consumer consumer(Once once, Event event, Duration pollTimeout) {
+  private Consumer consumer(Once once, Event event, Duration idleWait) {
     return once.consumer(kit.consumerId)
         .subscribe(event.destination(), kit.handler)
         .batchSize(1)
-        .pollTimeout(pollTimeout)
+        .idleWait(idleWait)
         .retry(RetryPolicy.builder().backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build())
         .build();
   }

@@ -10,9 +10,6 @@ import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.spi.Transport;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -106,7 +103,7 @@ public abstract class PipelineContract {
               .subscribe(
                   dest,
                   (tx, e) -> tx.update("INSERT INTO " + table + " VALUES (?)", e.id().value()))
-              .pollTimeout(Duration.ofMillis(200))
+              .idleWait(Duration.ofMillis(200))
               .build();
       try (consumer) {
         once.inTransaction(tx -> tx.publish(Event.of(id, dest, "k", "OrderPaid", "{}")));
@@ -132,24 +129,16 @@ public abstract class PipelineContract {
   }
 
   protected long count(String sql, Object... params) {
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
+    try {
+      return ContractSql.count(dataSource(), sql, params);
     } catch (SQLException e) {
       throw new IllegalStateException(sql, e);
     }
   }
 
   protected void execute(String sql) {
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.execute();
+    try {
+      ContractSql.execute(dataSource(), sql);
     } catch (SQLException e) {
       throw new IllegalStateException(sql, e);
     }

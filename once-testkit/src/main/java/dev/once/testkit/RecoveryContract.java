@@ -12,9 +12,6 @@ import dev.once.OnceListener;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.spi.Transport;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -213,7 +210,7 @@ public abstract class RecoveryContract {
               .batchSize(BATCH)
               .workers(1)
               // a first poll that waits, then lingers: what came back arrives as one batch
-              .pollTimeout(Duration.ofSeconds(2))
+              .idleWait(Duration.ofSeconds(2))
               .batchLinger(Duration.ofMillis(300))
               .retry(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).build())
               .build()
@@ -296,21 +293,10 @@ public abstract class RecoveryContract {
   }
 
   private void execute(String sql) throws SQLException {
-    try (Connection c = dataSource().getConnection()) {
-      c.createStatement().execute(sql);
-    }
+    ContractSql.execute(dataSource(), sql);
   }
 
   private long count(String sql, Object... params) throws SQLException {
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return ContractSql.count(dataSource(), sql, params);
   }
 }

@@ -1,16 +1,14 @@
 package dev.once.testkit;
 
-import java.io.PrintWriter;
+import dev.once.spi.ForwardingDataSource;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -21,7 +19,7 @@ import javax.sql.DataSource;
  * #CONSUMER_TABLES}) it counts what a consumer spends on its deliveries — batches, recorded
  * failures, raised suspects — and not the table queue's claims and acknowledgements.
  */
-public final class TransactionCounter implements DataSource {
+public final class TransactionCounter extends ForwardingDataSource {
   /** The tables a consumer writes while it handles deliveries. */
   public static final Pattern CONSUMER_TABLES =
       Pattern.compile("once_(inbox|attempt|suspect|dead_letter)\\b");
@@ -29,12 +27,11 @@ public final class TransactionCounter implements DataSource {
   private static final Pattern WRITE =
       Pattern.compile("^\\s*(with\\b.*?\\)\\s*)?(insert|update|delete)\\b", Pattern.DOTALL);
 
-  private final DataSource delegate;
   private final Pattern tables;
   private final AtomicLong transactions = new AtomicLong();
 
   public TransactionCounter(DataSource delegate, Pattern tables) {
-    this.delegate = delegate;
+    super(delegate);
     this.tables = tables;
   }
 
@@ -45,12 +42,12 @@ public final class TransactionCounter implements DataSource {
 
   @Override
   public Connection getConnection() throws SQLException {
-    return wrap(delegate.getConnection());
+    return wrap(super.getConnection());
   }
 
   @Override
   public Connection getConnection(String user, String password) throws SQLException {
-    return wrap(delegate.getConnection(user, password));
+    return wrap(super.getConnection(user, password));
   }
 
   private Connection wrap(Connection c) {
@@ -129,40 +126,5 @@ public final class TransactionCounter implements DataSource {
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
   }
 }

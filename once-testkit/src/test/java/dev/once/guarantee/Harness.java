@@ -109,7 +109,7 @@ final class Harness implements AutoCloseable {
     return once.consumer(id)
         .subscribe(DEST, handler)
         .batchSize(batchSize)
-        .pollTimeout(Duration.ofMillis(100))
+        .idleWait(Duration.ofMillis(100))
         .retry(RetryPolicy.builder().backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build())
         .build();
   }

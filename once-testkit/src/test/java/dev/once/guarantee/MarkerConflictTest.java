@@ -91,7 +91,7 @@ class MarkerConflictTest {
                     (tx, e) ->
                         tx.update("INSERT INTO effects (event_id) VALUES (?)", e.id().value()))
                 .batchSize(2)
-                .pollTimeout(Duration.ofMillis(100))
+                .idleWait(Duration.ofMillis(100))
                 .retry(
                     RetryPolicy.builder()
                         .backoff(Duration.ofMillis(50), Duration.ofMillis(200))
@@ -214,7 +214,7 @@ class MarkerConflictTest {
                                 .build());
                       })
                   .batchSize(BATCH)
-                  .pollTimeout(Duration.ofMillis(50))
+                  .idleWait(Duration.ofMillis(50))
                   .retry(
                       RetryPolicy.builder()
                           .backoff(Duration.ofMillis(10), Duration.ofMillis(50))
@@ -359,7 +359,7 @@ class MarkerConflictTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> events, Duration confirmTimeout) {
@@ -367,7 +367,7 @@ class MarkerConflictTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       int w = receivers.getAndIncrement();
       List<Delivery> back = new ArrayList<>();
       return new Receiver() {

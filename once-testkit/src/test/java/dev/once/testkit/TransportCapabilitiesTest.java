@@ -149,8 +149,8 @@ class TransportCapabilitiesTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {
-      delegate.declare(destination, consumerGroup);
+    public void declare(String destination, String consumerId) {
+      delegate.declare(destination, consumerId);
     }
 
     @Override
@@ -159,8 +159,8 @@ class TransportCapabilitiesTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
-      return delegate.receiver(destination, consumerGroup);
+    public Receiver receiver(String destination, String consumerId) {
+      return delegate.receiver(destination, consumerId);
     }
 
     @Override
@@ -188,7 +188,7 @@ class TransportCapabilitiesTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
@@ -197,7 +197,7 @@ class TransportCapabilitiesTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 
@@ -227,25 +227,25 @@ class TransportCapabilitiesTest {
     public void publishedInTransaction() {}
 
     @Override
-    public PublishResult redeliver(Event event, String consumerGroup, Duration confirmTimeout) {
+    public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
       return PublishResult.allConfirmed(1);
     }
 
     @Override
-    public OptionalLong depth(String destination, String consumerGroup) {
+    public OptionalLong depth(String destination, String consumerId) {
       return OptionalLong.of(0);
     }
 
     @Override
-    public void purge(String destination, String consumerGroup) {}
+    public void purge(String destination, String consumerId) {}
 
     @Override
-    public long count(String destination, String consumerGroup) {
+    public long count(String destination, String consumerId) {
       return 0;
     }
 
     @Override
-    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+    public BrokerDeadLetterReader reader(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 

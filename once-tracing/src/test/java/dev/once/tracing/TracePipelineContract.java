@@ -111,7 +111,7 @@ abstract class TracePipelineContract {
                             .type("DispatchQueued")
                             .payload("{}")
                             .build()))
-            .pollTimeout(Duration.ofMillis(50))
+            .idleWait(Duration.ofMillis(50))
             .build());
     consumers.add(
         once.consumer("notifier")
@@ -124,7 +124,7 @@ abstract class TracePipelineContract {
                   effects.add(e.id().value());
                 })
             .retry(notifierRetry)
-            .pollTimeout(Duration.ofMillis(50))
+            .idleWait(Duration.ofMillis(50))
             .build());
   }
 

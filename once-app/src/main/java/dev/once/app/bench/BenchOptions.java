@@ -120,6 +120,7 @@ final class BenchOptions {
               transport.amqp(),
               transport::bootstrap,
               settings);
+      env.jdbcUrl(database.jdbcUrl());
       BenchResult result = bench.run(env);
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(result.json()));

@@ -22,10 +22,13 @@ import picocli.CommandLine.Option;
       "End to end as a service runs it: --producers threads commit orders (--producer-batch per"
           + " transaction, default 1) while relays and consumers run, over one or two hops;"
           + " clock from the first producer commit to the last effect committed, commit->effect"
-          + " latency of every order, then a paced run at half the sustained rate.",
-      "Also measured in the same run: ceiling P (the same producers with nothing else running)"
-          + " and ceiling C (a hand-written pipeline doing the same work without the library).",
-      "See docs/PERFORMANCE.md, round 3."
+          + " latency of every order, then a paced run at a third of the sustained rate.",
+      "Also measured in the same run: ceiling P (raw JDBC producers writing the same business"
+          + " row and outbox row, nothing else running) beside Once's producers alone, and"
+          + " ceiling C (a hand-written pipeline doing the same work without the library), full"
+          + " speed and paced at Once's paced rate. --service adds the example service"
+          + " (README defaults, a pool of its own) run in a JVM of its own.",
+      "See docs/PERFORMANCE.md, round 4."
     })
 public final class E2eCommand implements Callable<Integer> {
   @Mixin BenchOptions options;
@@ -54,7 +57,7 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--latency-rate",
       defaultValue = "0",
       description =
-          "Orders/s of the paced run; 0 means half of the sustained end-to-end rate"
+          "Orders/s of the paced runs; 0 means a third of the sustained end-to-end rate"
               + " (default ${DEFAULT-VALUE}).")
   double latencyRate;
 
@@ -85,6 +88,29 @@ public final class E2eCommand implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}).")
   String tracing;
 
+  @Option(
+      names = "--service",
+      description =
+          "Also run the example service (dev.once.bench.e2e.service.OrderService: README"
+              + " defaults, a HikariCP pool of 14) in a JVM of its own, --warmup orders first,"
+              + " and report it beside Once and ceiling C.")
+  boolean service;
+
+  @Option(
+      names = "--service-pool",
+      defaultValue = "14",
+      description =
+          "The example service's HikariCP pool size with --service (default ${DEFAULT-VALUE},"
+              + " as a README-written service).")
+  int servicePool;
+
+  @Option(
+      names = "--service-only",
+      description =
+          "Run only the example service (its own warm-up, full-speed and paced runs; --latency-rate"
+              + " 0 paces it at a third of its own rate).")
+  boolean serviceOnly;
+
   @Override
   public Integer call() throws Exception {
     if (!BenchTracing.MODES.contains(tracing)) {
@@ -101,7 +127,7 @@ public final class E2eCommand implements Callable<Integer> {
     }
     if (latencyRate < 0) {
       throw new UserError(
-          "--latency-rate must be 0 (half the sustained rate) or more, was " + latencyRate);
+          "--latency-rate must be 0 (a third of the sustained rate) or more, was " + latencyRate);
     }
     if (batchLingerMs < -1 || batchLingerMs > 1000) {
       throw new UserError(
@@ -112,7 +138,17 @@ public final class E2eCommand implements Callable<Integer> {
     if (warmup < 0) {
       throw new UserError("--warmup must be 0 (none) or more orders, was " + warmup);
     }
+    if (servicePool < 1 || servicePool > 200) {
+      throw new UserError("--service-pool must be between 1 and 200, was " + servicePool);
+    }
+    if (serviceOnly) {
+      return options.run(
+          s, true, env -> E2eBench.serviceOnly(env, warmup, latencyRate, servicePool));
+    }
+    int pool = service ? servicePool : 0;
     return options.run(
-        s, true, env -> E2eBench.run(env, hops, latencyRate, linger, warmup, tracing, System.err));
+        s,
+        true,
+        env -> E2eBench.run(env, hops, latencyRate, linger, warmup, tracing, pool, System.err));
   }
 }

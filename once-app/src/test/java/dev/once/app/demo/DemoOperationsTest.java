@@ -55,7 +55,7 @@ class DemoOperationsTest {
       Consumer warehouse =
           once.consumer("warehouse")
               .subscribe("orders", (tx, e) -> ops.recordCharge(tx, Long.parseLong(e.key())))
-              .pollTimeout(Duration.ofMillis(50))
+              .idleWait(Duration.ofMillis(50))
               .build()
               .start();
       for (int i = 1; i <= ORDERS; i++) {

@@ -31,6 +31,7 @@ public final class BenchEnv {
   private final Supplier<String> bootstrap;
   private final BenchSettings settings;
   private final Rollbacks rollbacks = new Rollbacks();
+  private String jdbcUrl;
 
   /** Partitions of the bench's Kafka topics, Once's and the hand-written pipeline's alike. */
   static final int KAFKA_PARTITIONS = 6;
@@ -80,6 +81,19 @@ public final class BenchEnv {
   /** The pool size a bench of {@code s} needs: its threads and Once's, with room to spare. */
   public static int poolSize(BenchSettings s) {
     return s.workers() * 3 + s.relays() * 2 + s.latencyProducers() + 16;
+  }
+
+  /**
+   * The JDBC URL another process connects with (the service path's JVM); it may hold a password, so
+   * it is passed in that process's environment, never printed.
+   */
+  public BenchEnv jdbcUrl(String url) {
+    this.jdbcUrl = url;
+    return this;
+  }
+
+  String jdbcUrl() {
+    return jdbcUrl;
   }
 
   BenchSettings settings() {

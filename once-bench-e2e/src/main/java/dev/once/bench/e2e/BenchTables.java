@@ -71,7 +71,7 @@ final class BenchTables {
           created_at timestamptz NOT NULL DEFAULT now()
       );
       """
-          + HandPipeline.CREATE;
+          + HandSchema.CREATE;
 
   private static final String CLEAR =
       """
@@ -82,7 +82,7 @@ final class BenchTables {
       DELETE FROM once_outbox
        WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out', 'bench-dispatch');
       """
-          + HandPipeline.CLEAR;
+          + HandSchema.CLEAR;
 
   /** The same tables on MariaDB/MySQL (ids compare byte for byte, as on PostgreSQL). */
   private static final String CREATE_MARIADB =
@@ -104,7 +104,7 @@ final class BenchTables {
           created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
       ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
       """
-          + HandPipeline.CREATE_MARIADB;
+          + HandSchema.CREATE_MARIADB;
 
   /** MariaDB truncates one table per statement. */
   private static final String CLEAR_MARIADB =
@@ -118,7 +118,7 @@ final class BenchTables {
       DELETE FROM once_outbox
        WHERE destination IN ('bench-in', 'bench-out', 'bench-ceiling-out', 'bench-dispatch');
       """
-          + HandPipeline.CLEAR_MARIADB;
+          + HandSchema.CLEAR_MARIADB;
 
   private BenchTables() {}
 

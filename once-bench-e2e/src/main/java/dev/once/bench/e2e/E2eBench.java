@@ -7,26 +7,31 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code once bench e2e}: Once end to end as a service runs it, against ceiling P (the producers
- * alone) and ceiling C (a hand-written pipeline doing the same work), in one run.
+ * {@code once bench e2e}: Once end to end as a service runs it, against ceiling P (raw JDBC
+ * producers writing the same business row and outbox row, alone) and ceiling C (a hand-written
+ * pipeline doing the same work), full speed and paced at the same rate, in one run; with {@code
+ * --service}, the example service ({@link dev.once.bench.e2e.service.OrderService}) in a JVM of its
+ * own beside them.
  */
 public final class E2eBench {
   private E2eBench() {}
 
   /**
    * Runs the phases on {@code env} over {@code hops} (1 or 2) hops; {@code latencyRate} 0 paces the
-   * latency run at half of the sustained rate; {@code linger} is Once's consumers' batch linger;
-   * {@code warmup} orders go through each phase first, not measured.
+   * latency runs at a third of Once's sustained rate; {@code linger} is Once's consumers' batch
+   * linger; {@code warmup} orders go through each phase first, not measured; {@code service} also
+   * runs the example service in a JVM of its own with a pool of {@code servicePool} (0: not run).
    */
   public static BenchResult run(
       BenchEnv env, int hops, double latencyRate, Duration linger, int warmup, PrintStream progress)
       throws Exception {
-    return run(env, hops, latencyRate, linger, warmup, "off", progress);
+    return run(env, hops, latencyRate, linger, warmup, "off", 0, progress);
   }
 
   /**
    * As above, with Once's run traced as {@code tracingMode} says (one of {@link
-   * BenchTracing#MODES}; the ceilings are never traced).
+   * BenchTracing#MODES}; the ceilings are never traced), and the example service run too when
+   * {@code servicePool} is more than 0.
    */
   public static BenchResult run(
       BenchEnv env,
@@ -35,6 +40,7 @@ public final class E2eBench {
       Duration linger,
       int warmup,
       String tracingMode,
+      int servicePool,
       PrintStream progress)
       throws Exception {
     if (hops != 1 && hops != 2) {
@@ -47,19 +53,29 @@ public final class E2eBench {
     if (warmup > 0) {
       progress.printf("  warm-up: %d orders through each phase, not measured ...%n", warmup);
       BenchSettings w = s.with(warmup, 0);
-      OnceE2e.ceilingP(env, w);
-      ceilingC(env, w, hops);
+      rawProducers(env, w, hops);
+      OnceE2e.producersAlone(env, w);
+      ceilingC(env, w, hops, 0);
       try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
         OnceE2e.run(
             env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
       }
       env.rollbacks().clear();
     }
-    progress.printf("  %s ceiling P: the producers alone ...%n", now());
-    double p = OnceE2e.ceilingP(env, s);
-    progress.printf("  %s ceiling P: %.0f orders/s%n", now(), p);
+    // the producers alone, interleaved: raw JDBC, Once, raw JDBC, Once
+    double[] raw = new double[2];
+    double[] onceP = new double[2];
+    for (int i = 0; i < 2; i++) {
+      progress.printf("  %s ceiling P (raw JDBC producers) ...%n", now());
+      raw[i] = rawProducers(env, s, hops);
+      progress.printf("  %s ceiling P: %.0f orders/s; Once's producers ...%n", now(), raw[i]);
+      onceP[i] = OnceE2e.producersAlone(env, s);
+      progress.printf("  %s Once's producers: %.0f orders/s%n", now(), onceP[i]);
+    }
+    double p = (raw[0] + raw[1]) / 2;
+    double op = (onceP[0] + onceP[1]) / 2;
     progress.printf("  %s ceiling C: hand-written pipeline ...%n", now());
-    Hand c = ceilingC(env, s, hops);
+    Hand c = ceilingC(env, s, hops, 0);
     progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
     progress.printf("  %s Once end to end ...%n", now());
     OnceE2e.Result once;
@@ -68,25 +84,100 @@ public final class E2eBench {
       once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
       spans = tracing.exported();
     }
+    // the rate Once's paced run was given, not the one it achieved: the same target for all
+    double target = latencyRate > 0 ? latencyRate : once.eps() / 3;
+    Hand paced = null;
+    if (once.pacedLatencies().length > 0) {
+      progress.printf("  %s ceiling C paced at %.0f orders/s ...%n", now(), target);
+      paced = ceilingC(env, s, hops, target);
+    }
+    Map<String, Object> svc = null;
+    if (servicePool > 0) {
+      svc = ServiceBench.run(env, warmup, target, servicePool, progress);
+    }
     progress.printf("  %s done%n", now());
-    Map<String, Object> j = json(s, env, p, c, once, hops, warmup);
+    Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
     j.put("batch_linger_ms", linger.toMillis());
     j.put("tracing", tracingMode);
     j.put("spans_exported", spans);
-    return new BenchResult.Fields(j, 28, once.duplicateEffects() == 0 && c.duplicates() == 0);
+    boolean ok = once.duplicateEffects() == 0 && c.duplicates() == 0;
+    if (paced != null) {
+      ok &= paced.duplicates() == 0;
+    }
+    if (svc != null) {
+      double se = ((Number) svc.get("service_eps")).doubleValue();
+      j.put("service_eps", svc.get("service_eps"));
+      j.put("service_ratio_e2e", BenchReport.round3(se / once.eps()));
+      j.put("service_ratio_c", BenchReport.round3(se / c.eps()));
+      svc.forEach(j::putIfAbsent);
+      ok &= ((Number) svc.get("service_duplicate_effects")).longValue() == 0;
+    }
+    return new BenchResult.Fields(j, 44, ok);
   }
 
-  private record Hand(double eps, long[] latencies, long duplicates, long rollbacks) {}
+  /** The example service alone ({@code once bench e2e --service-only}). */
+  public static BenchResult serviceOnly(BenchEnv env, int warmup, double rate, int pool)
+      throws Exception {
+    Map<String, Object> j =
+        new LinkedHashMap<>(ServiceBench.run(env, warmup, rate, pool, System.err));
+    j.put("transport", env.transportName());
+    j.put("events", env.settings().events());
+    j.put("warmup_events", warmup);
+    j.put("machine", BenchReport.machine());
+    return new BenchResult.Fields(
+        j, 28, ((Number) j.get("service_duplicate_effects")).longValue() == 0);
+  }
 
-  private static Hand ceilingC(BenchEnv env, BenchSettings s, int hops) throws Exception {
-    HandPipeline.Shape shape = hops == 2 ? HandPipeline.Shape.TWO_HOPS : HandPipeline.Shape.ONE_HOP;
+  private record Hand(
+      double eps,
+      long[] latencies,
+      double pacedRate,
+      long duplicates,
+      long rollbacks,
+      Map<String, Double> stages) {}
+
+  /** Ceiling P: the hand-written pipeline's raw JDBC producers alone; orders per second. */
+  private static double rawProducers(BenchEnv env, BenchSettings s, int hops) throws Exception {
     try (HandBroker broker = HandBroker.open(env, s)) {
-      HandPipeline pipeline = new HandPipeline(env.dataSource(), broker, s, shape);
+      HandPipeline pipeline = new HandPipeline(env.dataSource(), broker, s, shape(hops));
       try {
-        double eps = pipeline.endToEnd();
-        long[] latencies = pipeline.timings().latencies(1, s.events() + 1L);
+        return pipeline.producersAlone();
+      } finally {
         pipeline.close();
-        return new Hand(eps, latencies, pipeline.duplicateEffects(), pipeline.conflicts());
+        BenchTables.reset(env.dataSource());
+      }
+    }
+  }
+
+  private static HandPipeline.Shape shape(int hops) {
+    return hops == 2 ? HandPipeline.Shape.TWO_HOPS : HandPipeline.Shape.ONE_HOP;
+  }
+
+  /**
+   * Ceiling C at full speed ({@code pacedRate} 0: {@code s.events()} orders), or its paced run:
+   * {@code s.latencySeconds()} of orders at {@code pacedRate}, one per transaction.
+   */
+  private static Hand ceilingC(BenchEnv env, BenchSettings s, int hops, double pacedRate)
+      throws Exception {
+    try (HandBroker broker = HandBroker.open(env, s)) {
+      HandPipeline pipeline = new HandPipeline(env.dataSource(), broker, s, shape(hops));
+      try {
+        double eps = 0;
+        double achieved = 0;
+        long[] latencies;
+        Map<String, Double> stages = Map.of();
+        if (pacedRate > 0) {
+          long n = Math.round(pacedRate * s.latencySeconds());
+          achieved = pipeline.paced(1, n, pacedRate);
+          latencies = pipeline.timings().latencies(1, n + 1);
+          stages = pipeline.timings().stages("ceiling_c_paced_", 1, n + 1);
+        } else {
+          eps = pipeline.endToEnd();
+          latencies = pipeline.timings().latencies(1, s.events() + 1L);
+        }
+        pipeline.close();
+        return new Hand(
+            eps, latencies, achieved, pipeline.duplicateEffects(), pipeline.conflicts(), stages);
       } finally {
         pipeline.close();
         BenchTables.reset(env.dataSource());
@@ -95,10 +186,20 @@ public final class E2eBench {
   }
 
   private static Map<String, Object> json(
-      BenchSettings s, BenchEnv env, double p, Hand c, OnceE2e.Result once, int hops, int warmup) {
+      BenchSettings s,
+      BenchEnv env,
+      double p,
+      double onceP,
+      Hand c,
+      Hand paced,
+      OnceE2e.Result once,
+      int hops,
+      int warmup) {
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("e2e_eps", BenchReport.round(once.eps()));
     j.put("ceiling_p_eps", BenchReport.round(p));
+    j.put("once_producers_eps", BenchReport.round(onceP));
+    j.put("producer_path_ratio", BenchReport.round3(onceP / p));
     j.put("ceiling_c_eps", BenchReport.round(c.eps()));
     j.put("ratio_c", BenchReport.round3(once.eps() / c.eps()));
     j.put("ratio_p", BenchReport.round3(once.eps() / p));
@@ -110,11 +211,30 @@ public final class E2eBench {
     j.put("paced_p50_ms", ms(Percentiles.of(once.pacedLatencies(), 50)));
     j.put("paced_p99_ms", ms(Percentiles.of(once.pacedLatencies(), 99)));
     j.put("paced_max_ms", ms(max(once.pacedLatencies())));
+    if (paced != null) {
+      j.put("ceiling_c_paced_rate_eps", BenchReport.round(paced.pacedRate()));
+      j.put("ceiling_c_paced_p50_ms", ms(Percentiles.of(paced.latencies(), 50)));
+      j.put("ceiling_c_paced_p99_ms", ms(Percentiles.of(paced.latencies(), 99)));
+      j.put(
+          "paced_p50_ratio",
+          BenchReport.round3(
+              (double) Percentiles.of(once.pacedLatencies(), 50)
+                  / Percentiles.of(paced.latencies(), 50)));
+      j.put(
+          "paced_p99_ratio",
+          BenchReport.round3(
+              (double) Percentiles.of(once.pacedLatencies(), 99)
+                  / Percentiles.of(paced.latencies(), 99)));
+    }
+    j.putAll(once.pacedStages());
+    if (paced != null) {
+      j.putAll(paced.stages());
+    }
     j.put("ceiling_c_p50_ms", ms(Percentiles.of(c.latencies(), 50)));
     j.put("ceiling_c_p99_ms", ms(Percentiles.of(c.latencies(), 99)));
     j.put("effects", once.effects());
     j.put("duplicate_effects", once.duplicateEffects());
-    j.put("ceiling_c_duplicate_effects", c.duplicates());
+    j.put("ceiling_c_duplicate_effects", c.duplicates() + (paced == null ? 0 : paced.duplicates()));
     j.put("once_rollbacks", env.rollbacks().once.get());
     j.put("ceiling_c_rollbacks", c.rollbacks());
     j.put("producer_rollbacks", Rollbacks.PRODUCERS.get());
@@ -145,7 +265,7 @@ public final class E2eBench {
     return sorted.length == 0 ? 0 : sorted[sorted.length - 1];
   }
 
-  private static double ms(long nanos) {
+  static double ms(long nanos) {
     return Math.round(nanos / 10_000.0) / 100.0;
   }
 }

@@ -19,6 +19,8 @@ final class E2eTimings implements OnceListener {
   private final String finalConsumer;
   private final Map<Long, Long> produced = new ConcurrentHashMap<>();
   private final Map<Long, Long> effected = new ConcurrentHashMap<>();
+  private final Map<Long, Long> confirmed = new ConcurrentHashMap<>();
+  private final Map<Long, Long> received = new ConcurrentHashMap<>();
 
   /**
    * @param firstDestination where the producers publish (only those events start the clock)
@@ -37,6 +39,64 @@ final class E2eTimings implements OnceListener {
         produced.putIfAbsent(Long.parseLong(e.key()), now);
       }
     }
+  }
+
+  @Override
+  public void published(List<Event> events) {
+    long now = System.nanoTime();
+    for (Event e : events) {
+      if (e.destination().equals(firstDestination)) {
+        confirmed.putIfAbsent(Long.parseLong(e.key()), now);
+      }
+    }
+  }
+
+  @Override
+  public void received(List<ReceivedEvent> batch) {
+    long now = System.nanoTime();
+    for (ReceivedEvent e : batch) {
+      if (e.consumerId().equals(finalConsumer)) {
+        received.putIfAbsent(Long.parseLong(e.key()), now);
+      }
+    }
+  }
+
+  /** The broker confirmed orders {@code ids} just now (the hand-written relay). */
+  void confirmed(List<Long> ids) {
+    long now = System.nanoTime();
+    ids.forEach(id -> confirmed.putIfAbsent(id, now));
+  }
+
+  /** The last hop's worker took orders {@code ids} from the broker just now (hand-written). */
+  void received(Iterable<Long> ids) {
+    long now = System.nanoTime();
+    ids.forEach(id -> received.putIfAbsent(id, now));
+  }
+
+  /**
+   * The paced run's time split, p50 in ms of orders [from, to): commit→confirmed by the broker,
+   * confirmed→taken by the last hop's worker, taken→effect committed (one hop; on two hops the
+   * middle part holds the first hop's consumer and the second relay).
+   */
+  Map<String, Double> stages(String prefix, long from, long to) {
+    Map<String, Double> m = new java.util.LinkedHashMap<>();
+    m.put(prefix + "commit_to_confirmed_p50_ms", p50(produced, confirmed, from, to));
+    m.put(prefix + "confirmed_to_received_p50_ms", p50(confirmed, received, from, to));
+    m.put(prefix + "received_to_effect_p50_ms", p50(received, effected, from, to));
+    return m;
+  }
+
+  private static double p50(Map<Long, Long> a, Map<Long, Long> b, long from, long to) {
+    List<Long> l = new ArrayList<>();
+    for (long id = from; id < to; id++) {
+      Long x = a.get(id);
+      Long y = b.get(id);
+      if (x != null && y != null) {
+        l.add(y - x);
+      }
+    }
+    long[] sorted = l.stream().mapToLong(Long::longValue).sorted().toArray();
+    return E2eBench.ms(Percentiles.of(sorted, 50));
   }
 
   @Override

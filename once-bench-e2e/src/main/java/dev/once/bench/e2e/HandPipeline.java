@@ -1,8 +1,6 @@
 package dev.once.bench.e2e;
 
-import dev.once.EventId;
 import dev.once.bench.e2e.HandBroker.Msg;
-import dev.once.scenario.WarehousePipeline;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,10 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
@@ -22,11 +17,11 @@ import javax.sql.DataSource;
  * Ceiling C: a hand-written pipeline doing exactly the work Once does, with no library — what a
  * team would write themselves. Producers (raw JDBC) commit a business row and an outbox row per
  * order; relays take a batch of pending outbox rows {@code FOR UPDATE SKIP LOCKED}, publish it,
- * wait for the broker's confirms, mark the rows sent and commit; consumers take a batch, insert its
- * markers in one {@code INSERT … ON CONFLICT DO NOTHING RETURNING}, write each new event's effect
- * (and, on the first of two hops, its outgoing outbox row) in the same transaction, commit, then
- * acknowledge. Same threads, batch sizes and broker as Once's run; its own tables ({@code
- * bench_c_*}), so that nothing of Once's is read or written.
+ * wait for the broker's confirms, mark the rows sent and commit; consumers ({@link HandConsumer})
+ * take a batch, insert its markers and effects, commit, then acknowledge. Same threads, batch sizes
+ * and broker as Once's run; its own tables ({@link HandSchema}, {@code bench_c_*}), so that nothing
+ * of Once's is read or written. Its producers alone are ceiling P: raw JDBC, a business row and an
+ * outbox row per order in one transaction.
  *
  * <p>As in Once: the relay's transaction commits asynchronously and runs without sequential scans
  * (losing it only means publishing again), and a commit that writes outbox rows wakes the relays of
@@ -49,142 +44,6 @@ final class HandPipeline implements AutoCloseable {
     DRAIN
   }
 
-  static final String CREATE =
-      """
-      CREATE TABLE IF NOT EXISTS bench_c_orders (
-          order_id   bigint      PRIMARY KEY,
-          created_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE TABLE IF NOT EXISTS bench_c_outbox (
-          id          bigserial   PRIMARY KEY,
-          event_id    text        NOT NULL UNIQUE,
-          destination text        NOT NULL,
-          event_key   text,
-          event_type  text        NOT NULL,
-          payload     bytea       NOT NULL,
-          created_at  timestamptz NOT NULL DEFAULT now(),
-          sent_at     timestamptz
-      );
-      CREATE INDEX IF NOT EXISTS bench_c_outbox_pending ON bench_c_outbox (id)
-       WHERE sent_at IS NULL;
-      CREATE TABLE IF NOT EXISTS bench_c_inbox (
-          consumer_id text        NOT NULL,
-          event_id    text        NOT NULL,
-          created_at  timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (consumer_id, event_id)
-      );
-      CREATE TABLE IF NOT EXISTS bench_c_effects (
-          id         bigserial   PRIMARY KEY,
-          order_id   bigint      NOT NULL,
-          event_id   text        NOT NULL,
-          created_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE TABLE IF NOT EXISTS bench_c_notifications (
-          id         bigserial   PRIMARY KEY,
-          order_id   bigint      NOT NULL,
-          event_id   text        NOT NULL,
-          created_at timestamptz NOT NULL DEFAULT now()
-      );
-      """;
-
-  static final String CLEAR =
-      """
-      TRUNCATE bench_c_orders, bench_c_outbox, bench_c_inbox, bench_c_effects,
-               bench_c_notifications;
-      """;
-
-  /** The same tables on MariaDB/MySQL: the pending index is on (sent_at, id), NULLs first. */
-  static final String CREATE_MARIADB =
-      """
-      CREATE TABLE IF NOT EXISTS bench_c_orders (
-          order_id   bigint      PRIMARY KEY,
-          created_at datetime(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))
-      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-      CREATE TABLE IF NOT EXISTS bench_c_outbox (
-          id          bigint       AUTO_INCREMENT PRIMARY KEY,
-          event_id    varchar(200) NOT NULL UNIQUE,
-          destination varchar(200) NOT NULL,
-          event_key   varchar(200),
-          event_type  varchar(200) NOT NULL,
-          payload     longblob     NOT NULL,
-          created_at  datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
-          sent_at     datetime(6),
-          INDEX bench_c_outbox_pending (sent_at, id)
-      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-      CREATE TABLE IF NOT EXISTS bench_c_inbox (
-          consumer_id varchar(200) NOT NULL,
-          event_id    varchar(200) NOT NULL,
-          created_at  datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
-          PRIMARY KEY (consumer_id, event_id)
-      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-      CREATE TABLE IF NOT EXISTS bench_c_effects (
-          id         bigint       AUTO_INCREMENT PRIMARY KEY,
-          order_id   bigint       NOT NULL,
-          event_id   varchar(200) NOT NULL,
-          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
-      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-      CREATE TABLE IF NOT EXISTS bench_c_notifications (
-          id         bigint       AUTO_INCREMENT PRIMARY KEY,
-          order_id   bigint       NOT NULL,
-          event_id   varchar(200) NOT NULL,
-          created_at datetime(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6))
-      ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-      """;
-
-  static final String CLEAR_MARIADB =
-      """
-      TRUNCATE bench_c_orders;
-      TRUNCATE bench_c_outbox;
-      TRUNCATE bench_c_inbox;
-      TRUNCATE bench_c_effects;
-      TRUNCATE bench_c_notifications;
-      """;
-
-  /** ER_DUP_ENTRY: the unique key holds the value already (the statement alone is undone). */
-  private static final int DUPLICATE_KEY = 1062;
-
-  /** How often a consumer transaction runs again after a deadlock or lock wait timeout. */
-  private static final int CONFLICT_RETRIES = 10;
-
-  private static final String INSERT_ORDER = "INSERT INTO bench_c_orders (order_id) VALUES (?)";
-  private static final String INSERT_OUTBOX =
-      """
-      INSERT INTO bench_c_outbox (event_id, destination, event_key, event_type, payload)
-      VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (event_id) DO NOTHING
-      """;
-  private static final String RELAY_SETTINGS =
-      "SELECT set_config('synchronous_commit', 'off', true),"
-          + " set_config('enable_seqscan', 'off', true)";
-  private static final String CLAIM_OUTBOX =
-      """
-      SELECT id, event_id, destination, event_key, event_type, payload
-        FROM bench_c_outbox
-       WHERE sent_at IS NULL
-       ORDER BY id
-       LIMIT ?
-       FOR UPDATE SKIP LOCKED
-      """;
-  private static final String MARK_SENT =
-      "UPDATE bench_c_outbox SET sent_at = now() WHERE id = ANY(?::bigint[])";
-  private static final String INSERT_MARKERS =
-      """
-      INSERT INTO bench_c_inbox (consumer_id, event_id)
-      SELECT ?, e FROM unnest(?::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n
-      ON CONFLICT DO NOTHING
-      RETURNING event_id
-      """;
-  private static final String PENDING = "SELECT count(*) FROM bench_c_outbox WHERE sent_at IS NULL";
-  private static final String INSERT_OUTBOX_MARIADB =
-      """
-      INSERT INTO bench_c_outbox (event_id, destination, event_key, event_type, payload)
-      VALUES (?, ?, ?, ?, ?)
-      """;
-  private static final String MARK_SENT_MARIADB =
-      "UPDATE bench_c_outbox SET sent_at = UTC_TIMESTAMP(6) WHERE id IN (%s)";
-  private static final String INSERT_MARKER_MARIADB =
-      "INSERT INTO bench_c_inbox (consumer_id, event_id) VALUES (?, ?)";
-
   private final DataSource dataSource;
   private final HandBroker broker;
   private final BenchSettings s;
@@ -196,7 +55,9 @@ final class HandPipeline implements AutoCloseable {
   private final Signal outbox = new Signal();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final List<Thread> threads = new ArrayList<>();
+  private final HandConsumer consumer;
   private volatile boolean running = true;
+  private boolean started;
 
   HandPipeline(DataSource dataSource, HandBroker broker, BenchSettings s, Shape shape) {
     this.dataSource = dataSource;
@@ -204,8 +65,14 @@ final class HandPipeline implements AutoCloseable {
     this.s = s;
     this.shape = shape;
     this.mariadb = BenchTables.isMariaDb(dataSource);
-    this.insertOutbox = mariadb ? INSERT_OUTBOX_MARIADB : INSERT_OUTBOX;
-    BenchTables.run(dataSource, mariadb ? CREATE_MARIADB + CLEAR_MARIADB : CREATE + CLEAR);
+    this.insertOutbox = mariadb ? HandSchema.INSERT_OUTBOX_MARIADB : HandSchema.INSERT_OUTBOX;
+    this.consumer =
+        new HandConsumer(dataSource, broker, s, shape, mariadb, conflicts, timings, outbox);
+    BenchTables.run(
+        dataSource,
+        mariadb
+            ? HandSchema.CREATE_MARIADB + HandSchema.CLEAR_MARIADB
+            : HandSchema.CREATE + HandSchema.CLEAR);
     broker.declare(BenchTables.C_IN, BenchTables.C_CONSUMER);
     broker.purge(BenchTables.C_IN, BenchTables.C_CONSUMER);
     if (shape == Shape.TWO_HOPS) {
@@ -232,11 +99,40 @@ final class HandPipeline implements AutoCloseable {
    * commit to the last effect committed.
    */
   double endToEnd() throws Exception {
-    startConsumers();
-    startRelays();
+    start();
     Producers.fullSpeed(this::produce, s.producers(), s.producerBatch(), 1, s.events());
     await(s.events());
     return timings.eps(1, s.events() + 1L);
+  }
+
+  /**
+   * Ceiling P: the producers alone, nothing else running; orders per second. Raw JDBC, {@code
+   * s.producerBatch()} orders per transaction, each a business row and an outbox row.
+   */
+  double producersAlone() throws Exception {
+    double seconds =
+        Producers.fullSpeed(this::produce, s.producers(), s.producerBatch(), 1, s.events());
+    return s.events() / seconds;
+  }
+
+  /**
+   * The paced run: relays and consumers running (started if they were not), orders [first, first +
+   * n) committed one per transaction by {@code s.latencyProducers()} threads at {@code rate};
+   * returns the rate achieved. Their latencies: {@link #timings()}.
+   */
+  double paced(long first, long n, double rate) throws Exception {
+    start();
+    double achieved = Producers.paced(this::produce, s.latencyProducers(), first, n, rate);
+    await(first - 1 + n);
+    return achieved;
+  }
+
+  private void start() {
+    if (!started) {
+      started = true;
+      startConsumers();
+      startRelays();
+    }
   }
 
   /**
@@ -247,11 +143,10 @@ final class HandPipeline implements AutoCloseable {
   double drain() throws Exception {
     Producers.fullSpeed(this::produce, s.producers(), s.producerBatch(), 1, s.events());
     long start = System.nanoTime();
-    startConsumers();
-    startRelays();
+    start();
     await(s.events());
     long deadline = System.nanoTime() + s.timeoutSeconds() * 1_000_000_000L;
-    while (BenchTables.count(dataSource, PENDING) > 0) {
+    while (BenchTables.count(dataSource, HandSchema.PENDING) > 0) {
       check(deadline);
       Thread.sleep(5);
     }
@@ -286,7 +181,7 @@ final class HandPipeline implements AutoCloseable {
   void produce(long from, long to) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement order = c.prepareStatement(INSERT_ORDER);
+      try (PreparedStatement order = c.prepareStatement(HandSchema.INSERT_ORDER);
           PreparedStatement out = c.prepareStatement(insertOutbox)) {
         for (long id = from; id < to; id++) {
           order.setLong(1, id);
@@ -296,7 +191,7 @@ final class HandPipeline implements AutoCloseable {
           out.setString(3, Long.toString(id));
           out.setString(4, "BenchPaid");
           out.setBytes(5, Pipeline.payload(id).getBytes(StandardCharsets.UTF_8));
-          insertUnlessDuplicate(out);
+          HandSchema.insertUnlessDuplicate(out);
         }
       }
       c.commit();
@@ -316,13 +211,21 @@ final class HandPipeline implements AutoCloseable {
     for (int i = 0; i < s.workers(); i++) {
       spawn(
           "c-consumer-" + i,
-          () -> consumerLoop(BenchTables.C_IN, BenchTables.C_CONSUMER, shape != Shape.ONE_HOP));
+          () ->
+              consumer.loop(
+                  BenchTables.C_IN, BenchTables.C_CONSUMER, shape != Shape.ONE_HOP, this::running));
       if (twoHops) {
         spawn(
             "c-notifier-" + i,
-            () -> consumerLoop(BenchTables.C_DISPATCH, BenchTables.C_NOTIFIER, false));
+            () ->
+                consumer.loop(
+                    BenchTables.C_DISPATCH, BenchTables.C_NOTIFIER, false, this::running));
       }
     }
+  }
+
+  private boolean running() {
+    return running;
   }
 
   private interface Loop {
@@ -365,11 +268,14 @@ final class HandPipeline implements AutoCloseable {
       c.setAutoCommit(false);
       try {
         try (Statement st = c.createStatement()) {
-          st.execute(mariadb ? "SET TRANSACTION ISOLATION LEVEL READ COMMITTED" : RELAY_SETTINGS);
+          st.execute(
+              mariadb
+                  ? "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"
+                  : HandSchema.RELAY_SETTINGS);
         }
         List<Long> ids = new ArrayList<>();
         List<Msg> batch = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(CLAIM_OUTBOX)) {
+        try (PreparedStatement ps = c.prepareStatement(HandSchema.CLAIM_OUTBOX)) {
           ps.setInt(1, s.relayBatch());
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -387,6 +293,7 @@ final class HandPipeline implements AutoCloseable {
         }
         if (!batch.isEmpty()) {
           publisher.publishConfirmed(batch);
+          timings.confirmed(batch.stream().map(m -> Long.parseLong(m.key())).toList());
           markSent(c, ids);
         }
         c.commit();
@@ -400,145 +307,18 @@ final class HandPipeline implements AutoCloseable {
 
   private void markSent(Connection c, List<Long> ids) throws SQLException {
     if (!mariadb) {
-      try (PreparedStatement ps = c.prepareStatement(MARK_SENT)) {
+      try (PreparedStatement ps = c.prepareStatement(HandSchema.MARK_SENT)) {
         ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
         ps.executeUpdate();
       }
       return;
     }
     String in = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
-    try (PreparedStatement ps = c.prepareStatement(MARK_SENT_MARIADB.formatted(in))) {
+    try (PreparedStatement ps = c.prepareStatement(HandSchema.MARK_SENT_MARIADB.formatted(in))) {
       for (int i = 0; i < ids.size(); i++) {
         ps.setLong(i + 1, ids.get(i));
       }
       ps.executeUpdate();
-    }
-  }
-
-  private void consumerLoop(String destination, String group, boolean emits) throws Exception {
-    boolean last = group.equals(finalConsumer());
-    try (HandBroker.HandReceiver receiver = broker.receiver(destination, group)) {
-      while (running) {
-        List<Msg> got = receiver.poll(s.batch(), 100);
-        if (got.isEmpty()) {
-          continue;
-        }
-        consume(group, got, emits);
-        if (emits) {
-          outbox.signal();
-        }
-        receiver.ack(got);
-        if (last) {
-          timings.effected(got.stream().map(m -> Long.parseLong(m.key())).toList());
-        }
-      }
-    }
-  }
-
-  private String finalConsumer() {
-    return shape == Shape.TWO_HOPS ? BenchTables.C_NOTIFIER : BenchTables.C_CONSUMER;
-  }
-
-  /**
-   * One consumer transaction: the batch's markers in one statement, then for each new event its
-   * effect row (and its outgoing outbox row when {@code emits}), then the commit.
-   */
-  private void consume(String group, List<Msg> got, boolean emits) throws SQLException {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        consumeOnce(group, got, emits);
-        return;
-      } catch (SQLException e) {
-        if (attempt == CONFLICT_RETRIES || !Rollbacks.isConflict(e)) {
-          throw e;
-        }
-        conflicts.incrementAndGet();
-      }
-    }
-  }
-
-  private void consumeOnce(String group, List<Msg> got, boolean emits) throws SQLException {
-    String effects =
-        group.equals(BenchTables.C_NOTIFIER) ? "bench_c_notifications" : "bench_c_effects";
-    String outDestination = shape == Shape.DRAIN ? BenchTables.C_OUT : BenchTables.C_DISPATCH;
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        Set<String> fresh = insertMarkers(c, group, got);
-        try (PreparedStatement effect =
-                c.prepareStatement(
-                    "INSERT INTO " + effects + " (order_id, event_id) VALUES (?, ?)");
-            PreparedStatement out = c.prepareStatement(insertOutbox)) {
-          for (Msg m : got) {
-            if (!fresh.contains(m.id())) {
-              continue; // a duplicate: its effect is already there
-            }
-            long orderId = Long.parseLong(m.key());
-            effect.setLong(1, orderId);
-            effect.setString(2, m.id());
-            effect.executeUpdate();
-            if (emits) {
-              String id =
-                  EventId.derive(group, new EventId(m.id()), WarehousePipeline.DISPATCH_QUEUED)
-                      .value();
-              out.setString(1, id);
-              out.setString(2, outDestination);
-              out.setString(3, m.key());
-              out.setString(4, "DispatchQueued");
-              out.setBytes(5, ("{\"orderId\":" + orderId + "}").getBytes(StandardCharsets.UTF_8));
-              insertUnlessDuplicate(out);
-            }
-          }
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
-    }
-  }
-
-  private Set<String> insertMarkers(Connection c, String group, List<Msg> got) throws SQLException {
-    String[] ids = got.stream().map(Msg::id).toArray(String[]::new);
-    Arrays.sort(ids); // a fixed order: two batches never wait on each other's markers in a cycle
-    Set<String> inserted = new HashSet<>();
-    if (mariadb) { // one INSERT per marker; a duplicate key means "not inserted"
-      try (PreparedStatement ps = c.prepareStatement(INSERT_MARKER_MARIADB)) {
-        for (String id : ids) {
-          ps.setString(1, group);
-          ps.setString(2, id);
-          if (insertUnlessDuplicate(ps)) {
-            inserted.add(id);
-          }
-        }
-      }
-      return inserted;
-    }
-    try (PreparedStatement ps = c.prepareStatement(INSERT_MARKERS)) {
-      ps.setString(1, group);
-      ps.setArray(2, c.createArrayOf("text", ids));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(rs.getString(1));
-        }
-      }
-    }
-    return inserted;
-  }
-
-  /**
-   * Runs a prepared INSERT: true if it inserted its row. On PostgreSQL its {@code ON CONFLICT DO
-   * NOTHING} reports a duplicate as 0 rows; on MariaDB/MySQL a duplicate key fails the statement
-   * alone (error 1062), which is "not inserted". Every other error is thrown.
-   */
-  private static boolean insertUnlessDuplicate(PreparedStatement ps) throws SQLException {
-    try {
-      return ps.executeUpdate() > 0;
-    } catch (SQLException e) {
-      if (e.getErrorCode() == DUPLICATE_KEY) {
-        return false;
-      }
-      throw e;
     }
   }
 

@@ -18,7 +18,7 @@ import java.util.List;
  * consumer {@code bench-notify} the notifier's (a notification). The clock runs from the first
  * producer commit to the last effect of the last hop committed; every order's commit→effect latency
  * is kept. Then, with the pipeline idle, orders are committed one per transaction at a paced rate
- * (half the sustained one unless given) and their latencies kept apart.
+ * (a third of the sustained one unless given) and their latencies kept apart.
  */
 final class OnceE2e {
   record Result(
@@ -27,7 +27,8 @@ final class OnceE2e {
       double pacedRate,
       long[] pacedLatencies,
       long effects,
-      long duplicateEffects) {}
+      long duplicateEffects,
+      java.util.Map<String, Double> pacedStages) {}
 
   /** Once's own batch linger, for the runs that do not choose one. */
   static final java.time.Duration DEFAULT_LINGER = dev.once.ConsumerBuilder.DEFAULT_BATCH_LINGER;
@@ -42,10 +43,11 @@ final class OnceE2e {
   }
 
   /**
-   * Ceiling P: the producers alone, nothing else running — the same business insert and outbox row
-   * per transaction through Once, the same threads. Orders per second.
+   * Once's producers alone, nothing else running: the business insert and {@code tx.publish} per
+   * transaction through Once, the threads of ceiling P (the same rows on raw JDBC). Orders per
+   * second.
    */
-  static double ceilingP(BenchEnv env, BenchSettings s) throws Exception {
+  static double producersAlone(BenchEnv env, BenchSettings s) throws Exception {
     try (Transport transport = env.openTransport()) {
       env.resetE2e(transport);
       try (Once once = build(env, transport, new E2eTimings(BenchTables.IN, "none"))) {
@@ -89,13 +91,14 @@ final class OnceE2e {
         await(timings, n, s);
         double eps = timings.eps(1, n + 1);
         long[] latencies = timings.latencies(1, n + 1);
-        double rate = latencyRate > 0 ? latencyRate : eps / 2;
+        double rate = latencyRate > 0 ? latencyRate : eps / 3;
         long paced = Math.round(rate * s.latencySeconds());
         progress.printf(
             "  %s once end to end: %.0f orders/s; paced run at %.0f orders/s%n",
             java.time.LocalTime.now(java.time.ZoneOffset.UTC), eps, rate);
         double achieved = 0;
         long[] pacedLatencies = new long[0];
+        java.util.Map<String, Double> stages = java.util.Map.of();
         if (paced > 0) {
           achieved =
               Producers.paced(
@@ -106,11 +109,18 @@ final class OnceE2e {
                   rate);
           await(timings, n + paced, s);
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
+          stages = timings.stages("paced_", n + 1, n + 1 + paced);
         }
         closeAll(running);
         Counts counts = counts(env);
         return new Result(
-            eps, latencies, achieved, pacedLatencies, counts.effects(), counts.duplicates());
+            eps,
+            latencies,
+            achieved,
+            pacedLatencies,
+            counts.effects(),
+            counts.duplicates(),
+            stages);
       } finally {
         closeAll(running);
         env.resetE2e(transport);

@@ -54,6 +54,11 @@ public final class RabbitReceiver implements Receiver {
   /** No poll since the channel opened or recovered: the broker may still be pushing a burst. */
   private volatile boolean opened = true;
 
+  /** When the latest delivery arrived (nanoTime), and how long after the one before it. */
+  private volatile long lastArrival = System.nanoTime() - Long.MAX_VALUE / 2;
+
+  private volatile long lastGap = Long.MAX_VALUE;
+
   public RabbitReceiver(
       Connections connections,
       String destination,
@@ -140,6 +145,9 @@ public final class RabbitReceiver implements Receiver {
       if (!d.isMalformed()) {
         unsettled.put(deliveryTag, d.event().id().value());
       }
+      long now = System.nanoTime();
+      lastGap = now - lastArrival;
+      lastArrival = now;
       buffer.add(d);
     }
   }
@@ -150,10 +158,13 @@ public final class RabbitReceiver implements Receiver {
   }
 
   /**
-   * After a first delivery that had to be waited for, collects more for up to {@code linger}; so
-   * does the first poll on a channel just opened or recovered, which may catch the broker in the
-   * middle of pushing what it had (the deliveries a crash or a cut handed back): they then run as
-   * one batch rather than two.
+   * After a first delivery that had to be waited for, collects more for up to {@code linger} when
+   * deliveries are coming at least one per {@code linger} (the one waited for arrived less than
+   * {@code linger} after the one before it): a trickle then shares a consumer commit, while a
+   * delivery that came alone after a quiet spell runs at once instead of waiting for a second that
+   * is not expected. The first poll on a channel just opened or recovered always collects, as it
+   * may catch the broker in the middle of pushing what it had (the deliveries a crash or a cut
+   * handed back): they then run as one batch rather than two.
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
@@ -171,7 +182,8 @@ public final class RabbitReceiver implements Receiver {
     opened = false;
     got.add(first);
     buffer.drainTo(got, max - 1);
-    if ((waited || justOpened) && !linger.isZero()) {
+    boolean trickle = waited && lastGap < linger.toNanos();
+    if ((trickle || justOpened) && !linger.isZero()) {
       long until = System.nanoTime() + linger.toNanos();
       long left;
       while (got.size() < max && (left = until - System.nanoTime()) > 0) {

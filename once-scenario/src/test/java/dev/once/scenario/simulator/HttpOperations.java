@@ -7,8 +7,8 @@ import dev.once.Operations;
 import dev.once.OperationsBuilder;
 import dev.once.ReconcilePolicy;
 import dev.once.tablequeue.TableQueueTransport;
-import dev.once.test.MutableClock;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 
@@ -16,7 +16,7 @@ import java.util.function.UnaryOperator;
 final class HttpOperations implements AutoCloseable {
   static final Duration LEASE = Duration.ofSeconds(30);
   final TestDatabase db = TestDatabase.embedded();
-  final MutableClock clock = MutableClock.atNow();
+  final SettableClock clock = SettableClock.stoppedNow();
   final TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
   final Once once;
   ProviderSimulator sim;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.LookupAnswer;
 import dev.once.ProviderRejectedException;
-import dev.once.test.MutableClock;
+import dev.once.testkit.SettableClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The simulator's own Stripe-like semantics, over real HTTP on loopback. */
 class SimulatorTest {
   private static final String CHARGE = "{\"reference\":\"charge:1\",\"order\":\"1\",\"amount\":5}";
-  private final MutableClock clock = MutableClock.atNow();
+  private final SettableClock clock = SettableClock.stoppedNow();
   private ProviderSimulator sim;
   private ProviderClient client;
 

@@ -164,84 +164,11 @@ public class OnceProperties {
     }
   }
 
-  public static class Relay {
-    /** Whether this application runs a relay (publishes the outbox). */
-    private boolean enabled = true;
-
-    /** Outbox rows claimed per round. */
-    private int batchSize = 200;
-
-    /** How long an idle relay waits for a wake-up before it looks again. */
-    private Duration idleWait = Duration.ofSeconds(1);
-
-    /** How long the relay waits for the broker's confirmations. */
-    private Duration confirmTimeout = Duration.ofSeconds(30);
-
-    /** Publish attempts of one outbox row before it is parked as a dead letter. */
-    private int maxAttempts = 10;
-
-    /** Backoff after a refused publish; it doubles up to max-retry-delay. */
-    private Duration retryDelay = Duration.ofSeconds(5);
-
-    /** The longest backoff between publish attempts. */
-    private Duration maxRetryDelay = Duration.ofMinutes(5);
-
-    public Duration getRetryDelay() {
-      return retryDelay;
-    }
-
-    public void setRetryDelay(Duration retryDelay) {
-      this.retryDelay = retryDelay;
-    }
-
-    public Duration getMaxRetryDelay() {
-      return maxRetryDelay;
-    }
-
-    public void setMaxRetryDelay(Duration maxRetryDelay) {
-      this.maxRetryDelay = maxRetryDelay;
-    }
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public int getBatchSize() {
-      return batchSize;
-    }
-
-    public void setBatchSize(int batchSize) {
-      this.batchSize = batchSize;
-    }
-
-    public Duration getIdleWait() {
-      return idleWait;
-    }
-
-    public void setIdleWait(Duration idleWait) {
-      this.idleWait = idleWait;
-    }
-
-    public Duration getConfirmTimeout() {
-      return confirmTimeout;
-    }
-
-    public void setConfirmTimeout(Duration confirmTimeout) {
-      this.confirmTimeout = confirmTimeout;
-    }
-
-    public int getMaxAttempts() {
-      return maxAttempts;
-    }
-
-    public void setMaxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-    }
-  }
+  /**
+   * The relay's settings under {@code once.relay}; its properties are {@link
+   * OnceRelayProperties}'s.
+   */
+  public static class Relay extends OnceRelayProperties {}
 
   public static class Retention {
     /** Whether this application runs the retention janitor (deletes old markers and rows). */
@@ -256,125 +183,17 @@ public class OnceProperties {
     }
   }
 
-  public static class Consumer {
-    /** Whether this consumer runs in this application. */
-    private boolean enabled = true;
+  /**
+   * The settings of one consumer under {@code once.consumers.<id>}; its properties are {@link
+   * OnceConsumerProperties}'s.
+   */
+  public static class Consumer extends OnceConsumerProperties {}
 
-    /** Worker threads, each polling and committing its own batches. */
-    private int workers = 2;
-
-    /** Deliveries per batch transaction (1 to 64). */
-    private int batchSize = 32;
-
-    /** How long a poll waits for deliveries. */
-    private Duration pollTimeout = Duration.ofSeconds(1);
-
-    /** Attempts of one event before it is dead-lettered. */
-    private int maxAttempts = 10;
-
-    /** Backoff before the second attempt; it doubles up to max-retry-delay. */
-    private Duration retryDelay = Duration.ofSeconds(1);
-
-    /** The longest backoff between attempts. */
-    private Duration maxRetryDelay = Duration.ofMinutes(5);
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public int getWorkers() {
-      return workers;
-    }
-
-    public void setWorkers(int workers) {
-      this.workers = workers;
-    }
-
-    public int getBatchSize() {
-      return batchSize;
-    }
-
-    public void setBatchSize(int batchSize) {
-      this.batchSize = batchSize;
-    }
-
-    public Duration getPollTimeout() {
-      return pollTimeout;
-    }
-
-    public void setPollTimeout(Duration pollTimeout) {
-      this.pollTimeout = pollTimeout;
-    }
-
-    public int getMaxAttempts() {
-      return maxAttempts;
-    }
-
-    public void setMaxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-    }
-
-    public Duration getRetryDelay() {
-      return retryDelay;
-    }
-
-    public void setRetryDelay(Duration retryDelay) {
-      this.retryDelay = retryDelay;
-    }
-
-    public Duration getMaxRetryDelay() {
-      return maxRetryDelay;
-    }
-
-    public void setMaxRetryDelay(Duration maxRetryDelay) {
-      this.maxRetryDelay = maxRetryDelay;
-    }
-  }
-
-  public static class Health {
-    /**
-     * Oldest waiting row (outbox, queue, retries) older than this: OUT_OF_SERVICE. Unset (the
-     * default): never; the age is reported as a detail.
-     */
-    private Duration backlogAgeOutOfService;
-
-    /** Oldest waiting row older than this: DOWN. Unset (the default): never. */
-    private Duration backlogAgeDown;
-
-    /**
-     * Open dead letters at or above this count: DOWN. 0 (the default): never; the count is reported
-     * as a detail.
-     */
-    private long deadLettersDown = 0;
-
-    public Duration getBacklogAgeOutOfService() {
-      return backlogAgeOutOfService;
-    }
-
-    public void setBacklogAgeOutOfService(Duration backlogAgeOutOfService) {
-      this.backlogAgeOutOfService = backlogAgeOutOfService;
-    }
-
-    public Duration getBacklogAgeDown() {
-      return backlogAgeDown;
-    }
-
-    public void setBacklogAgeDown(Duration backlogAgeDown) {
-      this.backlogAgeDown = backlogAgeDown;
-    }
-
-    public long getDeadLettersDown() {
-      return deadLettersDown;
-    }
-
-    public void setDeadLettersDown(long deadLettersDown) {
-      this.deadLettersDown = deadLettersDown;
-    }
-  }
+  /**
+   * The health indicator's thresholds under {@code once.health}; its properties are {@link
+   * OnceHealthProperties}'s.
+   */
+  public static class Health extends OnceHealthProperties {}
 
   public static class Metrics {
     /** How often the workload gauges (backlogs, ages, dead letters) are read from the database. */

@@ -11,14 +11,10 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
-import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.OriginProvider;
 import org.springframework.core.env.Environment;
@@ -37,7 +33,6 @@ import org.springframework.validation.Validator;
  * once.relay.max-attempts}, whichever was bound.
  */
 final class OncePropertiesValidator implements Validator {
-  private static final Logger log = LoggerFactory.getLogger(OncePropertiesValidator.class);
 
   /** The core's paths of the retry settings, and the properties they come from. */
   private static final Map<String, String> RETRY =
@@ -50,7 +45,7 @@ final class OncePropertiesValidator implements Validator {
       Map.of(
           "consumer.workers", "workers",
           "consumer.batchSize", "batchSize",
-          "consumer.pollTimeout", "pollTimeout");
+          "consumer.idleWait", "idleWait");
 
   private static final Map<String, String> RELAY =
       Map.of(
@@ -65,7 +60,7 @@ final class OncePropertiesValidator implements Validator {
   static final String KAFKA_CLASS = "dev.once.kafka.KafkaTransport";
 
   private final ClassLoader classLoader;
-  private final Set<String> handlerConsumers;
+  private final UnknownConsumers unknownConsumers;
   private final Iterable<ConfigurationPropertySource> sources;
 
   /**
@@ -76,8 +71,8 @@ final class OncePropertiesValidator implements Validator {
   OncePropertiesValidator(
       ClassLoader classLoader, Set<String> handlerConsumers, Environment environment) {
     this.classLoader = classLoader;
-    this.handlerConsumers = handlerConsumers;
     this.sources = ConfigurationPropertySources.get(environment);
+    this.unknownConsumers = new UnknownConsumers(handlerConsumers, sources);
   }
 
   @Override
@@ -135,7 +130,7 @@ final class OncePropertiesValidator implements Validator {
                 null,
                 Clock.systemUTC()));
     transportModule(p.getTransport(), errors);
-    unknownConsumers(p, errors);
+    unknownConsumers.check(p, errors);
   }
 
   private void transportModule(OnceProperties.TransportKind kind, Errors errors) {
@@ -171,110 +166,6 @@ final class OncePropertiesValidator implements Validator {
     return String.join(", ", out);
   }
 
-  /**
-   * A consumer id under {@code once.consumers} that no {@code @OnceHandler} uses is almost always a
-   * typo, and its settings would silently not apply to the consumer that was meant.
-   */
-  private void unknownConsumers(OnceProperties p, Errors errors) {
-    for (String id : p.getConsumers().keySet()) {
-      if (handlerConsumers.contains(id)) {
-        continue;
-      }
-      String problem =
-          "once.consumers."
-              + id
-              + ".* is set, but no @OnceHandler has consumer = \""
-              + id
-              + "\""
-              + closest(id)
-              + "; the consumers of this application are "
-              + handlerConsumers;
-      if (p.isFailOnUnknownConsumers()) {
-        String reason =
-            problem
-                + " (set once.fail-on-unknown-consumers=false if this configuration is shared"
-                + " with services that run other consumers)";
-        ConfigurationProperty first = firstUnder(errors.getObjectName(), "consumers", id);
-        if (first == null) {
-          errors.reject("once.consumers.unknown", reason);
-        } else {
-          String property = first.getName().toString();
-          ((BindingResult) errors)
-              .addError(
-                  new PropertyError(
-                      errors.getObjectName(),
-                      property.substring(errors.getObjectName().length() + 1),
-                      first.getValue(),
-                      reason,
-                      first.getOrigin()));
-        }
-      } else {
-        log.warn("once: {}", problem);
-      }
-    }
-  }
-
-  /** The first property set under {@code root.map.key}, for the line that set it. */
-  private ConfigurationProperty firstUnder(String root, String map, String key) {
-    ConfigurationPropertyName parent = ConfigurationPropertyName.of(root).append(map);
-    for (ConfigurationPropertySource source : sources) {
-      if (source instanceof IterableConfigurationPropertySource iterable) {
-        ConfigurationProperty found =
-            iterable.stream()
-                .filter(
-                    n ->
-                        parent.isAncestorOf(n)
-                            && n.getNumberOfElements() > parent.getNumberOfElements())
-                .filter(
-                    n ->
-                        key.equals(n.getElement(parent.getNumberOfElements(), Form.ORIGINAL))
-                            || key.equals(n.getElement(parent.getNumberOfElements(), Form.DASHED)))
-                .findFirst()
-                .map(iterable::getConfigurationProperty)
-                .orElse(null);
-        if (found != null) {
-          return found;
-        }
-      }
-    }
-    return null;
-  }
-
-  private String closest(String id) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String known : handlerConsumers) {
-      int d = distance(id, known);
-      if (d < bestDistance) {
-        best = known;
-        bestDistance = d;
-      }
-    }
-    return best != null && bestDistance <= Math.max(2, id.length() / 3)
-        ? " (did you mean \"" + best + "\"?)"
-        : "";
-  }
-
-  /** Levenshtein distance, for the "did you mean" of a mistyped consumer id. */
-  static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      int[] t = previous;
-      previous = current;
-      current = t;
-    }
-    return previous[b.length()];
-  }
-
   private void consumer(OnceProperties.Consumer c, Errors errors) {
     check(
         errors,
@@ -286,7 +177,7 @@ final class OncePropertiesValidator implements Validator {
                 (tx, event) -> {},
                 c.getWorkers(),
                 c.getBatchSize(),
-                c.getPollTimeout(),
+                c.getIdleWait(),
                 RetryPolicy.DEFAULT));
     check(errors, RETRY, () -> retry(c.getMaxAttempts(), c.getRetryDelay(), c.getMaxRetryDelay()));
   }
@@ -406,7 +297,7 @@ final class OncePropertiesValidator implements Validator {
   }
 
   /** A field error that carries the origin of its value, so that Boot's report shows it. */
-  private static final class PropertyError extends FieldError implements OriginProvider {
+  static final class PropertyError extends FieldError implements OriginProvider {
     private static final long serialVersionUID = 1L;
     private final transient Origin origin;
 

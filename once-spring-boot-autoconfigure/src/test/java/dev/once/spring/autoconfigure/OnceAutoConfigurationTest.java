@@ -269,7 +269,7 @@ class OnceAutoConfigurationTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
@@ -277,7 +277,7 @@ class OnceAutoConfigurationTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 

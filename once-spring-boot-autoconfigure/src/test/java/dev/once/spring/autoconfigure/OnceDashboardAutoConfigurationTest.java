@@ -90,12 +90,12 @@ class OnceDashboardAutoConfigurationTest {
   /** A broker that dead-lettered 3 messages of orders.warehouse on its own. */
   static final class BrokerWithDeadLetters implements Transport, BrokerDeadLetters {
     @Override
-    public long count(String destination, String consumerGroup) {
-      return destination.equals("orders") && consumerGroup.equals("warehouse") ? 3 : 0;
+    public long count(String destination, String consumerId) {
+      return destination.equals("orders") && consumerId.equals("warehouse") ? 3 : 0;
     }
 
     @Override
-    public BrokerDeadLetterReader reader(String destination, String consumerGroup) {
+    public BrokerDeadLetterReader reader(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 
@@ -105,7 +105,7 @@ class OnceDashboardAutoConfigurationTest {
     }
 
     @Override
-    public void declare(String destination, String consumerGroup) {}
+    public void declare(String destination, String consumerId) {}
 
     @Override
     public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
@@ -113,7 +113,7 @@ class OnceDashboardAutoConfigurationTest {
     }
 
     @Override
-    public Receiver receiver(String destination, String consumerGroup) {
+    public Receiver receiver(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
 

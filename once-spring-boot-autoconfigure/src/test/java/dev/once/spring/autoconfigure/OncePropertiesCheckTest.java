@@ -84,6 +84,12 @@ class OncePropertiesCheckTest {
   }
 
   @Test
+  void theIdleWaitsOldNamePollTimeoutStillBinds() {
+    assertThat(refused("once.consumers.billing.poll-timeout=0s"))
+        .contains("Reason: must be > 0, was PT0S");
+  }
+
+  @Test
   void theRelaysMaxAttemptsNamesTheRelaysProperty() {
     assertThat(refused("once.relay.max-attempts=-3"))
         .contains("Property: once.relay.max-attempts")
@@ -96,7 +102,7 @@ class OncePropertiesCheckTest {
   @CsvSource({
     "once.consumers.billing.workers, 0, 'must be between 1 and 256, was 0'",
     "once.consumers.billing.batch-size, 65, 'must be between 1 and 64, was 65'",
-    "once.consumers.billing.poll-timeout, 0s, 'must be > 0, was PT0S'",
+    "once.consumers.billing.idle-wait, 0s, 'must be > 0, was PT0S'",
     "once.consumers.billing.retry-delay, -1s, 'must be > 0, was PT-1S'",
     "once.relay.batch-size, 0, 'must be between 1 and 10000, was 0'",
     "once.relay.idle-wait, 0ms, 'must be > 0, was PT0S'",

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.SchemaStatus.Applied;
-import dev.once.internal.SchemaHistory;
+import dev.once.internal.SchemaFiles;
 import dev.once.spi.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -65,7 +65,7 @@ class SchemaLifecycleStartTest {
         if (++version > 3) {
           break;
         }
-        for (String statement : SchemaHistory.statements(text)) {
+        for (String statement : SchemaFiles.statements(text)) {
           s.execute(statement);
         }
       }

@@ -4,7 +4,8 @@ import dev.once.OperationState;
 import java.time.Instant;
 
 /**
- * What an attempt at an operation came to.
+ * The change an attempt at an operation makes to its stored state (not an "outcome": that word is
+ * what handling a delivery came to).
  *
  * @param operationId the operation
  * @param owner the caller that made the attempt
@@ -16,7 +17,7 @@ import java.time.Instant;
  *     {@code owner} lost the lease; anything else only by the owner still holding it
  * @param now the time of the change
  */
-public record OperationOutcome(
+public record OperationUpdate(
     String operationId,
     String owner,
     OperationState state,

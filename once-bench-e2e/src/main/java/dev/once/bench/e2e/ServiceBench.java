@@ -1,0 +1,78 @@
+package dev.once.bench.e2e;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@link ServiceRun} in a child JVM on this bench's database and broker, with the bench's
+ * class path and the same heap, and returns its figures. A JVM of its own: nothing the ceilings or
+ * the bench's pipeline compiled or pooled helps it, as in a user's process.
+ */
+final class ServiceBench {
+  private ServiceBench() {}
+
+  /** {@code rate}: the paced run's orders/s (0: a third of its own sustained rate). */
+  static Map<String, Object> run(
+      BenchEnv env, int warmup, double rate, int pool, PrintStream progress) throws Exception {
+    if (env.jdbcUrl() == null) {
+      throw new IllegalStateException("--service needs the database's JDBC URL, which is unknown");
+    }
+    BenchSettings s = env.settings();
+    List<String> cmd = new ArrayList<>();
+    cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    cmd.add("-Xmx" + (Runtime.getRuntime().maxMemory() >> 20) + "m");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ServiceRun.class.getName());
+    cmd.add(env.transportName());
+    cmd.add(Long.toString(s.events()));
+    cmd.add(Integer.toString(s.producers()));
+    cmd.add(Integer.toString(s.workers()));
+    cmd.add(Integer.toString(s.relays()));
+    cmd.add(Integer.toString(warmup));
+    cmd.add(Double.toString(rate));
+    cmd.add(Integer.toString(s.latencySeconds()));
+    cmd.add(Integer.toString(s.latencyProducers()));
+    cmd.add(Integer.toString(s.timeoutSeconds()));
+    cmd.add(Integer.toString(pool));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put(ServiceRun.DB, env.jdbcUrl());
+    String broker =
+        switch (env.transportName()) {
+          case "rabbitmq" -> env.amqp();
+          case "kafka" -> env.bootstrap();
+          default -> "";
+        };
+    pb.environment().put(ServiceRun.BROKER, broker);
+    File log = File.createTempFile("once-bench-service", ".log");
+    log.deleteOnExit();
+    pb.redirectError(log);
+    progress.printf("  the example service (OrderService) in a JVM of its own ...%n");
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(s.timeoutSeconds() + 120L, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("the example service did not finish in --timeout");
+    }
+    String json = new String(out, StandardCharsets.UTF_8).strip();
+    if (p.exitValue() != 0 || json.isEmpty()) {
+      String err = java.nio.file.Files.readString(log.toPath());
+      throw new IllegalStateException(
+          "the example service failed (exit "
+              + p.exitValue()
+              + "): "
+              + json
+              + " "
+              + err.substring(Math.max(0, err.length() - 2000)));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> figures = new ObjectMapper().readValue(json, Map.class);
+    return figures;
+  }
+}

@@ -1,0 +1,204 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write:
+ * on the producer's thread the same connections, statements run (round trips) and commits — one
+ * business INSERT, one outbox INSERT, one commit. The wake-up of other processes is one {@code
+ * NOTIFY} at most per commit, sent after it on the notifier's thread (and at least {@code
+ * PgNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
+ */
+class ProducerCostTest {
+  static final int TRANSACTIONS = 40;
+
+  record Cost(long connections, long executions, long commits, long otherThreads) {
+    Cost per(int n) {
+      return new Cost(connections / n, executions / n, commits / n, otherThreads);
+    }
+  }
+
+  @Test
+  void txPublishCostsTheProducerWhatTheRawInsertCosts() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
+      Cost raw = raw(db.dataSource(), 0).per(TRANSACTIONS);
+      Cost once = once(db.dataSource(), 1_000, false);
+      Cost per = once.per(TRANSACTIONS);
+      assertThat(raw).as("the raw producer, per transaction").isEqualTo(new Cost(1, 2, 1, 0));
+      assertThat(new Cost(per.connections(), per.executions(), per.commits(), 0))
+          .as("Once's producer, per transaction, on its thread")
+          .isEqualTo(raw);
+      assertThat(once.otherThreads())
+          .as("statements on other threads (NOTIFY): at most one per commit")
+          .isBetween(1L, (long) TRANSACTIONS);
+    }
+  }
+
+  @Test
+  void oneStatementMoreShowsInTheCount() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
+      Cost raw = raw(db.dataSource(), 0).per(TRANSACTIONS);
+      Cost heavier = once(db.dataSource(), 1_000, true).per(TRANSACTIONS);
+      assertThat(heavier.executions()).isEqualTo(raw.executions() + 1);
+    }
+  }
+
+  /** The raw producer: the business row and an outbox row in one transaction, by hand. */
+  private static Cost raw(DataSource ds, long first) throws Exception {
+    Counter counter = new Counter(ds);
+    for (long id = first; id < first + TRANSACTIONS; id++) {
+      try (Connection c = counter.dataSource.getConnection()) {
+        c.setAutoCommit(false);
+        try (PreparedStatement order =
+            c.prepareStatement("INSERT INTO producer_orders (order_id) VALUES (?)")) {
+          order.setLong(1, id);
+          order.executeUpdate();
+        }
+        try (PreparedStatement out =
+            c.prepareStatement(
+                "INSERT INTO once_outbox (event_id, destination, event_key, event_type, payload,"
+                    + " key_partition) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING")) {
+          out.setString(1, "order-paid:" + id);
+          out.setString(2, "orders");
+          out.setString(3, Long.toString(id));
+          out.setString(4, "OrderPaid");
+          out.setBytes(5, "{}".getBytes(StandardCharsets.UTF_8));
+          out.setInt(6, 0);
+          out.executeUpdate();
+        }
+        c.commit();
+      }
+    }
+    return counter.cost();
+  }
+
+  /** Once's producer: {@code tx.update} + {@code tx.publish}; {@code extra}: one UPDATE more. */
+  private static Cost once(DataSource ds, long first, boolean extra) throws Exception {
+    Counter counter = new Counter(ds);
+    try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
+        Once once =
+            Once.builder()
+                .dataSource(counter.dataSource)
+                .transport(transport)
+                .destinations("orders")
+                .build()) {
+      counter.reset();
+      for (long id = first; id < first + TRANSACTIONS; id++) {
+        long orderId = id;
+        once.useTransaction(
+            tx -> {
+              tx.update("INSERT INTO producer_orders (order_id) VALUES (?)", orderId);
+              if (extra) {
+                tx.update("UPDATE producer_orders SET order_id = order_id WHERE false");
+              }
+              tx.publish(
+                  Event.of(
+                      EventId.of("order-paid", orderId),
+                      "orders",
+                      Long.toString(orderId),
+                      "OrderPaid",
+                      "{}"));
+            });
+      }
+      Thread.sleep(200); // the notifier's last NOTIFY
+      return counter.cost();
+    }
+  }
+
+  /**
+   * Counts, on the thread that made it, the connections taken, the statements run and the commits;
+   * on every other thread, the statements run.
+   */
+  static final class Counter {
+    private final Thread owner = Thread.currentThread();
+    final AtomicLong connections = new AtomicLong();
+    final AtomicLong executions = new AtomicLong();
+    final AtomicLong commits = new AtomicLong();
+    final AtomicLong otherThreads = new AtomicLong();
+    final DataSource dataSource;
+
+    Counter(DataSource delegate) {
+      this.dataSource = proxy(DataSource.class, delegate, this::onDataSource);
+    }
+
+    void reset() {
+      connections.set(0);
+      executions.set(0);
+      commits.set(0);
+      otherThreads.set(0);
+    }
+
+    Cost cost() {
+      return new Cost(connections.get(), executions.get(), commits.get(), otherThreads.get());
+    }
+
+    interface Call {
+      Object on(Object target, Method m, Object[] args) throws Throwable;
+    }
+
+    private boolean mine() {
+      return Thread.currentThread() == owner;
+    }
+
+    private Object onDataSource(Object target, Method m, Object[] args) throws Throwable {
+      Object result = call(target, m, args);
+      if (result instanceof Connection c) {
+        if (mine()) {
+          connections.incrementAndGet();
+        }
+        return proxy(Connection.class, c, this::onConnection);
+      }
+      return result;
+    }
+
+    private Object onConnection(Object target, Method m, Object[] args) throws Throwable {
+      if (m.getName().equals("commit") && mine()) {
+        commits.incrementAndGet();
+      }
+      Object result = call(target, m, args);
+      if (result instanceof PreparedStatement ps) {
+        return proxy(PreparedStatement.class, ps, this::onStatement);
+      }
+      if (result instanceof Statement s) {
+        return proxy(Statement.class, s, this::onStatement);
+      }
+      return result;
+    }
+
+    private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
+      if (m.getName().startsWith("execute")) {
+        (mine() ? executions : otherThreads).incrementAndGet();
+      }
+      return call(target, m, args);
+    }
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Counter.Call call) {
+    InvocationHandler h = (p, m, args) -> call.on(target, m, args);
+    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, h));
+  }
+
+  private static Object call(Object target, Method m, Object[] args) throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}

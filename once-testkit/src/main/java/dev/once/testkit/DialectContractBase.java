@@ -1,0 +1,80 @@
+package dev.once.testkit;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.spi.Dialect;
+import dev.once.spi.Sql;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * What the parts of {@link DialectContract} share: the data source and dialect under test, and
+ * transactions of their own for each statement.
+ */
+public abstract class DialectContractBase {
+
+  /** A data source whose current schema holds Once's tables. */
+  protected abstract DataSource dataSource();
+
+  /** The dialect under test. */
+  protected abstract Dialect dialect();
+
+  Sql sql() {
+    return new Sql(dialect().flavour());
+  }
+
+  static String unique(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** Now, truncated to what every database keeps (microseconds). */
+  static Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code work} in a transaction of its own and commits it. */
+  <T> T tx(Work<T> work) throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** {@link #tx} of a yes-or-no statement. */
+  boolean yes(Work<Boolean> work) throws SQLException {
+    return tx(work);
+  }
+
+  /** {@link #tx} of a statement that counts. */
+  long count(Work<? extends Number> work) throws SQLException {
+    return tx(work).longValue();
+  }
+
+  static Event event(String destination, String id, Map<String, String> headers) {
+    return new Event(
+        new EventId(id),
+        destination,
+        "key-" + id,
+        "Type",
+        ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8),
+        headers);
+  }
+}

@@ -1,0 +1,179 @@
+package dev.once.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.Event;
+import dev.once.WorkloadStatus;
+import dev.once.spi.OutboxRow;
+import dev.once.spi.RawMessage;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The part of {@link DialectContract} that checks the store: markers, outbox rows, versions,
+ * partition locks and claims.
+ */
+public abstract class StoreDialectContract extends FlavourContract {
+  // ---- store
+
+  @Test
+  void aMarkerIsInsertedOnceAndReportedPresentTheSecondTime() throws SQLException {
+    String consumer = unique("c");
+    assertEquals(
+        Set.of("a", "b"),
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b")))));
+    assertEquals(
+        Set.of("c"),
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("b", "c")))));
+    tx(
+        c -> {
+          dialect().store().deleteMarker(c, consumer, "c");
+          return null;
+        });
+    assertEquals(
+        Set.of("c"),
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("c")))));
+  }
+
+  @Test
+  void aMarkerInsertedByATransactionThatCommitsIsNotInsertedByAConcurrentOne() throws Exception {
+    String consumer = unique("c");
+    try (Connection first = dataSource().getConnection()) {
+      first.setAutoCommit(false);
+      assertEquals(
+          Set.of("e"), Set.copyOf(dialect().store().insertMarkers(first, consumer, List.of("e"))));
+      CompletableFuture<Set<String>> second =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return Set.copyOf(
+                      tx(c -> dialect().store().insertMarkers(c, consumer, List.of("e"))));
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      Thread.sleep(200); // the second insert now waits for the first transaction
+      first.commit();
+      assertEquals(Set.of(), second.get(30, TimeUnit.SECONDS));
+    }
+  }
+
+  @Test
+  void anOutboxRowIsWrittenOnceAndClaimedWithItsHeaders() throws SQLException {
+    String dest = unique("d");
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("trace", "a=b&c d");
+    headers.put("empty", "");
+    headers.put("unicode", "\u00e9\u6f22");
+    Event e = event(dest, unique("e"), headers);
+    int partition = 7;
+    assertTrue(yes(c -> dialect().store().insertOutbox(c, e, partition)));
+    assertFalse(yes(c -> dialect().store().insertOutbox(c, e, partition)), "the same event id");
+    List<OutboxRow> rows =
+        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now().plusSeconds(1), 1000));
+    OutboxRow row =
+        rows.stream().filter(r -> dest.equals(r.message().destination())).findFirst().orElseThrow();
+    Map<String, Object> own = new LinkedHashMap<>(row.message().headers());
+    own.keySet()
+        .removeIf(name -> name.startsWith(RawMessage.ONCE_PREFIX)); // the id and key columns
+    assertEquals(headers, own);
+    assertEquals(e.id().value(), own(row, RawMessage.EVENT_ID));
+    assertEquals(e.key(), own(row, RawMessage.KEY));
+    assertEquals(Map.of(), row.message().repeated());
+    assertEquals(0, row.attempts());
+    assertEquals(e.type(), row.message().type());
+  }
+
+  static Object own(OutboxRow row, String header) {
+    return row.message().headers().get(header);
+  }
+
+  @Test
+  void aVersionIsStoredOnlyIfNewer() throws SQLException {
+    String id = unique("v");
+    assertTrue(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)));
+    assertFalse(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)), "the same");
+    assertFalse(yes(c -> dialect().store().applyIfNewer(c, "order", id, 0)), "an older one");
+    assertTrue(yes(c -> dialect().store().applyIfNewer(c, "order", id, 2)), "a newer one");
+  }
+
+  @Test
+  void aPartitionOneTransactionHoldsIsSkippedByAnotherUntilItEnds() throws SQLException {
+    try (Connection a = dataSource().getConnection();
+        Connection b = dataSource().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      assertEquals(List.of(1, 2), sorted(dialect().store().lockPartitions(a, List.of(1, 2))));
+      assertEquals(List.of(3), sorted(dialect().store().lockPartitions(b, List.of(2, 3))));
+      a.commit();
+      b.commit();
+      assertEquals(List.of(2), dialect().store().lockPartitions(b, List.of(2)));
+      b.commit();
+    }
+  }
+
+  static List<Integer> sorted(List<Integer> list) {
+    return list.stream().sorted().toList();
+  }
+
+  @Test
+  void onlyDueRowsAreClaimedOldestFirstNeverParkedOrSentOnes() throws SQLException {
+    String dest = unique("d");
+    int partition = 11;
+    Instant now = now();
+    List<String> ids = List.of(unique("e1"), unique("e2"), unique("e3"), unique("e4"));
+    tx(
+        c -> {
+          for (String id : ids) {
+            dialect().store().insertOutbox(c, event(dest, id, Map.of()), partition);
+          }
+          return null;
+        });
+    Map<String, Long> rowIds = new LinkedHashMap<>();
+    for (OutboxRow r :
+        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now.plusSeconds(1), 1000))) {
+      if (dest.equals(r.message().destination())) {
+        rowIds.put(idOf(r), r.id());
+      }
+    }
+    assertEquals(ids, List.copyOf(rowIds.keySet()), "oldest first");
+    tx(
+        c -> {
+          dialect().store().parkOutbox(c, rowIds.get(ids.get(0)), "kept refusing");
+          dialect()
+              .store()
+              .markPublishFailed(c, rowIds.get(ids.get(1)), "later", now.plusSeconds(3600));
+          dialect().store().markSent(c, List.of(rowIds.get(ids.get(2))), now);
+          return null;
+        });
+    List<String> due =
+        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now.plusSeconds(1), 1000))
+            .stream()
+            .filter(r -> dest.equals(r.message().destination()))
+            .map(DialectContract::idOf)
+            .toList();
+    assertEquals(List.of(ids.get(3)), due);
+    List<Integer> pending =
+        tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000));
+    assertTrue(pending.contains(partition));
+    WorkloadStatus status = tx(c -> dialect().status().status(c, now.plusSeconds(1)));
+    WorkloadStatus.Backlog backlog =
+        status.outbox().stream().filter(b -> b.name().equals(dest)).findFirst().orElseThrow();
+    assertEquals(2, backlog.waiting(), "waiting: the one due and the one retried later");
+    assertEquals(1, backlog.parked(), "parked");
+  }
+
+  static String idOf(OutboxRow r) {
+    return String.valueOf(r.message().headers().get(RawMessage.EVENT_ID));
+  }
+}
