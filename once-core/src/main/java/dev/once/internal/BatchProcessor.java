@@ -128,27 +128,14 @@ final class BatchProcessor {
           new ReceivedEvent(config.consumerId(), d.event(), d.deliveryCount(), d.redelivered()));
     }
     listener.received(events);
-    Tracing.Span[] spans = startSpans(events);
+    // one span per delivery attempt, or null when tracing is off (nothing to allocate)
+    Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::process);
     try {
       handle(receiver, g, plan, running, stage, started, events, spans);
     } catch (RuntimeException | Error e) {
       endSpans(spans, null, e);
       throw e;
     }
-  }
-
-  /** One span per delivery attempt, or null when tracing is off (nothing to allocate). */
-  private Tracing.Span[] startSpans(List<ReceivedEvent> events) {
-    Tracing tracing = once.tracing();
-    if (tracing == Tracing.NONE) {
-      return null;
-    }
-    String system = once.transport().name();
-    Tracing.Span[] spans = new Tracing.Span[events.size()];
-    for (int i = 0; i < spans.length; i++) {
-      spans[i] = tracing.process(system, events.get(i));
-    }
-    return spans;
   }
 
   /** Ends the spans still open: with the outcome, or the error that ended the batch. */

@@ -91,7 +91,8 @@ final class RelayImpl implements Relay {
         return 0;
       }
       List<Event> events = rows.stream().map(Row::event).toList();
-      Tracing.Span[] spans = sendSpans(events);
+      // one span per event sent, linked to its producer's; null when tracing is off
+      Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
       PublishResult result;
       try {
         result =
@@ -132,20 +133,6 @@ final class RelayImpl implements Relay {
     } finally {
       OnceImpl.closeQuietly(c);
     }
-  }
-
-  /** One span per event sent, linked to its producer's; null when tracing is off. */
-  private Tracing.Span[] sendSpans(List<Event> events) {
-    Tracing tracing = once.tracing();
-    if (tracing == Tracing.NONE) {
-      return null;
-    }
-    String system = once.transport().name();
-    Tracing.Span[] spans = new Tracing.Span[events.size()];
-    for (int i = 0; i < spans.length; i++) {
-      spans[i] = tracing.send(system, events.get(i));
-    }
-    return spans;
   }
 
   private static void endSpans(Tracing.Span[] spans, PublishResult result, Throwable error) {

@@ -62,6 +62,38 @@ public abstract class HalfOpenContract {
 
     /** Closes its transport, its pool and its proxy. */
     void kill();
+
+    /** The worker of {@code pool} (reached through {@code proxy}) and {@code transport}. */
+    static <P extends DataSource & AutoCloseable> Worker of(
+        P pool, Transport transport, TcpProxy proxy) {
+      return new Worker() {
+        @Override
+        public DataSource dataSource() {
+          return pool;
+        }
+
+        @Override
+        public Transport transport() {
+          return transport;
+        }
+
+        @Override
+        public TcpProxy proxy() {
+          return proxy;
+        }
+
+        @Override
+        public void kill() {
+          transport.close();
+          proxy.close();
+          try {
+            pool.close();
+          } catch (Exception e) {
+            throw new IllegalStateException("closing the worker's pool", e);
+          }
+        }
+      };
+    }
   }
 
   /** The test's database with Once's schema, for the setup and the checks. */

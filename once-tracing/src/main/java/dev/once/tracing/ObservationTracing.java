@@ -13,6 +13,7 @@ import io.micrometer.observation.transport.SenderContext;
 import io.micrometer.tracing.Link;
 import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -50,6 +51,15 @@ public final class ObservationTracing implements Tracing {
   public static final String DEAD_LETTER = "once.dead_letter";
   public static final String OUTCOME = "once.outcome";
 
+  /** The W3C headers carried verbatim from an unsampled delivery to what its handler publishes. */
+  static final List<String> CARRIED = List.of(TRACEPARENT, "tracestate", "baggage");
+
+  /**
+   * The headers of the unsampled delivery whose handler runs on this thread (see {@link #process}),
+   * or null.
+   */
+  private static final ThreadLocal<Map<String, String>> UNSAMPLED = new ThreadLocal<>();
+
   private final ObservationRegistry registry;
   private final Tracer tracer;
 
@@ -76,7 +86,23 @@ public final class ObservationTracing implements Tracing {
 
   @Override
   public Span publish(Event event, Map<String, String> carrier) {
-    if (registry.isNoop() || event.headers().containsKey(TRACEPARENT) || !inTrace()) {
+    if (registry.isNoop() || event.headers().containsKey(TRACEPARENT)) {
+      return Span.NONE;
+    }
+    Map<String, String> unsampled = UNSAMPLED.get();
+    if (unsampled != null) { // the same trace, not sampled: its context goes on, no span is made
+      for (String name : CARRIED) {
+        String value = unsampled.get(name);
+        if (value != null) {
+          carrier.put(name, value);
+        }
+      }
+      return Span.NONE;
+    }
+    if (!inTrace()) {
+      return Span.NONE;
+    }
+    if (carryUnsampled(carrier)) {
       return Span.NONE;
     }
     SenderContext<Map<String, String>> context =
@@ -91,9 +117,33 @@ public final class ObservationTracing implements Tracing {
     return new ObservedSpan(o.start());
   }
 
+  /**
+   * When the caller's current span is not sampled and has no baggage: puts its context into {@code
+   * carrier} (a {@code traceparent} with the sampled flag off) instead of starting a publish span
+   * nobody would keep. Returns whether it did. Without the {@link Tracer} it cannot tell.
+   */
+  private boolean carryUnsampled(Map<String, String> carrier) {
+    if (tracer == null) {
+      return false;
+    }
+    io.micrometer.tracing.Span current = tracer.currentSpan();
+    if (current == null) {
+      return false;
+    }
+    TraceContext context = current.context();
+    if (!Boolean.FALSE.equals(context.sampled()) || !tracer.getAllBaggage().isEmpty()) {
+      return false;
+    }
+    carrier.put(TRACEPARENT, "00-" + context.traceId() + "-" + context.spanId() + "-00");
+    return true;
+  }
+
   @Override
   public Span send(String system, Event event) {
-    TraceContext linked = tracer == null ? null : W3c.parse(tracer, event);
+    if (tracer == null || !W3c.sampled(event)) {
+      return Span.NONE; // no context, or one whose trace is not sampled: no span would be kept
+    }
+    TraceContext linked = W3c.parse(tracer, event);
     if (linked == null) {
       return Span.NONE;
     }
@@ -112,10 +162,22 @@ public final class ObservationTracing implements Tracing {
     return new TracerSpan(span);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A delivery whose {@code traceparent} says its trace is not sampled makes no observation: no
+   * span of it would be kept. Its handler's publishes carry its {@code traceparent}, {@code
+   * tracestate} and {@code baggage} on as they came, so the trace id goes on (for logs, and for a
+   * sampler further on) at the cost of copying three headers.
+   */
   @Override
   public Span process(String system, ReceivedEvent event) {
-    if (registry.isNoop() || !event.event().headers().containsKey(TRACEPARENT)) {
+    Map<String, String> headers = event.event().headers();
+    if (registry.isNoop() || !headers.containsKey(TRACEPARENT)) {
       return Span.NONE;
+    }
+    if (!W3c.sampled(event.event()) && Tracing.traceId(event.event()) != null) {
+      return new Unsampled(headers);
     }
     ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
     context.setCarrier(event.event().headers());
@@ -160,6 +222,16 @@ public final class ObservationTracing implements Tracing {
             .lowCardinalityKeyValue("messaging.consumer.group.name", consumerId)
             .highCardinalityKeyValue("messaging.message.id", event.id().value());
     return new ObservedSpan(o.start());
+  }
+
+  /** The span of an unsampled delivery: none, only its context made current for its handler. */
+  private record Unsampled(Map<String, String> headers) implements Span {
+    @Override
+    public Scope open() {
+      Map<String, String> outer = UNSAMPLED.get();
+      UNSAMPLED.set(headers);
+      return () -> UNSAMPLED.set(outer);
+    }
   }
 
   /** A started observation. */

@@ -9,6 +9,14 @@ import io.micrometer.tracing.Tracer;
 final class W3c {
   private W3c() {}
 
+  /** Whether the event's traceparent is well formed and has the sampled flag; false without one. */
+  static boolean sampled(Event event) {
+    if (Tracing.traceId(event) == null) {
+      return false;
+    }
+    return (Character.digit(event.headers().get(Tracing.TRACEPARENT).charAt(54), 16) & 1) == 1;
+  }
+
   /** The context in the event's traceparent, or null if it has no well-formed one. */
   static TraceContext parse(Tracer tracer, Event event) {
     String trace = Tracing.traceId(event);

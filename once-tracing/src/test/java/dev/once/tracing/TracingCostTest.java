@@ -6,11 +6,18 @@ import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.ReceivedEvent;
 import dev.once.Tracing;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,16 +33,54 @@ class TracingCostTest {
   @Test
   void twoHopsRunTheSameStatementsAndCommitsWithTracingOnAsOff() {
     OtelTracing otel = new OtelTracing();
-    Cost off = run(Tracing.NONE, null);
-    Cost on = run(otel.tracing, otel);
+    Cost off = run(ds -> Tracing.NONE, null);
+    Cost on = run(ds -> otel.tracing, otel);
     assertThat(on.effects()).isEqualTo(EVENTS);
     assertThat(otel.all("process dispatch")).as("it did trace").hasSize(EVENTS);
     assertThat(on).isEqualTo(off);
   }
 
-  private static Cost run(Tracing tracing, OtelTracing otel) {
+  /**
+   * The broken twin: a hook that also writes to the database is caught, one statement a publish.
+   */
+  @Test
+  void aTracingHookThatRunsAStatementPerPublishIsCaught() {
+    OtelTracing otel = new OtelTracing();
+    Cost off = run(ds -> Tracing.NONE, null);
+    Cost broken = run(ds -> new StatementPerPublish(otel.tracing, ds), otel);
+    assertThat(broken.effects()).isEqualTo(EVENTS);
+    assertThat(broken).isNotEqualTo(off);
+    assertThat(broken.statements() - off.statements()).isEqualTo(2L * EVENTS); // both hops publish
+  }
+
+  /** A tracing hook that records each publish with a statement of its own (what must not be). */
+  private record StatementPerPublish(Tracing real, DataSource dataSource) implements Tracing {
+    @Override
+    public Span publish(Event event, Map<String, String> carrier) {
+      try (Connection c = dataSource.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("SELECT 1");
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      return real.publish(event, carrier);
+    }
+
+    @Override
+    public Span send(String system, Event event) {
+      return real.send(system, event);
+    }
+
+    @Override
+    public Span process(String system, ReceivedEvent event) {
+      return real.process(system, event);
+    }
+  }
+
+  private static Cost run(Function<DataSource, Tracing> tracingOn, OtelTracing otel) {
     try (TestDatabase db = TestDatabase.embedded()) {
       StatementCounter counter = new StatementCounter(db.dataSource());
+      Tracing tracing = tracingOn.apply(counter.dataSource);
       AtomicInteger effects = new AtomicInteger();
       try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
           Once once =

@@ -1,0 +1,33 @@
+package dev.once.internal;
+
+import dev.once.Tracing;
+import dev.once.spi.Transport;
+import java.util.List;
+
+/** The spans of a batch: one per item, started by the tracing hook, or none when it is off. */
+final class Spans {
+  private Spans() {}
+
+  /** How a span of one item starts: {@code Tracing::send}, {@code Tracing::process}. */
+  @FunctionalInterface
+  interface Start<T> {
+    Tracing.Span start(Tracing tracing, String system, T item);
+  }
+
+  /**
+   * One span per item, or null when {@code tracing} is {@link Tracing#NONE}: then nothing is
+   * allocated, not even the transport's name.
+   */
+  static <T> Tracing.Span[] start(
+      Tracing tracing, Transport transport, List<T> items, Start<T> start) {
+    if (tracing == Tracing.NONE) {
+      return null;
+    }
+    String system = transport.name();
+    Tracing.Span[] spans = new Tracing.Span[items.size()];
+    for (int i = 0; i < spans.length; i++) {
+      spans[i] = start.start(tracing, system, items.get(i));
+    }
+    return spans;
+  }
+}

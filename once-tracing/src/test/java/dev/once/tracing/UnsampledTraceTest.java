@@ -1,0 +1,112 @@
+package dev.once.tracing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Consumer;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Once;
+import dev.once.Tracing;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A trace the sampler does not keep: its context goes on through both hops (same trace id, not
+ * sampled, so a log line or a later sampler still sees it), but no publish and no delivery makes an
+ * observation or a span — the cost of tracing a trace nobody keeps is writing or copying its
+ * headers.
+ */
+class UnsampledTraceTest {
+  static final int EVENTS = 10;
+
+  @Test
+  void anUnsampledTraceGoesOnThroughBothHopsWithoutAnObservationPerDelivery() {
+    OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
+    Map<String, AtomicLong> started = new ConcurrentHashMap<>();
+    otel.registry
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public void onStart(Observation.Context context) {
+                started.computeIfAbsent(context.getName(), n -> new AtomicLong()).incrementAndGet();
+              }
+
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+            });
+    List<String> arrived = new CopyOnWriteArrayList<>();
+    String[] traceId = new String[1];
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(transport)
+                .destinations("orders", "dispatch")
+                .tracing(otel.tracing)
+                .build();
+        Consumer warehouse =
+            once.consumer("warehouse")
+                .subscribe(
+                    "orders",
+                    (tx, e) ->
+                        tx.publish(
+                            e.follow("queued")
+                                .destination("dispatch")
+                                .type("Queued")
+                                .payload("{}")
+                                .build()))
+                .batchSize(EVENTS)
+                .batchLinger(Duration.ZERO)
+                .build();
+        Consumer notifier =
+            once.consumer("notifier")
+                .subscribe(
+                    "dispatch",
+                    (tx, e) -> arrived.add(e.event().headers().get(Tracing.TRACEPARENT)))
+                .batchSize(EVENTS)
+                .batchLinger(Duration.ZERO)
+                .build()) {
+      otel.inRequest(
+          "POST /orders",
+          () -> {
+            traceId[0] = otel.tracer.currentSpan().context().traceId();
+            for (int i = 0; i < EVENTS; i++) {
+              long id = i;
+              once.inTransaction(
+                  tx ->
+                      tx.publish(Event.of(EventId.of("order", id), "orders", null, "Order", "{}")));
+            }
+            return null;
+          });
+      once.newRelay().runOnce();
+      warehouse.runOnce();
+      once.newRelay().runOnce();
+      notifier.runOnce();
+    }
+    assertThat(arrived).hasSize(EVENTS);
+    assertThat(arrived)
+        .allSatisfy(
+            tp -> {
+              assertThat(tp).startsWith("00-" + traceId[0] + "-");
+              int flags = Integer.parseInt(tp.substring(53), 16);
+              assertThat(flags & 1).as("sampled flag of " + tp).isZero();
+            });
+    assertThat(otel.spans()).as("nothing sampled, nothing exported").isEmpty();
+    assertThat(started).doesNotContainKey(ObservationTracing.PROCESS);
+    assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+  }
+}
