@@ -23,6 +23,7 @@ final class Examples {
           Map.entry("once schema", "once schema print > once-schema.sql"),
           Map.entry("once schema print", "once schema print > once-schema.sql"),
           Map.entry("once schema apply", "once schema apply --db " + DB),
+          Map.entry("once schema status", "once schema status --db " + DB),
           Map.entry("once dashboard", "once dashboard --db " + DB + " --port 8080 --read-only"),
           Map.entry("once status", "once status --db " + DB + " --json"),
           Map.entry("once dead-letters", "once dead-letters list --db " + DB),

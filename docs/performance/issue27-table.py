@@ -1,0 +1,36 @@
+import json,glob,statistics,sys,os
+d=sys.argv[1] if len(sys.argv)>1 else '/tmp/issue27'
+rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, orders/s'),('ratio_c','Once / C'),
+('ceiling_p_eps','ceiling P (raw JDBC producers), orders/s'),('once_producers_eps','Once producers alone, orders/s'),('producer_path_ratio','producer_path_ratio (Once / raw)'),
+('service_eps','example service (own JVM, pool 14), orders/s'),('service_ratio_e2e','service / e2e'),('service_ratio_c','service / C'),
+('paced_rate_eps','paced rate, orders/s'),('paced_p50_ms','Once paced p50, ms'),('paced_p99_ms','Once paced p99, ms'),
+('ceiling_c_paced_p50_ms','ceiling C paced p50, ms'),('ceiling_c_paced_p99_ms','ceiling C paced p99, ms'),
+('paced_p50_ratio','p50 Once / C'),('paced_p99_ratio','p99 Once / C'),
+('service_paced_p50_ms','service paced p50, ms'),('service_paced_p99_ms','service paced p99, ms'),
+('paced_commit_to_confirmed_p50_ms','Once: commit→confirmed p50, ms'),('paced_confirmed_to_received_p50_ms','Once: confirmed→received p50, ms'),('paced_received_to_effect_p50_ms','Once: received→effect p50, ms'),
+('ceiling_c_paced_commit_to_confirmed_p50_ms','C: commit→confirmed p50, ms'),('ceiling_c_paced_confirmed_to_received_p50_ms','C: confirmed→received p50, ms'),('ceiling_c_paced_received_to_effect_p50_ms','C: received→effect p50, ms'),
+('duplicate_effects','duplicate effects (Once)'),('ceiling_c_duplicate_effects','duplicate effects (C)'),('service_duplicate_effects','duplicate effects (service)')]
+runs={}
+for t in ['table','rabbitmq','kafka']:
+    runs[t]=[]
+    for f in sorted(glob.glob(f'{d}/issue27-e2e-{t}-*.json')):
+        try:
+            runs[t].append(json.load(open(f)))
+        except Exception as e:
+            pass
+print('| figure | ' + ' | '.join(f'{t} ({len(runs[t])} run{"s" if len(runs[t])!=1 else ""})' for t in runs) + ' |')
+print('| --- | ' + ' | '.join('--:' for t in runs) + ' |')
+for k,label in rows:
+    cells=[]
+    for t in runs:
+        v=[r[k] for r in runs[t] if k in r]
+        if not v: cells.append('—'); continue
+        if len(v)==1: cells.append(f'{v[0]}')
+        else:
+            med=statistics.median(v)
+            cells.append(f'**{round(med,3)}** ({" / ".join(str(x) for x in v)})')
+    print(f'| {label} | ' + ' | '.join(cells) + ' |')
+for t in runs:
+    for r in runs[t]:
+        m=r.get('machine',{})
+        print(f'<!-- {t}: load {m.get("load_average")} at {m.get("date")} -->')
