@@ -75,6 +75,36 @@ final class DeliveryRunner {
   }
 
   /**
+   * A handler ended by the interrupt of {@code Consumer.close()} (Once interrupts its workers only
+   * to stop them): the stop, not a failure of the handler. The group's transaction rolls back and
+   * the worker hands its deliveries back unrun ({@code Receiver.release}), none charged an attempt,
+   * none suspected by the next process.
+   */
+  static final class WorkerStopped extends RuntimeException {
+    WorkerStopped(String consumerId, ReceivedEvent event, Exception cause) {
+      super("consumer " + consumerId + " stopped while running " + event.id().value(), cause);
+    }
+
+    /**
+     * Whether {@code e} is the interrupt of this thread: an InterruptedException in its causes, not
+     * under an ExecutionException (another thread's interrupt), or the interrupt flag still set.
+     */
+    static boolean by(Throwable e) {
+      for (Throwable t = e;
+          t != null && !(t instanceof java.util.concurrent.ExecutionException);
+          t = t.getCause() == t ? null : t.getCause()) {
+        if (t instanceof InterruptedException
+            || t instanceof java.io.InterruptedIOException
+                && !(t instanceof java.net.SocketTimeoutException)
+            || t instanceof java.nio.channels.ClosedByInterruptException) {
+          return true;
+        }
+      }
+      return Thread.currentThread().isInterrupted();
+    }
+  }
+
+  /**
    * Runs one delivery whose marker this transaction has (or has not) just inserted. If the handler
    * fails, {@code undo} says what goes: back to a savepoint taken before it (and the marker
    * removed), so that the others still commit and this event can be tried again; or the whole
@@ -123,6 +153,9 @@ final class DeliveryRunner {
       if (lost != null) { // the database ended the session under the handler: not its failure
         throw new StoreException(
             "consumer " + config.consumerId() + " transaction (its session ended)", lost);
+      }
+      if (WorkerStopped.by(e)) { // the consumer is closing: not the handler's failure
+        throw new WorkerStopped(config.consumerId(), event, e);
       }
       if (undo == Undo.RERUN_BATCH) { // the transaction runner rolls everything back
         throw new RerunWithSavepoints(event.id().value(), e);

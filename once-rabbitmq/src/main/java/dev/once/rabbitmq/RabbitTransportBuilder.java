@@ -8,10 +8,23 @@ import java.time.Duration;
 
 /** Settings of a {@link RabbitTransport}; {@link #build()} validates them and names the bad one. */
 public final class RabbitTransportBuilder {
+  /**
+   * The {@code x-delivery-limit} of the queues Once declares unless told otherwise: 1 000. It is a
+   * backstop, far above what Once itself needs. Once dead-letters a message that kills its process
+   * by its delivery {@code maxAttempts + log2(batchSize) + 2} (17 with the consumer defaults) and
+   * does not charge a delivery for the returns it did not cause, but the quorum queue counts every
+   * return: a crash of a worker returns its whole batch and prefetch window, so an innocent held
+   * through 20 crashes was dead-lettered by the broker on the former default of 20 (once bench
+   * faults on RabbitMQ did not drain at crash rate 0.2). 1 000 returns of one message is a loop
+   * Once cannot see (a process that dies before it can record anything), and the broker then ends
+   * it.
+   */
+  public static final int DEFAULT_DELIVERY_LIMIT = 1_000;
+
   private String uri = "amqp://guest:guest@127.0.0.1:5672/";
   private String namePrefix = "";
   private int prefetch = 64;
-  private int deliveryLimit = 20;
+  private int deliveryLimit = DEFAULT_DELIVERY_LIMIT;
   private boolean singleActiveConsumer;
   private int publisherChannels = 4;
   private String contentType = "application/octet-stream";
@@ -42,7 +55,9 @@ public final class RabbitTransportBuilder {
 
   /**
    * Deliveries of one message after which the quorum queue dead-letters it (x-delivery-limit).
-   * Every crash of a worker holding it counts. Default 20.
+   * Every return counts, also those Once does not charge: a crash of a worker holding it (its whole
+   * batch and prefetch window go back), a cut connection. Default {@value #DEFAULT_DELIVERY_LIMIT};
+   * a consumer whose bound comes close to it logs a WARN (see {@code Once.consumer}).
    */
   public RabbitTransportBuilder deliveryLimit(int deliveryLimit) {
     this.deliveryLimit = deliveryLimit;

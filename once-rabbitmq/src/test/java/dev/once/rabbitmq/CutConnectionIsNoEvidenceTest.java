@@ -1,14 +1,20 @@
 package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.spi.Delivery;
+import dev.once.spi.ForwardingTransport;
+import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
 import dev.once.test.LogLines;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,20 +26,57 @@ import org.junit.jupiter.api.Test;
  * receiver remembers what it lost, so the redeliveries run as fresh batches, none as a suspect (no
  * raise commit, no group of suspects, nothing run alone, no attempt charged). If the receiver did
  * not tell ({@code cameBackCleanly} false), the 32 of the batch and the window behind it would come
- * back as groups of suspects, one extra commit each, logged.
+ * back as groups of suspects, one extra commit each, logged: the broken twin shows the checks
+ * catching that.
  */
 class CutConnectionIsNoEvidenceTest {
   private static final int EVENTS = 200;
 
   @Test
   void theRedeliveriesOfACutConnectionAreNotSuspected() throws Exception {
+    cutUnderARunningBatch(false).check();
+  }
+
+  /** The twin: a receiver that cannot tell a cut from a crash charges the cut as suspects. */
+  @Test
+  void aReceiverThatForgetsTheCutFailsTheChecks() throws Exception {
+    Run twin = cutUnderARunningBatch(true);
+    assertThatThrownBy(twin::check)
+        .as("the checks on a run whose receiver suspects the cut's redeliveries")
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("groups of suspects after the cut");
+  }
+
+  /** What a run left: the counts the checks look at. */
+  private record Run(
+      long effects,
+      long distinct,
+      int runs,
+      List<String> suspectGroups,
+      List<String> alone,
+      long suspects,
+      long attempts,
+      long deadLetters) {
+    void check() {
+      assertThat(effects).isEqualTo(EVENTS);
+      assertThat(distinct).isEqualTo(EVENTS);
+      assertThat(runs).as("handler runs: the cut batch's commit is kept").isEqualTo(EVENTS);
+      assertThat(suspectGroups).as("groups of suspects after the cut").isEmpty();
+      assertThat(alone).as("deliveries run alone").isEmpty();
+      assertThat(suspects).as("once_suspect rows").isZero();
+      assertThat(attempts).as("once_attempt rows").isZero();
+      assertThat(deadLetters).as("dead letters").isZero();
+    }
+  }
+
+  private Run cutUnderARunningBatch(boolean forgetful) throws Exception {
     String vhost = Broker.newVhost();
     CountDownLatch blocked = new CountDownLatch(1);
     CountDownLatch cut = new CountDownLatch(1);
     AtomicInteger runs = new AtomicInteger();
     try (TestDatabase db = TestDatabase.embedded();
         LogLines log = LogLines.capture();
-        RabbitTransport transport =
+        RabbitTransport rabbit =
             RabbitTransport.builder()
                 .uri(Broker.uri(vhost))
                 .prefetch(64)
@@ -42,11 +85,11 @@ class CutConnectionIsNoEvidenceTest {
         Once once =
             Once.builder()
                 .dataSource(db.dataSource())
-                .transport(transport)
+                .transport(forgetful ? forgetful(rabbit) : rabbit)
                 .destinations("orders")
                 .build()) {
       db.execute("CREATE TABLE effects (event_id text NOT NULL)");
-      transport.declare("orders", "warehouse");
+      rabbit.declare("orders", "warehouse");
       once.useTransaction(
           tx -> {
             for (int i = 0; i < EVENTS; i++) {
@@ -81,19 +124,59 @@ class CutConnectionIsNoEvidenceTest {
       // what came back after the cut has been delivered again, not only what was never acked
       Thread.sleep(500);
       consumer.close();
-
-      assertThat(db.count("SELECT count(*) FROM effects")).isEqualTo(EVENTS);
-      assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).isEqualTo(EVENTS);
-      assertThat(runs.get()).as("handler runs: the cut batch's commit is kept").isEqualTo(EVENTS);
-      assertThat(log.matching("came back redelivered for no cause"))
-          .as("groups of suspects after the cut")
-          .isEmpty();
-      assertThat(log.matching("it runs alone")).as("deliveries run alone").isEmpty();
-      assertThat(db.count("SELECT count(*) FROM once_suspect")).isZero();
-      assertThat(db.count("SELECT count(*) FROM once_attempt")).isZero();
-      assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isZero();
+      return new Run(
+          db.count("SELECT count(*) FROM effects"),
+          db.count("SELECT count(DISTINCT event_id) FROM effects"),
+          runs.get(),
+          log.matching("came back redelivered for no cause"),
+          log.matching("it runs alone"),
+          db.count("SELECT count(*) FROM once_suspect"),
+          db.count("SELECT count(*) FROM once_attempt"),
+          db.count("SELECT count(*) FROM once_dead_letter"));
     } finally {
       Broker.deleteVhost(vhost);
     }
+  }
+
+  /** The transport whose receivers never tell that a redelivery came back from a cut. */
+  private static Transport forgetful(Transport rabbit) {
+    return new ForwardingTransport(rabbit) {
+      @Override
+      public Receiver receiver(String destination, String consumerGroup) {
+        Receiver r = super.receiver(destination, consumerGroup);
+        return new Receiver() {
+          @Override
+          public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+            return r.poll(max, wait);
+          }
+
+          @Override
+          public List<Delivery> poll(int max, Duration wait, Duration linger)
+              throws InterruptedException {
+            return r.poll(max, wait, linger);
+          }
+
+          @Override
+          public void ack(List<Delivery> deliveries) {
+            r.ack(deliveries);
+          }
+
+          @Override
+          public void nack(List<Delivery> deliveries, Duration delay) {
+            r.nack(deliveries, delay);
+          }
+
+          @Override
+          public void release(List<Delivery> deliveries) {
+            r.release(deliveries);
+          }
+
+          @Override
+          public void close() {
+            r.close();
+          }
+        };
+      }
+    };
   }
 }

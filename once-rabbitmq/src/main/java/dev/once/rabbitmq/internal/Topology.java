@@ -133,9 +133,16 @@ public final class Topology {
         && !s.isHardError()
         && s.getReason() instanceof AMQP.Channel.Close close) {
       String hint =
-          close.getReplyCode() == 406
-              ? "; it exists with other arguments: delete it or declare it with the same settings"
-              : "";
+          close.getReplyCode() != 406
+              ? ""
+              : close.getReplyText().contains("x-delivery-limit")
+                  ? "; it exists with another delivery limit (Once declared 20 before 1 000 became"
+                      + " its default): keep it with deliveryLimit(<its limit>), knowing that every"
+                      + " return counts, crashes' too, or delete the queue once drained and let"
+                      + " Once declare it with "
+                      + config.deliveryLimit()
+                  : "; it exists with other arguments: delete it or declare it with the same"
+                      + " settings";
       return new TopologyException(
           "'" + name + "'",
           "was refused: " + close.getReplyCode() + " " + close.getReplyText() + hint,

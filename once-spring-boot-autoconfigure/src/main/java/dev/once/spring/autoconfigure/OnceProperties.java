@@ -106,8 +106,11 @@ public class OnceProperties {
     /** Unacknowledged deliveries per receiver. */
     private int prefetch = 64;
 
-    /** Deliveries of one message before the broker dead-letters it. */
-    private int deliveryLimit = 20;
+    /**
+     * Deliveries of one message before the broker dead-letters it; every return counts, also a
+     * crash's or a cut connection's. Default 1000.
+     */
+    private int deliveryLimit = 1_000;
 
     public String getNamePrefix() {
       return namePrefix;
