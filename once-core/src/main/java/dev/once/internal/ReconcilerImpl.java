@@ -51,8 +51,8 @@ final class ReconcilerImpl implements Reconciler {
         OperationRow before = claimed.get(next++);
         run(before, owner, now);
       }
-    } catch (RuntimeException e) {
-      release(claimed.subList(next, claimed.size()), owner);
+    } catch (RuntimeException | Error e) { // an Error: the one that threw it was handed back
+      releaseAfter(e, claimed.subList(next, claimed.size()), owner);
       throw e;
     }
     release(claimed.subList(next, claimed.size()), owner);
@@ -68,6 +68,15 @@ final class ReconcilerImpl implements Reconciler {
     Instant now = clock.instant();
     if (claims.renew(before.id(), owner, now, now.plus(lease))) {
       operations.runner().run(before, owner);
+    }
+  }
+
+  /** Releases what was not started after {@code failure}; a failed release leaves them leased. */
+  private void releaseAfter(Throwable failure, List<OperationRow> unstarted, String owner) {
+    try {
+      release(unstarted, owner);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 
