@@ -168,6 +168,9 @@ public final class DemoCommand implements Callable<Integer> {
               + duplicateRate
               + ", poison rate "
               + poisonRate
+              + ", up to "
+              + settings.maxAttempts()
+              + " attempts per delivery"
               + (lostResponseRate == null
                   ? ""
                   : ", HTTP front losing " + lostResponseRate + " of the answers")
