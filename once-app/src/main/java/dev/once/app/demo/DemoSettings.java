@@ -67,8 +67,9 @@ public record DemoSettings(
    * charged to that delivery like a poison that kills the process — the engine cannot tell them
    * apart, and must not. A delivery running alone is charged with chance {@code q = 1 - (1 -
    * crashRate)^2} per run; the demo allows the fewest attempts {@code n >= 8} with {@code q^n <=
-   * 1e-9}, so that no innocent order is dead-lettered: 8 below rate 0.05, 13 at 0.1, 21 at 0.2, 73
-   * at 0.5. A poison order (it throws every time) takes that many runs to its dead letter.
+   * 1e-9}, so that no innocent order is dead-lettered: 8 below rate 0.04, 9 at 0.05, 13 at 0.1, 21
+   * at 0.2, 73 at 0.5. A poison order (it throws every time) takes that many runs to its dead
+   * letter.
    */
   public int maxAttempts() {
     double charged = 1 - (1 - crashRate) * (1 - crashRate);
