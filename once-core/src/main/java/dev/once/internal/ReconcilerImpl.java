@@ -32,9 +32,8 @@ final class ReconcilerImpl implements Reconciler {
    * Claims a batch in one statement (rows other reconcilers hold are skipped, not waited for), then
    * runs each claimed operation as a caller would. The claim holds for a lease and a tenth: an
    * operation started within that tenth has a full lease left, and is called without renewing it
-   * (the first of a batch, always of a batch of one); a later one is renewed first. Operations not
-   * started within half a lease are put back untouched, so no claim that was never called outlives
-   * its lease.
+   * (always the first of a batch); a later one is renewed first. Operations not started within half
+   * a lease are put back untouched, so no claim that was never called outlives its lease.
    */
   @Override
   public int runOnce() {
