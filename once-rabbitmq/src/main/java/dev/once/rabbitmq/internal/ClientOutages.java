@@ -1,9 +1,11 @@
 package dev.once.rabbitmq.internal;
 
+import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.TopologyRecoveryException;
 import com.rabbitmq.client.impl.ForgivingExceptionHandler;
 import dev.once.spi.Outage;
 import java.util.Map;
@@ -15,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * The RabbitMQ client's exception handler: a lost connection and the failed tries to reconnect it
  * are one outage per connection — one WARN when it is lost, DEBUG for each failed try, one INFO
  * when the client has recovered it ({@link Outage}) — instead of the client's default of an ERROR
- * with a stack trace per try. What is not about the connection (a consumer, confirm, return or
+ * with a stack trace per try. A channel or consumer whose recovery failed because the connection
+ * went again meanwhile is a failed try of the same outage, and the outage ends only when a recovery
+ * leaves the connection open. What is not about the connection (a consumer, confirm, return or
  * blocked listener that threw; a channel or consumer that could not be recovered on a connection
  * that works) is a real error and stays an ERROR with its trace.
  */
@@ -41,7 +45,9 @@ final class ClientOutages extends ForgivingExceptionHandler {
             new RecoveryListener() {
               @Override
               public void handleRecovery(Recoverable recoverable) {
-                outage(c).ended();
+                if (c.isOpen()) { // not cut again while its channels and consumers came back
+                  outage(c).ended();
+                }
               }
 
               @Override
@@ -59,10 +65,48 @@ final class ClientOutages extends ForgivingExceptionHandler {
     outage(c).failed("reconnecting failed, trying again: {}", e.toString());
   }
 
+  @Override
+  public void handleChannelRecoveryException(Channel ch, Throwable e) {
+    if (gone(ch.getConnection(), e)) {
+      outage(ch.getConnection())
+          .failed("recovering a channel failed, lost again: {}", e.toString());
+    } else {
+      super.handleChannelRecoveryException(ch, e);
+    }
+  }
+
+  @Override
+  public void handleTopologyRecoveryException(
+      Connection c, Channel ch, TopologyRecoveryException e) {
+    if (gone(c, e)) {
+      outage(c).failed("recovering a consumer failed, lost again: {}", describe(e));
+    } else {
+      super.handleTopologyRecoveryException(c, ch, e);
+    }
+  }
+
+  /** Whether {@code e} happened because connection {@code c} went (again), not for itself. */
+  private static boolean gone(Connection c, Throwable e) {
+    if (!c.isOpen()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ShutdownSignalException s && s.isHardError()) {
+        return true; // the connection's end, not a channel error
+      }
+    }
+    return false;
+  }
+
   private Outage outage(Connection c) {
     String name = c.getClientProvidedName() == null ? "connection" : c.getClientProvidedName();
     return outages.computeIfAbsent(
         name, n -> new Outage(log, "RabbitMQ connection " + n + " to " + safeUri));
+  }
+
+  /** The failure's own message and its cause's, without a stack trace. */
+  private static String describe(TopologyRecoveryException e) {
+    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
   }
 
   /** The broker's reason (reply code and text) without the client's wording around it. */
