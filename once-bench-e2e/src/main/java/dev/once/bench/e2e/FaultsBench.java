@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code once bench faults}: how fast the pipeline recovers. The same two-hop pipeline as {@code
@@ -23,9 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * once per phase, in one run: without faults, then with crashes injected at crash rate 0.05, 0.1
  * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
  * RabbitMQ, with every connection of Once's transport cut (reset) at a fixed interval through a TCP
- * proxy, and on Kafka with a second consumer joining and leaving the group at that interval (each
- * join and each leave revokes partitions). {@code faults_ratio} of a phase is its throughput over
- * the throughput without faults; every phase counts its duplicate effects from the tables.
+ * proxy, and on Kafka with a second member (a transport, so a Kafka consumer, of its own) joining
+ * and leaving the group at that interval (each join and each leave revokes partitions). {@code
+ * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
+ * its duplicate effects from the tables.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
@@ -44,7 +44,7 @@ public final class FaultsBench {
           CrashPoint.CONSUMER_AFTER_COMMIT,
           CrashPoint.RELAY_AFTER_PUBLISH);
 
-  private static final int HOPS = 2;
+  static final int HOPS = 2;
 
   /** One phase's figures. */
   record Phase(
@@ -137,7 +137,7 @@ public final class FaultsBench {
       // the injector last: a crash after a commit must not hide that commit from the clock
       try (Once once = OnceE2e.build(env, transport, timings, crashes)) {
         OnceE2e.start(once, s, HOPS, OnceE2e.DEFAULT_LINGER, running);
-        Disturber disturber = new Disturber(fault, interval, proxy, once, s);
+        Disturber disturber = new Disturber(fault, interval, proxy, env, timings);
         long n = s.events();
         long start = System.nanoTime();
         try {
@@ -198,83 +198,6 @@ public final class FaultsBench {
     }
     try (Transport direct = env.openTransport()) {
       env.resetE2e(direct);
-    }
-  }
-
-  /**
-   * Cuts every connection through the proxy (RabbitMQ), or has a second consumer join the group and
-   * leave it again (Kafka), every {@code interval} while the phase runs.
-   */
-  private static final class Disturber {
-    private final String fault;
-    private final Duration interval;
-    private final TcpProxy proxy;
-    private final Once once;
-    private final BenchSettings settings;
-    private final AtomicLong done = new AtomicLong();
-    private volatile boolean stopped;
-    private Thread thread;
-
-    Disturber(String fault, Duration interval, TcpProxy proxy, Once once, BenchSettings settings) {
-      this.fault = fault;
-      this.interval = interval;
-      this.proxy = proxy;
-      this.once = once;
-      this.settings = settings;
-    }
-
-    void start() {
-      if (!fault.equals("cuts") && !fault.equals("rebalances")) {
-        return;
-      }
-      thread = new Thread(this::loop, "once-bench-" + fault);
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private void loop() {
-      AutoCloseable joined = null;
-      try {
-        while (!stopped) {
-          Thread.sleep(interval.toMillis());
-          if (stopped) {
-            break;
-          }
-          if (proxy != null) {
-            proxy.cut();
-          } else if (joined == null) {
-            joined = OnceE2e.firstHop(once, settings, HOPS, OnceE2e.DEFAULT_LINGER, 1).start();
-          } else {
-            joined.close();
-            joined = null;
-          }
-          done.incrementAndGet();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        throw new IllegalStateException("once bench faults: " + fault + " failed", e);
-      } finally {
-        if (joined != null) {
-          try {
-            joined.close();
-          } catch (Exception ignored) {
-            // the phase is ending
-          }
-        }
-      }
-    }
-
-    void stop() throws InterruptedException {
-      stopped = true;
-      if (thread != null) {
-        thread.interrupt();
-        thread.join();
-      }
-    }
-
-    long done() {
-      return done.get();
     }
   }
 
