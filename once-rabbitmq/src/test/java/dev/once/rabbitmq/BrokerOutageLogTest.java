@@ -11,8 +11,6 @@ import dev.once.spi.Receiver;
 import dev.once.test.FaultRun;
 import dev.once.test.LogLines;
 import dev.once.testkit.TcpProxy;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,13 +50,7 @@ class BrokerOutageLogTest {
         String all = String.join("\n", log.matching(""));
         assertThat(log.matching(" ERROR ")).as("ERROR lines in:\n" + all).isEmpty();
         assertThat(log.matching("\tat ")).as("stack trace lines").isEmpty();
-        // the client's "Consumer dispatcher for channel didn't shutdown" is about a connection of
-        // an
-        // earlier test in this JVM whose handler was still blocked when it closed (this test
-        // consumes nothing): not a line of this outage
-        assertThat(
-                log.matching(" WARN ").stream()
-                    .filter(l -> !l.contains("Consumer dispatcher for channel didn't shutdown")))
+        assertThat(warnings(log))
             .as("warnings")
             .hasSize(2)
             .allMatch(l -> l.contains("RabbitMQ connection once-") && l.contains(" lost: "));
@@ -75,11 +67,7 @@ class BrokerOutageLogTest {
     try (TcpProxy proxy = TcpProxy.to("127.0.0.1", 5672);
         RabbitTransport transport =
             RabbitTransport.builder()
-                .uri(
-                    "amqp://guest:guest@127.0.0.1:"
-                        + proxy.port()
-                        + "/"
-                        + URLEncoder.encode(vhost, StandardCharsets.UTF_8))
+                .uri(Broker.uri(proxy.port(), vhost))
                 .recoveryBackoff(Duration.ofMillis(100), Duration.ofMillis(400))
                 .build()) {
       transport.declare("orders", "warehouse");
@@ -98,7 +86,7 @@ class BrokerOutageLogTest {
         String all = String.join("\n", log.matching(""));
         assertThat(log.matching(" ERROR ")).as("ERROR lines in:\n" + all).isEmpty();
         assertThat(log.matching("\tat ")).as("stack trace lines in:\n" + all).isEmpty();
-        assertThat(log.matching(" WARN "))
+        assertThat(warnings(log))
             .as("warnings: one per connection cut")
             .hasSize(cut)
             .allMatch(l -> l.contains("RabbitMQ connection once-") && l.contains(" lost: "));
@@ -107,6 +95,17 @@ class BrokerOutageLogTest {
     } finally {
       Broker.deleteVhost(vhost);
     }
+  }
+
+  /**
+   * The WARN lines but the client's "Consumer dispatcher for channel didn't shutdown": that one is
+   * about a connection of an earlier test in this JVM whose handler was still blocked when it
+   * closed, not a line of this outage.
+   */
+  private static List<String> warnings(LogLines log) {
+    return log.matching(" WARN ").stream()
+        .filter(l -> !l.contains("Consumer dispatcher for channel didn't shutdown"))
+        .toList();
   }
 
   private static List<Delivery> receive(Receiver receiver) throws InterruptedException {

@@ -10,6 +10,7 @@ import com.rabbitmq.client.impl.ForgivingExceptionHandler;
 import dev.once.spi.Outage;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * went again meanwhile is a failed try of the same outage, and the outage ends only when a recovery
  * leaves the connection open. What is not about the connection (a consumer, confirm, return or
  * blocked listener that threw; a channel or consumer that could not be recovered on a connection
- * that works) is a real error and stays an ERROR with its trace.
+ * that works) is a real error and stays an ERROR with its trace. A channel this process closed
+ * while the client was recovering it (a worker's receiver closed meanwhile) is nothing: DEBUG.
  */
 final class ClientOutages extends ForgivingExceptionHandler {
   private static final Logger log = LoggerFactory.getLogger(Connections.class);
@@ -67,10 +69,7 @@ final class ClientOutages extends ForgivingExceptionHandler {
 
   @Override
   public void handleChannelRecoveryException(Channel ch, Throwable e) {
-    if (gone(ch.getConnection(), e)) {
-      outage(ch.getConnection())
-          .failed("recovering a channel failed, lost again: {}", e.toString());
-    } else {
+    if (!quiet(ch.getConnection(), "recovering a channel", e)) {
       super.handleChannelRecoveryException(ch, e);
     }
   }
@@ -78,21 +77,33 @@ final class ClientOutages extends ForgivingExceptionHandler {
   @Override
   public void handleTopologyRecoveryException(
       Connection c, Channel ch, TopologyRecoveryException e) {
-    if (gone(c, e)) {
-      outage(c).failed("recovering a consumer failed, lost again: {}", describe(e));
-    } else {
+    if (!quiet(c, "recovering a consumer", e)) {
       super.handleTopologyRecoveryException(c, ch, e);
     }
   }
 
-  /** Whether {@code e} happened because connection {@code c} went (again), not for itself. */
-  private static boolean gone(Connection c, Throwable e) {
-    if (!c.isOpen()) {
+  /**
+   * Logs a recovery that failed for no fault of its own, and says so: its channel was closed by
+   * this process meanwhile (a worker's receiver closed under the recovery: nothing to recover), or
+   * connection {@code c} went again (a failed try of its outage). False for a real error.
+   */
+  private boolean quiet(Connection c, String what, Throwable e) {
+    if (causedBy(e, ShutdownSignalException::isInitiatedByApplication)) {
+      log.debug("{} on {}: closed by this process meanwhile, nothing to recover", what, safeUri);
       return true;
     }
+    if (!c.isOpen() || causedBy(e, ShutdownSignalException::isHardError)) {
+      outage(c).failed(what + " failed, lost again: {}", text(e));
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether a shutdown among the causes of {@code e} is one that {@code test} accepts. */
+  private static boolean causedBy(Throwable e, Predicate<ShutdownSignalException> test) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ShutdownSignalException s && s.isHardError()) {
-        return true; // the connection's end, not a channel error
+      if (t instanceof ShutdownSignalException s && test.test(s)) {
+        return true;
       }
     }
     return false;
@@ -105,8 +116,8 @@ final class ClientOutages extends ForgivingExceptionHandler {
   }
 
   /** The failure's own message and its cause's, without a stack trace. */
-  private static String describe(TopologyRecoveryException e) {
-    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
+  private static String text(Throwable e) {
+    return e.getCause() == null ? e.toString() : e + ": " + e.getCause();
   }
 
   /** The broker's reason (reply code and text) without the client's wording around it. */
