@@ -173,13 +173,7 @@ public final class TracingBench {
     j.put("paced_seconds", paced.seconds());
     j.put("warmup_events", warmup);
     j.put("transport", env.transportName());
-    j.put("database", env.description());
-    j.put("workers", s.workers());
-    j.put("batch", s.batch());
-    j.put("relays", s.relays());
-    j.put("producers", s.producers());
-    j.put("producer_batch", s.producerBatch());
-    j.put("machine", BenchReport.machine());
+    BenchReport.settings(j, env, s);
     return new BenchResult.Fields(j, 36, duplicates == 0);
   }
 
