@@ -359,13 +359,7 @@ public final class FaultsBench {
     j.put("seed", seed);
     j.put("fault_interval_ms", interval.toMillis());
     j.put("warmup_events", warmup);
-    j.put("database", env.description());
-    j.put("workers", s.workers());
-    j.put("batch", s.batch());
-    j.put("relays", s.relays());
-    j.put("producers", s.producers());
-    j.put("producer_batch", s.producerBatch());
-    j.put("machine", BenchReport.machine());
+    BenchReport.settings(j, env, s);
     long allDuplicates = duplicates;
     boolean ok = duplicates == 0 && complete;
     return new BenchResult() {
