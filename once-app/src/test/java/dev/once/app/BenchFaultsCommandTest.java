@@ -40,7 +40,8 @@ class BenchFaultsCommandTest {
               "0,0.1",
               "--fault-interval-ms",
               // the pipeline drains the phase's orders in about a second on a quiet machine: cut
-              // often enough that the phase meets cuts at all
+              // often enough that the phase meets cuts at all (the next cut waits until the
+              // pipeline works again, so this cannot starve it)
               "300");
       assertPhases(json, "none", "crash_0.1", "cuts");
       assertThat(phase(json, "cuts").get("cuts").asLong()).isPositive();

@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
           + " phase, in one run: without faults, at each --crash-rates crash rate (consumer and"
           + " relay windows, as the demo injects them), then with every connection of Once's"
           + " RabbitMQ transport cut through a TCP proxy, or a second Kafka consumer joining and"
-          + " leaving the group, every --fault-interval-ms.",
+          + " leaving the group, each time the pipeline has worked for --fault-interval-ms since it"
+          + " recovered from the last such fault.",
       "Prints faults_ratio = throughput under faults / throughput without, per phase, and the"
           + " duplicate effects counted in the tables (exit 1 if any). See docs/PERFORMANCE.md."
     })
@@ -51,8 +52,8 @@ public final class FaultsCommand implements Callable<Integer> {
       names = "--fault-interval-ms",
       defaultValue = "2000",
       description =
-          "How often connections are cut (RabbitMQ) or a consumer joins or leaves (Kafka)"
-              + " (default ${DEFAULT-VALUE}).")
+          "How long the pipeline works, after it committed an effect again, before the next"
+              + " cut (RabbitMQ) or consumer join or leave (Kafka) (default ${DEFAULT-VALUE}).")
   int intervalMs;
 
   @Option(

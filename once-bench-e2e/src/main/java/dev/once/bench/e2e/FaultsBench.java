@@ -21,9 +21,10 @@ import java.util.Set;
  * bench e2e} (producers committing while relays and consumers run) drains the same number of orders
  * once per phase, in one run: without faults, then with crashes injected at crash rate 0.05, 0.1
  * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
- * RabbitMQ, with every connection of Once's transport cut (reset) at a fixed interval through a TCP
- * proxy, and on Kafka with a second member (a transport, so a Kafka consumer, of its own) joining
- * and leaving the group at that interval (each join and each leave revokes partitions). {@code
+ * RabbitMQ, with every connection of Once's transport cut (reset) through a TCP proxy, and on Kafka
+ * with a second member (a transport, so a Kafka consumer, of its own) joining and leaving the group
+ * (each join and each leave revokes partitions): one such fault each time the pipeline has worked
+ * for the interval since it recovered from the last one (see {@link Disturber}). {@code
  * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
  * its duplicate effects from the tables.
  */
@@ -260,13 +261,7 @@ public final class FaultsBench {
     j.put("seed", seed);
     j.put("fault_interval_ms", interval.toMillis());
     j.put("warmup_events", warmup);
-    j.put("database", env.description());
-    j.put("workers", s.workers());
-    j.put("batch", s.batch());
-    j.put("relays", s.relays());
-    j.put("producers", s.producers());
-    j.put("producer_batch", s.producerBatch());
-    j.put("machine", BenchReport.machine());
+    BenchReport.settings(j, env, s);
     long allDuplicates = duplicates;
     boolean ok = duplicates == 0 && complete;
     return new BenchResult() {
