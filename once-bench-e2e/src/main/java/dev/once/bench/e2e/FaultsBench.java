@@ -22,10 +22,11 @@ import java.util.Set;
  * once per phase, in one run: without faults, then with crashes injected at crash rate 0.05, 0.1
  * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
  * RabbitMQ, with every connection of Once's transport cut (reset) through a TCP proxy, and on Kafka
- * with a second consumer joining and leaving the group (each join and each leave revokes
- * partitions): one such fault each time the pipeline has worked for the interval since it recovered
- * from the last one. {@code faults_ratio} of a phase is its throughput over the throughput without
- * faults; every phase counts its duplicate effects from the tables.
+ * with a second member (a transport, so a Kafka consumer, of its own) joining and leaving the group
+ * (each join and each leave revokes partitions): one such fault each time the pipeline has worked
+ * for the interval since it recovered from the last one (see {@link Disturber}). {@code
+ * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
+ * its duplicate effects from the tables.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
@@ -137,7 +138,7 @@ public final class FaultsBench {
       // the injector last: a crash after a commit must not hide that commit from the clock
       try (Once once = OnceE2e.build(env, transport, timings, crashes)) {
         OnceE2e.start(once, s, HOPS, OnceE2e.DEFAULT_LINGER, running);
-        Disturber disturber = new Disturber(fault, interval, proxy, once, s, timings::effects);
+        Disturber disturber = new Disturber(fault, interval, proxy, env, timings);
         long n = s.events();
         long start = System.nanoTime();
         try {
