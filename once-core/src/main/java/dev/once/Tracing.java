@@ -31,6 +31,16 @@ public interface Tracing {
    * dead-letters show} and the dashboard show of a delivery's trace.
    */
   static String traceId(Event event) {
+    String tp = traceparent(event);
+    return tp == null ? null : tp.substring(3, 35);
+  }
+
+  /**
+   * {@code event}'s {@link #TRACEPARENT} header if it is a well-formed W3C version-00 traceparent
+   * ({@code 00-<32 hex>-<16 hex>-<2 hex>}, lower case), else null. Allocates nothing: a hook checks
+   * every delivery's header with it.
+   */
+  static String traceparent(Event event) {
     String tp = event.headers().get(TRACEPARENT);
     if (tp == null
         || tp.length() != 55
@@ -42,7 +52,7 @@ public interface Tracing {
         || !hex(tp, 53, 55)) {
       return null;
     }
-    return tp.substring(3, 35);
+    return tp;
   }
 
   private static boolean hex(String s, int from, int to) {

@@ -54,10 +54,10 @@ class OperationsTest {
     f.crash.afterKeyStored.set(1);
     assertThatThrownBy(() -> charges.call("charge:814", CHARGE)).isInstanceOf(Crash.class);
     String key = charges.find("charge:814").orElseThrow().idempotencyKey();
-    assertThat(f.count("state = 'IN_FLIGHT'")).isOne();
+    assertThat(f.count("state = 'PENDING'")).as("handed back, never called").isOne();
     assertThat(f.provider.calls()).isZero();
 
-    f.clock.advance(OperationFixture.LEASE.plusSeconds(1)); // the dead caller's lease runs out
+    f.clock.advance(OperationFixture.LEASE.plusSeconds(1));
     OperationResult retried = charges.call("charge:814", CHARGE);
 
     assertThat(retried.state()).isEqualTo(OperationState.SUCCEEDED);

@@ -11,6 +11,7 @@ import dev.once.app.proof.ProduceCommand;
 import dev.once.app.proof.ResetCommand;
 import dev.once.app.proof.VerifyCommand;
 import dev.once.app.proof.WorkerCommand;
+import dev.once.scenario.http.NoDelayHttpServer;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -46,6 +47,7 @@ public final class Main implements Runnable {
 
   /** Runs the command line and returns the exit code (0 ok, 1 check failed, 2 bad input). */
   public static int run(String... args) {
+    NoDelayHttpServer.enable(); // before the first server: the dashboard, /metrics, the demo's
     Secrets.learnAll(args);
     JulBridge.install();
     return commandLine().execute(args);
@@ -53,6 +55,7 @@ public final class Main implements Runnable {
 
   /** As {@link #run(String...)}, printing through {@code out} and {@code err} (for tests). */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
+    NoDelayHttpServer.enable();
     Secrets.learnAll(args);
     JulBridge.install();
     CommandLine cli = commandLine();

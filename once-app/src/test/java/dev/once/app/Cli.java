@@ -12,6 +12,13 @@ public final class Cli {
     public java.util.List<String> errLines() {
       return err.lines().filter(l -> !l.isBlank()).toList();
     }
+
+    /** Asserts a refused command: a non-zero exit and one line on stderr that says {@code why}. */
+    public void assertRefusedInOneLine(String why) {
+      org.assertj.core.api.Assertions.assertThat(exit).as(err).isNotZero();
+      org.assertj.core.api.Assertions.assertThat(errLines()).hasSize(1);
+      org.assertj.core.api.Assertions.assertThat(errLines().get(0)).contains(why);
+    }
   }
 
   private Cli() {}

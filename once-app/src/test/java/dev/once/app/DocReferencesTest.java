@@ -94,6 +94,7 @@ class DocReferencesTest {
           Map.entry("MeterRegistry", "io.micrometer.core.instrument.MeterRegistry"),
           Map.entry("ObservationRegistry", "io.micrometer.observation.ObservationRegistry"),
           Map.entry("Tracer", "io.micrometer.tracing.Tracer"),
+          Map.entry("Propagator", "io.micrometer.tracing.propagation.Propagator"),
           Map.entry(
               "CooperativeStickyAssignor",
               "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),

@@ -43,20 +43,64 @@ final class OperationRunner {
     this.reconciliation = new Reconciliation(config, store, listener, clock, this);
   }
 
-  /** {@code before} is the row as it was when claimed. */
+  /**
+   * {@code before} is the row as it was when claimed. An {@code Error} thrown in this process while
+   * it runs (a crash the process lives through) hands the operation back at once, with its retry
+   * delay, instead of leaving it held until the lease runs out: PENDING if the provider cannot have
+   * been called yet, else UNKNOWN (reconciled next time); then the {@code Error} goes on.
+   */
   OperationResult run(OperationRow before, String owner) {
     OperationResult held = held(before.view());
     boolean uncertain =
         before.state() == OperationState.UNKNOWN || before.state() == OperationState.IN_FLIGHT;
-    if (uncertain) {
-      return reconciliation.reconcile(held, before.request(), owner);
+    if (!uncertain) {
+      try {
+        listener.operationKeyStored(held);
+      } catch (Error e) {
+        throw handedBack(held, before.request(), owner, OperationState.PENDING, e);
+      }
     }
-    return attempt(held, before.request(), owner, false);
+    try {
+      return uncertain
+          ? reconciliation.reconcile(held, before.request(), owner)
+          : call(held, before.request(), owner, false);
+    } catch (Error e) {
+      throw handedBack(held, before.request(), owner, OperationState.UNKNOWN, e);
+    }
+  }
+
+  /**
+   * Stores {@code op} back as {@code state} with its retry delay, if {@code owner} still holds it
+   * (after its answer was stored nothing changes); returns {@code crash} to be thrown on. A
+   * hand-back that fails leaves the operation to its lease, as a crash of the process would.
+   */
+  private Error handedBack(
+      OperationResult op, String request, String owner, OperationState state, Error crash) {
+    try {
+      Instant now = clock.instant();
+      store.store(
+          op.operationId(),
+          owner,
+          state,
+          null,
+          "crashed (an Error in this process): " + describe(crash, request),
+          now.plus(config.backoff().delay(op.attempts())),
+          false,
+          now);
+    } catch (RuntimeException | Error e) {
+      crash.addSuppressed(e);
+    }
+    return crash;
   }
 
   /** Calls the provider with the stored key. {@code uncertain}: an earlier call may have landed. */
   OperationResult attempt(OperationResult op, String request, String owner, boolean uncertain) {
     listener.operationKeyStored(op);
+    return call(op, request, owner, uncertain);
+  }
+
+  private OperationResult call(
+      OperationResult op, String request, String owner, boolean uncertain) {
     String response;
     Tracing.Span span = tracing.operation(op);
     try (Tracing.Scope scope = span.open()) {

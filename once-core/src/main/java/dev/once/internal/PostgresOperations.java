@@ -20,7 +20,13 @@ public class PostgresOperations extends JdbcOperations {
     super(flavour);
   }
 
-  /** One statement: the pick is materialized, then updated; RETURNING shows the rows before. */
+  /**
+   * One statement: the pick is materialized, then updated; RETURNING shows the rows before. The
+   * condition is one {@code CASE}, not an {@code OR} of the two kinds of due operation: with the
+   * {@code OR} PostgreSQL read every open operation of the provider (a bitmap or sequential scan,
+   * then a sort) for each claim, 4.5 ms at 2 000 open ones; with it, it walks the partial index
+   * {@code once_operation_open} in {@code created_at} order and stops at the first due one.
+   */
   @Override
   public List<OperationRow> claimDue(Connection c, String provider, int limit, Lease lease)
       throws SQLException {
@@ -31,9 +37,9 @@ public class PostgresOperations extends JdbcOperations {
             WITH due AS MATERIALIZED (
               SELECT * FROM once_operation
                WHERE provider = ?
-                 AND (   (state IN ('PENDING', 'UNKNOWN')
-                          AND COALESCE(next_attempt_at, created_at) <= ?)
-                      OR (state = 'IN_FLIGHT' AND lease_until <= ?))
+                 AND state IN ('PENDING', 'UNKNOWN', 'IN_FLIGHT')
+                 AND CASE WHEN state = 'IN_FLIGHT' THEN lease_until
+                          ELSE COALESCE(next_attempt_at, created_at) END <= ?
                ORDER BY created_at
                LIMIT ?
                FOR UPDATE SKIP LOCKED)
@@ -45,7 +51,7 @@ public class PostgresOperations extends JdbcOperations {
             RETURNING due.*
             """)) {
       Instant now = lease.now();
-      sql.bind(ps, provider, now, now, limit, lease.owner(), lease.until(), now, now);
+      sql.bind(ps, provider, now, limit, lease.owner(), lease.until(), now, now);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           before.add(OperationRow.read(rs));

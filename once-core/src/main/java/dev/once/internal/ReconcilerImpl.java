@@ -30,44 +30,60 @@ final class ReconcilerImpl implements Reconciler {
 
   /**
    * Claims a batch in one statement (rows other reconcilers hold are skipped, not waited for), then
-   * runs each claimed operation as a caller would. Operations not started within half a lease are
-   * put back untouched, so no claim that was never called outlives its lease.
+   * runs each claimed operation as a caller would. The claim holds for a lease and a tenth: an
+   * operation started within that tenth has a full lease left, and is called without renewing it
+   * (always the first of a batch); a later one is renewed first. Operations not started within half
+   * a lease are put back untouched, so no claim that was never called outlives its lease.
    */
   @Override
   public int runOnce() {
     Instant now = clock.instant();
     String owner = operations.newOwner();
+    Duration grace = lease.dividedBy(10);
     List<OperationRow> claimed =
         claims.claim(
             operations.provider(),
             owner,
             now,
-            now.plus(lease),
+            now.plus(lease).plus(grace),
             operations.config().reconcileBatchSize());
     Instant startBy = now.plus(lease.dividedBy(2));
+    Instant fresh = now.plus(grace);
     int next = 0;
     try {
       while (next < claimed.size() && !clock.instant().isAfter(startBy)) {
         OperationRow before = claimed.get(next++);
-        run(before, owner, now);
+        run(before, owner, now, fresh);
       }
-    } catch (RuntimeException e) {
-      release(claimed.subList(next, claimed.size()), owner);
+    } catch (RuntimeException | Error e) { // an Error: the one that threw it was handed back
+      releaseAfter(e, claimed.subList(next, claimed.size()), owner);
       throw e;
     }
     release(claimed.subList(next, claimed.size()), owner);
     return claimed.size();
   }
 
-  /** Runs one claimed operation with the same decision and runner as a direct caller. */
-  private void run(OperationRow before, String owner, Instant claimedAt) {
+  /**
+   * Runs one claimed operation with the same decision and runner as a direct caller; renewed first
+   * unless started by {@code fresh}, when the claim's own lease has a full lease left.
+   */
+  private void run(OperationRow before, String owner, Instant claimedAt, Instant fresh) {
     if (OperationStore.decide(before, null, claimedAt) != OperationStore.ClaimKind.CLAIMED) {
       claims.release(before, owner); // the statement and the decision disagree: leave it as it was
       return;
     }
     Instant now = clock.instant();
-    if (claims.renew(before.id(), owner, now, now.plus(lease))) {
+    if (!now.isAfter(fresh) || claims.renew(before.id(), owner, now, now.plus(lease))) {
       operations.runner().run(before, owner);
+    }
+  }
+
+  /** Releases what was not started after {@code failure}; a failed release leaves them leased. */
+  private void releaseAfter(Throwable failure, List<OperationRow> unstarted, String owner) {
+    try {
+      release(unstarted, owner);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 

@@ -103,6 +103,9 @@ public final class TxImpl implements Tx {
 
   /** The event with the trace context's headers added; its own headers win (a foreign context). */
   private static Event withContext(Event event, Map<String, String> context) {
+    if (event.headers().isEmpty()) {
+      return event.withHeaders(context);
+    }
     Map<String, String> headers = new HashMap<>(context);
     headers.putAll(event.headers());
     return event.withHeaders(headers);

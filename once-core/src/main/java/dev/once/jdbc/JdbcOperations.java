@@ -11,6 +11,8 @@ import dev.once.spi.SqlList;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -112,8 +114,13 @@ public class JdbcOperations implements OperationsDialect {
   }
 
   /**
-   * A locking read that skips rows other reconcilers hold, then one UPDATE of those rows, in one
-   * transaction (its own if the connection is in auto-commit).
+   * Locking reads that skip rows other reconcilers hold, then one UPDATE of the rows taken, in one
+   * transaction (its own if the connection is in auto-commit). One read per open state, each in
+   * {@code created_at} order on the index {@code (provider, state, created_at)}, stopping at {@code
+   * limit} due rows; the oldest {@code limit} of them are taken (the others stay locked until the
+   * commit, briefly). One read with an {@code OR} of the states instead read every row of the
+   * provider, final ones included, and sorted them, for each claim: 2 003 rows and index entries
+   * read at 2 000 operations of a provider on MariaDB, against 4 (ReconcilerClaimCostTest).
    */
   @Override
   public List<OperationRow> claimDue(Connection c, String provider, int limit, Lease lease)
@@ -123,25 +130,7 @@ public class JdbcOperations implements OperationsDialect {
       c.setAutoCommit(false);
     }
     try {
-      Instant now = lease.now();
-      List<OperationRow> before =
-          sql.list(
-              c,
-              """
-              SELECT * FROM once_operation
-               WHERE provider = ?
-                 AND (   (state IN ('PENDING', 'UNKNOWN')
-                          AND COALESCE(next_attempt_at, created_at) <= ?)
-                      OR (state = 'IN_FLIGHT' AND lease_until <= ?))
-               ORDER BY created_at
-               LIMIT ?
-              """
-                  + flavour.skipLocked(),
-              this::row,
-              provider,
-              now,
-              now,
-              limit);
+      List<OperationRow> before = due(c, provider, limit, lease.now());
       if (!before.isEmpty()) {
         SqlList ids = SqlList.of("text", before.stream().map(OperationRow::id).toList());
         sql.update(
@@ -155,8 +144,8 @@ public class JdbcOperations implements OperationsDialect {
                 .formatted(sql.in("operation_id", ids)),
             lease.owner(),
             lease.until(),
-            now,
-            now,
+            lease.now(),
+            lease.now(),
             ids);
       }
       if (own) {
@@ -173,6 +162,34 @@ public class JdbcOperations implements OperationsDialect {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /** The oldest {@code limit} due rows no other transaction holds, locked. */
+  private List<OperationRow> due(Connection c, String provider, int limit, Instant now)
+      throws SQLException {
+    List<OperationRow> due = new ArrayList<>();
+    for (String state : List.of("PENDING", "UNKNOWN", "IN_FLIGHT")) {
+      String until =
+          state.equals("IN_FLIGHT") ? "lease_until" : "COALESCE(next_attempt_at, created_at)";
+      due.addAll(
+          sql.list(
+              c,
+              """
+              SELECT * FROM once_operation
+               WHERE provider = ? AND state = ? AND %s <= ?
+               ORDER BY created_at
+               LIMIT ?
+              """
+                      .formatted(until)
+                  + flavour.skipLocked(),
+              this::row,
+              provider,
+              state,
+              now,
+              limit));
+    }
+    due.sort(Comparator.comparing(r -> r.view().createdAt()));
+    return due.size() > limit ? List.copyOf(due.subList(0, limit)) : due;
   }
 
   @Override

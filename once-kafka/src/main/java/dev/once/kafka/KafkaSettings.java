@@ -19,6 +19,7 @@ import java.util.Map;
  * @param maxNackDelay longest hold of a nacked record
  * @param commitInterval how often acknowledged offsets are committed
  * @param sessionTimeout the consumers' {@code session.timeout.ms}
+ * @param leaveAfterIdle how long a group consumer with no open receiver keeps its partitions
  * @param extra other client properties
  */
 public record KafkaSettings(
@@ -33,6 +34,7 @@ public record KafkaSettings(
     Duration maxNackDelay,
     Duration commitInterval,
     Duration sessionTimeout,
+    Duration leaveAfterIdle,
     Map<String, String> extra) {
 
   public KafkaSettings {
@@ -74,6 +76,7 @@ public record KafkaSettings(
     Duration maxNackDelay = Duration.ofSeconds(30);
     Duration commitInterval = Duration.ofMillis(200);
     Duration sessionTimeout = Duration.ofSeconds(45);
+    Duration leaveAfterIdle = Duration.ofSeconds(10);
     final Map<String, String> extra = new HashMap<>();
 
     KafkaSettings freeze() {
@@ -104,6 +107,7 @@ public record KafkaSettings(
       positive("kafka.maxNackDelay", maxNackDelay);
       positive("kafka.commitInterval", commitInterval);
       positive("kafka.sessionTimeout", sessionTimeout);
+      positive("kafka.leaveAfterIdle", leaveAfterIdle);
       return new KafkaSettings(
           bootstrapServers,
           namePrefix,
@@ -116,6 +120,7 @@ public record KafkaSettings(
           maxNackDelay,
           commitInterval,
           sessionTimeout,
+          leaveAfterIdle,
           extra);
     }
 

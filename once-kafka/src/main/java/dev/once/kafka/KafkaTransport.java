@@ -255,6 +255,18 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
       return this;
     }
 
+    /**
+     * How long this process's consumer of a (destination, group) keeps its partitions once none of
+     * its receivers is open (its {@code Consumer} was closed while the transport stays open): then
+     * it leaves the group, with a clean handover, so that the other members take its partitions; it
+     * joins again when a receiver is asked for. Longer than a worker's pause between a crash and
+     * its next receiver (at most 5 s). Default 10 s.
+     */
+    public Builder leaveAfterIdle(Duration leaveAfterIdle) {
+      s.leaveAfterIdle = leaveAfterIdle;
+      return this;
+    }
+
     /** Any other client property, for producer, consumer and admin client alike (TLS, SASL…). */
     public Builder property(String name, String value) {
       s.extra.put(name, value);

@@ -286,6 +286,37 @@ class ConsumerDispatchTest {
     }
   }
 
+  @Test
+  void aConsumerWithNoReceiverOpenLeavesTheGroupCleanlyAndJoinsAgainForANewReceiver()
+      throws Exception {
+    String dest = PipelineNames.unique("idle");
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      events.add(event(dest, "k" + i, 0));
+    }
+    try (KafkaTransport t =
+        Broker.transport().partitions(1).leaveAfterIdle(Duration.ofMillis(300)).build()) {
+      publishAndDeclare(t, dest, events);
+      Receiver first = t.receiver(dest, "g");
+      List<Delivery> got = receive(first, 10);
+      first.ack(got.subList(0, 5));
+      first.release(got.subList(5, 10)); // the worker stops: the rest goes back unrun
+      first.close();
+      GroupConsumer consumer = t.consumerOf(dest, "g");
+      await().atMost(WAIT).until(() -> consumer.assignedPartitions() == 0); // left the group
+      assertThat(committed(t, dest)).as("committed at the leave").isEqualTo(5);
+
+      try (Receiver again = t.receiver(dest, "g")) {
+        List<Delivery> rest = receive(again, 5);
+        assertThat(ids(rest)).containsExactlyElementsOf(ids(got.subList(5, 10)));
+        assertThat(rest).as("a clean handover flags nothing").noneMatch(Delivery::redelivered);
+        assertThat(t.consumerOf(dest, "g"))
+            .as("the same consumer, joined again")
+            .isSameAs(consumer);
+      }
+    }
+  }
+
   /** The group's committed offsets summed over the topic's partitions. */
   private static long committedTotal(KafkaTransport t, String dest) throws Exception {
     return admin

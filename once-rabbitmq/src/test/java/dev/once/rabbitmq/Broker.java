@@ -49,7 +49,15 @@ final class Broker {
   }
 
   static String uri(String vhost) {
-    return "amqp://guest:guest@127.0.0.1:5672/" + URLEncoder.encode(vhost, StandardCharsets.UTF_8);
+    return uri(5672, vhost);
+  }
+
+  /** The URI of {@code vhost} through a proxy (or anything else) listening on {@code port}. */
+  static String uri(int port, String vhost) {
+    return "amqp://guest:guest@127.0.0.1:"
+        + port
+        + "/"
+        + URLEncoder.encode(vhost, StandardCharsets.UTF_8);
   }
 
   /** Runs rabbitmqctl and returns its output; fails the test if it fails. */

@@ -7,8 +7,6 @@ import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.TcpProxy;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,11 +38,7 @@ class PublishConnectionLostTest {
     proxy = TcpProxy.to("127.0.0.1", 5672);
     transport =
         RabbitTransport.builder()
-            .uri(
-                "amqp://guest:guest@127.0.0.1:"
-                    + proxy.port()
-                    + "/"
-                    + URLEncoder.encode(vhost, StandardCharsets.UTF_8))
+            .uri(Broker.uri(proxy.port(), vhost))
             .recoveryBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
             .build();
   }

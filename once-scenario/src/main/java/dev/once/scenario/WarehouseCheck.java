@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -100,6 +101,14 @@ public final class WarehouseCheck {
        LIMIT ?
       """;
 
+  /**
+   * How long the verdict's reads may wait for an answer. They read every order of the run: on a
+   * loaded machine (load 45-50 on 2 cores, {@code once verify}'s 20 000 orders and 4 worker
+   * processes) they outlasted the 30 s network timeout of the command's pools, and the run ended
+   * with "could not read the demo tables: Read timed out". The pool puts its own back.
+   */
+  static final Duration READ_TIMEOUT = Duration.ofMinutes(5);
+
   /** Orders listed by name at most; the total is always counted. */
   public static final int LISTED_ORDERS = 20;
 
@@ -129,6 +138,7 @@ public final class WarehouseCheck {
       DataSource dataSource, Drain drain, long expected, ProviderCounts provider) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
+      c.setNetworkTimeout(Runnable::run, (int) READ_TIMEOUT.toMillis());
       WarehouseVerdict.Counts counts;
       try (ResultSet rs = s.executeQuery(TOTALS)) {
         rs.next();

@@ -13,14 +13,14 @@ import io.micrometer.observation.transport.SenderContext;
 import io.micrometer.tracing.Link;
 import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
-import java.util.List;
+import io.micrometer.tracing.propagation.Propagator;
 import java.util.Map;
 
 /**
  * Once's {@link Tracing} hook over Micrometer Observation: what Spring Boot uses, bridged to
  * OpenTelemetry or Brave by {@code micrometer-tracing}. Register it with {@code
- * Once.builder().tracing(new ObservationTracing(registry, tracer))}; the Boot starter does it from
- * the application's {@link ObservationRegistry}.
+ * Once.builder().tracing(new ObservationTracing(registry, tracer, propagator))}; the Boot starter
+ * does it from the application's {@link ObservationRegistry}.
  *
  * <p>Once continues a trace, it never starts one: an event published with no current span carries
  * no context and makes no span, anywhere. Observations (the propagating handlers of the registry
@@ -52,7 +52,7 @@ public final class ObservationTracing implements Tracing {
   public static final String OUTCOME = "once.outcome";
 
   /** The W3C headers carried verbatim from an unsampled delivery to what its handler publishes. */
-  static final List<String> CARRIED = List.of(TRACEPARENT, "tracestate", "baggage");
+  private static final String[] CARRIED = {TRACEPARENT, "tracestate", "baggage"};
 
   /**
    * The headers of the unsampled delivery whose handler runs on this thread (see {@link #process}),
@@ -62,21 +62,35 @@ public final class ObservationTracing implements Tracing {
 
   private final ObservationRegistry registry;
   private final Tracer tracer;
+  private final Propagator propagator;
+
+  /**
+   * @param tracer the tracer behind the registry's tracing handler, or null: then a span current
+   *     outside Observation is not seen and the relay makes no send span
+   * @param propagator the propagator of the registry's propagating handlers, or null: with it, a
+   *     publish under a span the sampler does not keep writes that span's context (and baggage, as
+   *     the propagator is configured) without an observation; without it, only when there is no
+   *     baggage
+   */
+  public ObservationTracing(ObservationRegistry registry, Tracer tracer, Propagator propagator) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry must not be null");
+    }
+    this.registry = registry;
+    this.tracer = tracer;
+    this.propagator = propagator;
+  }
 
   /**
    * @param tracer the tracer behind the registry's tracing handler, or null: then a span current
    *     outside Observation is not seen and the relay makes no send span
    */
   public ObservationTracing(ObservationRegistry registry, Tracer tracer) {
-    if (registry == null) {
-      throw new IllegalArgumentException("registry must not be null");
-    }
-    this.registry = registry;
-    this.tracer = tracer;
+    this(registry, tracer, null);
   }
 
   public ObservationTracing(ObservationRegistry registry) {
-    this(registry, null);
+    this(registry, null, null);
   }
 
   private boolean inTrace() {
@@ -118,20 +132,26 @@ public final class ObservationTracing implements Tracing {
   }
 
   /**
-   * When the caller's current span is not sampled and has no baggage: puts its context into {@code
-   * carrier} (a {@code traceparent} with the sampled flag off) instead of starting a publish span
-   * nobody would keep. Returns whether it did. Without the {@link Tracer} it cannot tell.
+   * When the caller's current span is not sampled: puts its context into {@code carrier} instead of
+   * starting a publish span nobody would keep, and returns true. With the {@link Propagator} it
+   * injects the span's context as a propagating handler would (its {@code traceparent} with the
+   * sampled flag off, {@code tracestate}, baggage as configured); without it, it writes the {@code
+   * traceparent} itself if there is no baggage, and otherwise returns false (an observation then
+   * carries the baggage). Without the {@link Tracer} it cannot tell, and returns false.
    */
   private boolean carryUnsampled(Map<String, String> carrier) {
     if (tracer == null) {
       return false;
     }
-    io.micrometer.tracing.Span current = tracer.currentSpan();
-    if (current == null) {
+    TraceContext context = tracer.currentTraceContext().context();
+    if (context == null || !Boolean.FALSE.equals(context.sampled())) {
       return false;
     }
-    TraceContext context = current.context();
-    if (!Boolean.FALSE.equals(context.sampled()) || !tracer.getAllBaggage().isEmpty()) {
+    if (propagator != null) {
+      propagator.inject(context, carrier, Map::put);
+      return true;
+    }
+    if (!tracer.getAllBaggage().isEmpty()) {
       return false;
     }
     carrier.put(TRACEPARENT, "00-" + context.traceId() + "-" + context.spanId() + "-00");
@@ -176,7 +196,8 @@ public final class ObservationTracing implements Tracing {
     if (registry.isNoop() || !headers.containsKey(TRACEPARENT)) {
       return Span.NONE;
     }
-    if (!W3c.sampled(event.event()) && Tracing.traceId(event.event()) != null) {
+    String traceparent = Tracing.traceparent(event.event());
+    if (traceparent != null && !W3c.sampled(traceparent)) {
       return new Unsampled(headers);
     }
     ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);

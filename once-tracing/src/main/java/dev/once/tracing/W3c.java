@@ -11,25 +11,26 @@ final class W3c {
 
   /** Whether the event's traceparent is well formed and has the sampled flag; false without one. */
   static boolean sampled(Event event) {
-    if (Tracing.traceId(event) == null) {
-      return false;
-    }
-    return (Character.digit(event.headers().get(Tracing.TRACEPARENT).charAt(54), 16) & 1) == 1;
+    String traceparent = Tracing.traceparent(event);
+    return traceparent != null && sampled(traceparent);
+  }
+
+  /** Whether a well-formed {@code traceparent} has the sampled flag. */
+  static boolean sampled(String traceparent) {
+    return (Character.digit(traceparent.charAt(54), 16) & 1) == 1;
   }
 
   /** The context in the event's traceparent, or null if it has no well-formed one. */
   static TraceContext parse(Tracer tracer, Event event) {
-    String trace = Tracing.traceId(event);
-    if (trace == null) {
+    String traceparent = Tracing.traceparent(event);
+    if (traceparent == null) {
       return null;
     }
-    String traceparent = event.headers().get(Tracing.TRACEPARENT);
-    boolean sampled = (Character.digit(traceparent.charAt(54), 16) & 1) == 1;
     return tracer
         .traceContextBuilder()
-        .traceId(trace)
+        .traceId(traceparent.substring(3, 35))
         .spanId(traceparent.substring(36, 52))
-        .sampled(sampled)
+        .sampled(sampled(traceparent))
         .build();
   }
 }

@@ -60,7 +60,7 @@ final class OtelTracing {
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                 new DefaultTracingObservationHandler(tracer)));
-    tracing = new ObservationTracing(registry, tracer);
+    tracing = new ObservationTracing(registry, tracer, propagator);
   }
 
   /** Runs {@code work} in a server span, as an HTTP request's would be. */

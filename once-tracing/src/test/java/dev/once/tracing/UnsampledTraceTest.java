@@ -32,21 +32,7 @@ class UnsampledTraceTest {
   @Test
   void anUnsampledTraceGoesOnThroughBothHopsWithoutAnObservationPerDelivery() {
     OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
-    Map<String, AtomicLong> started = new ConcurrentHashMap<>();
-    otel.registry
-        .observationConfig()
-        .observationHandler(
-            new ObservationHandler<>() {
-              @Override
-              public void onStart(Observation.Context context) {
-                started.computeIfAbsent(context.getName(), n -> new AtomicLong()).incrementAndGet();
-              }
-
-              @Override
-              public boolean supportsContext(Observation.Context context) {
-                return true;
-              }
-            });
+    Map<String, AtomicLong> started = startsByName(otel);
     List<String> arrived = new CopyOnWriteArrayList<>();
     String[] traceId = new String[1];
     try (TestDatabase db = TestDatabase.embedded();
@@ -108,5 +94,71 @@ class UnsampledTraceTest {
     assertThat(otel.spans()).as("nothing sampled, nothing exported").isEmpty();
     assertThat(started).doesNotContainKey(ObservationTracing.PROCESS);
     assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+  }
+
+  /**
+   * An unsampled request with baggage: the publish writes the request's context and its baggage as
+   * the registry's propagator does, still without an observation of its own.
+   */
+  @Test
+  void anUnsampledPublishCarriesTheRequestsBaggageWithoutAnObservation() {
+    OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
+    Map<String, AtomicLong> started = startsByName(otel);
+    Event order = Event.of(EventId.of("order", 1), "orders", null, "Order", "{}");
+    Map<String, String> carrier = new java.util.HashMap<>();
+    String traceId =
+        otel.inRequest(
+            "POST /orders",
+            () -> {
+              try (var tenant = otel.tracer.createBaggageInScope("tenant", "t-7")) {
+                otel.tracing.publish(order, carrier).end();
+              }
+              return otel.tracer.currentSpan().context().traceId();
+            });
+    assertThat(carrier.get(Tracing.TRACEPARENT)).startsWith("00-" + traceId + "-");
+    assertThat(Integer.parseInt(carrier.get(Tracing.TRACEPARENT).substring(53), 16) & 1).isZero();
+    assertThat(carrier).containsEntry("baggage", "tenant=t-7");
+    assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+  }
+
+  /**
+   * Without the propagator the hook writes the unsampled context itself, when there is no baggage.
+   */
+  @Test
+  void withoutThePropagatorAnUnsampledPublishWritesTheTraceparentItself() {
+    OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
+    Tracing tracing = new ObservationTracing(otel.registry, otel.tracer);
+    Event order = Event.of(EventId.of("order", 1), "orders", null, "Order", "{}");
+    Map<String, String> carrier = new java.util.HashMap<>();
+    String[] ids =
+        otel.inRequest(
+            "POST /orders",
+            () -> {
+              tracing.publish(order, carrier).end();
+              var context = otel.tracer.currentSpan().context();
+              return new String[] {context.traceId(), context.spanId()};
+            });
+    assertThat(carrier)
+        .containsOnly(Map.entry(Tracing.TRACEPARENT, "00-" + ids[0] + "-" + ids[1] + "-00"));
+  }
+
+  /** The observations started on {@code otel}'s registry from now on, by name. */
+  private static Map<String, AtomicLong> startsByName(OtelTracing otel) {
+    Map<String, AtomicLong> started = new ConcurrentHashMap<>();
+    otel.registry
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public void onStart(Observation.Context context) {
+                started.computeIfAbsent(context.getName(), n -> new AtomicLong()).incrementAndGet();
+              }
+
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+            });
+    return started;
   }
 }

@@ -14,6 +14,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     subcommands = {
       MarkersCommand.class,
+      TracingCommand.class,
       BacklogCommand.class,
       E2eCommand.class,
       FaultsCommand.class

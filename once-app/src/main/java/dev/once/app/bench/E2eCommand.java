@@ -82,8 +82,9 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--tracing",
       defaultValue = "off",
       description =
-          "Once's tracing in the Once run (never the ceilings): off (none); sampled-out (a tracer"
-              + " and a span around every producer transaction, the sampler keeps none); sampled"
+          "Once's tracing in the Once run (never the ceilings): off (none); request-only (a"
+              + " tracer and a span around every producer transaction, the sampler keeps none, Once"
+              + " not traced); sampled-out (the same, Once traced); sampled"
               + " (10 %% of orders, parent-based); on (every order). Spans go through"
               + " OpenTelemetry's batch processor to an exporter that counts them"
               + " (default ${DEFAULT-VALUE}).")

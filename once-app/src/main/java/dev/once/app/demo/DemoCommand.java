@@ -55,7 +55,8 @@ public final class DemoCommand implements Callable<Integer> {
       defaultValue = "0.05",
       description =
           "Chance of a crash at each crash window, and share of provider answers lost after"
-              + " acting (a quarter as many HTTP 503) (default ${DEFAULT-VALUE}).")
+              + " acting (a quarter as many HTTP 503), 0 to 0.5; the attempts per delivery grow"
+              + " with it (8 below 0.04, 73 at 0.5: docs/DEMO.md) (default ${DEFAULT-VALUE}).")
   double crashRate;
 
   @Option(
@@ -168,6 +169,9 @@ public final class DemoCommand implements Callable<Integer> {
               + duplicateRate
               + ", poison rate "
               + poisonRate
+              + ", up to "
+              + settings.maxAttempts()
+              + " attempts per delivery"
               + (lostResponseRate == null
                   ? ""
                   : ", HTTP front losing " + lostResponseRate + " of the answers")

@@ -49,6 +49,7 @@ public record DemoReport(
     json.put("poison", c.poison());
     json.put("dead_letters", c.deadLetters());
     json.put("retries", retries);
+    json.put("max_attempts", settings.maxAttempts());
     json.put("duplicates_suppressed", duplicatesSuppressed);
     json.put("duplicates_injected", duplicatesInjected);
     json.put("crashes", crashJson);
@@ -101,6 +102,14 @@ public record DemoReport(
             crashTotal, providerFaults, duplicatesInjected, retries, "");
   }
 
+  /** Why the run allows as many attempts as it does. */
+  static String attemptsNote(DemoSettings settings) {
+    return String.format(
+        "up to %d, from the crash rate (an injected crash in a delivery's run is charged like a"
+            + " poison's): an order that is not poison is dead-lettered with a chance under %.0e",
+        settings.maxAttempts(), DemoSettings.INNOCENT_DEAD_LETTER_CHANCE);
+  }
+
   public void print(PrintStream out, String database, String transport) {
     WarehouseVerdict.Counts c = verdict.counts();
     long crashTotal = crashes.values().stream().mapToLong(Long::longValue).sum();
@@ -121,6 +130,7 @@ public record DemoReport(
     out.printf(
         "  %-24s %d orders fail every time; %d dead letters (%d of them poison); %d retries%n",
         "poison", c.poison(), c.deadLetters(), c.poisonDeadLetters(), retries);
+    out.printf("  %-24s %s%n", "attempts per delivery", attemptsNote(settings));
     out.printf(
         "  %-24s %d deliveries found already processed (DUPLICATE)%n",
         "duplicates suppressed", duplicatesSuppressed);

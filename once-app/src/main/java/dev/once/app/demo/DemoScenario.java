@@ -52,15 +52,15 @@ public final class DemoScenario {
   private static final int RELAYS = 2;
 
   /**
-   * Injected crashes count as attempts too (a crash is indistinguishable from a poison that kills
-   * the process), so the demo allows 8: an order that is not poison would need 8 crashes in a row
-   * to be dead-lettered.
+   * Both consumers' retries: {@link DemoSettings#maxAttempts()} attempts (injected crashes are
+   * charged like a poison's, so the count grows with the crash rate), 100 ms doubling to 1 s.
    */
-  static final RetryPolicy RETRY =
-      RetryPolicy.builder()
-          .maxAttempts(8)
-          .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
-          .build();
+  static RetryPolicy retry(DemoSettings settings) {
+    return RetryPolicy.builder()
+        .maxAttempts(settings.maxAttempts())
+        .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .build();
+  }
 
   private final DataSource dataSource;
   private final DemoSettings settings;
@@ -108,7 +108,8 @@ public final class DemoScenario {
           once,
           settings.workers(),
           RELAYS,
-          new WarehousePipeline.Extras(settings::isPoison, operations, RETRY, RetryPolicy.DEFAULT));
+          new WarehousePipeline.Extras(
+              settings::isPoison, operations, retry(settings), retry(settings)));
       List<Long> orders = LongStream.rangeClosed(1, settings.events()).boxed().toList();
       if (settings.httpFront()) {
         client = placeOverHttp(once, orders);

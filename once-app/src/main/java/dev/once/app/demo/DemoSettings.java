@@ -55,6 +55,31 @@ public record DemoSettings(
     }
   }
 
+  /** The chance this run allows that an order that is not poison ends as a dead letter. */
+  public static final double INNOCENT_DEAD_LETTER_CHANCE = 1e-9;
+
+  /** The fewest attempts per delivery the demo allows, whatever the crash rate (8). */
+  public static final int MIN_ATTEMPTS = 8;
+
+  /**
+   * Attempts per delivery before a dead letter, derived from the crash rate. An injected crash
+   * inside a delivery's run (after its marker, after its effect: one chance each per batch) is
+   * charged to that delivery like a poison that kills the process — the engine cannot tell them
+   * apart, and must not. A delivery running alone is charged with chance {@code q = 1 - (1 -
+   * crashRate)^2} per run; the demo allows the fewest attempts {@code n >= 8} with {@code q^n <=
+   * 1e-9}, so that no innocent order is dead-lettered: 8 below rate 0.04, 9 at 0.05, 13 at 0.1, 21
+   * at 0.2, 73 at 0.5. A poison order (it throws every time) takes that many runs to its dead
+   * letter.
+   */
+  public int maxAttempts() {
+    double charged = 1 - (1 - crashRate) * (1 - crashRate);
+    if (charged <= 0) {
+      return MIN_ATTEMPTS;
+    }
+    int n = (int) Math.ceil(Math.log(INNOCENT_DEAD_LETTER_CHANCE) / Math.log(charged) - 1e-9);
+    return Math.max(MIN_ATTEMPTS, n);
+  }
+
   /** Whether orders are placed through the HTTP front. */
   public boolean httpFront() {
     return lostResponseRate != null;

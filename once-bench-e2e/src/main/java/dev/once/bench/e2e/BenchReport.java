@@ -83,6 +83,17 @@ record BenchReport(
     return j;
   }
 
+  /** The database and the pipeline's shape of a run, and the machine, into {@code j}. */
+  static void settings(Map<String, Object> j, BenchEnv env, BenchSettings s) {
+    j.put("database", env.description());
+    j.put("workers", s.workers());
+    j.put("batch", s.batch());
+    j.put("relays", s.relays());
+    j.put("producers", s.producers());
+    j.put("producer_batch", s.producerBatch());
+    j.put("machine", machine());
+  }
+
   static Map<String, Object> machine() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cores", Runtime.getRuntime().availableProcessors());

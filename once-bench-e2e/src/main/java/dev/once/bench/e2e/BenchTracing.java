@@ -27,14 +27,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The tracing of {@code once bench e2e --tracing}: {@code off} (Once's default, {@link
- * Tracing#NONE}); {@code sampled-out} (a tracer is there and every producer transaction runs in a
- * span, but the sampler keeps none: the cost a production service pays for the traces it does not
- * keep); {@code sampled} (10 %, parent-based, as a production tracer samples); {@code on} (every
- * order). Spans go through OpenTelemetry's batch processor to an exporter that only counts them.
+ * Tracing#NONE}); {@code request-only} (as {@code sampled-out} but Once is not traced: what the
+ * application's own request spans cost, the part of {@code sampled-out} that is not Once's); {@code
+ * sampled-out} (a tracer is there and every producer transaction runs in a span, but the sampler
+ * keeps none: the cost a production service pays for the traces it does not keep); {@code sampled}
+ * (10 %, parent-based, as a production tracer samples); {@code on} (every order). Spans go through
+ * OpenTelemetry's batch processor to an exporter that only counts them.
  */
 public final class BenchTracing implements AutoCloseable {
   /** The modes, as {@code --tracing} takes them. */
-  public static final List<String> MODES = List.of("off", "sampled-out", "sampled", "on");
+  public static final List<String> MODES =
+      List.of("off", "request-only", "sampled-out", "sampled", "on");
 
   private static final BenchTracing OFF = new BenchTracing();
 
@@ -51,7 +54,7 @@ public final class BenchTracing implements AutoCloseable {
     this.provider = null;
   }
 
-  private BenchTracing(String mode, Sampler sampler) {
+  private BenchTracing(String mode, Sampler sampler, boolean once) {
     this.mode = mode;
     provider =
         SdkTracerProvider.builder()
@@ -74,16 +77,17 @@ public final class BenchTracing implements AutoCloseable {
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                 new DefaultTracingObservationHandler(tracer)));
-    tracing = new ObservationTracing(registry, tracer);
+    tracing = once ? new ObservationTracing(registry, tracer, propagator) : Tracing.NONE;
   }
 
   /** One of {@link #MODES}. */
   public static BenchTracing of(String mode) {
     return switch (mode) {
       case "off" -> OFF;
-      case "sampled-out" -> new BenchTracing(mode, Sampler.alwaysOff());
-      case "sampled" -> new BenchTracing(mode, Sampler.traceIdRatioBased(0.1));
-      case "on" -> new BenchTracing(mode, Sampler.alwaysOn());
+      case "request-only" -> new BenchTracing(mode, Sampler.alwaysOff(), false);
+      case "sampled-out" -> new BenchTracing(mode, Sampler.alwaysOff(), true);
+      case "sampled" -> new BenchTracing(mode, Sampler.traceIdRatioBased(0.1), true);
+      case "on" -> new BenchTracing(mode, Sampler.alwaysOn(), true);
       default ->
           throw new IllegalArgumentException(
               "--tracing must be one of " + MODES + ", was '" + mode + "'");

@@ -273,7 +273,7 @@ public final class E2eBench {
   }
 
   /** The time of day (UTC) in progress lines: to line them up with samples taken beside. */
-  private static String now() {
+  static String now() {
     return java.time.LocalTime.now(java.time.ZoneOffset.UTC)
         .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
         .toString();

@@ -21,6 +21,10 @@ final class E2eTimings implements OnceListener {
   private final Map<Long, Long> effected = new ConcurrentHashMap<>();
   private final Map<Long, Long> confirmed = new ConcurrentHashMap<>();
   private final Map<Long, Long> received = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.LongAdder relayBatches =
+      new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder consumerTransactions =
+      new java.util.concurrent.atomic.LongAdder();
 
   /**
    * @param firstDestination where the producers publish (only those events start the clock)
@@ -43,6 +47,7 @@ final class E2eTimings implements OnceListener {
 
   @Override
   public void published(List<Event> events) {
+    relayBatches.increment();
     long now = System.nanoTime();
     for (Event e : events) {
       if (e.destination().equals(firstDestination)) {
@@ -101,6 +106,7 @@ final class E2eTimings implements OnceListener {
 
   @Override
   public void committed(List<ReceivedEvent> events) {
+    consumerTransactions.increment();
     long now = System.nanoTime();
     for (ReceivedEvent e : events) {
       if (e.consumerId().equals(finalConsumer)) {
@@ -123,6 +129,16 @@ final class E2eTimings implements OnceListener {
     for (Long id : orderIds) {
       effected.putIfAbsent(id, now);
     }
+  }
+
+  /** Relay batches published so far (Once's relays, every hop). */
+  long relayBatches() {
+    return relayBatches.sum();
+  }
+
+  /** Consumer transactions committed so far (Once's consumers, every hop). */
+  long consumerTransactions() {
+    return consumerTransactions.sum();
   }
 
   /** Orders whose last effect was committed. */

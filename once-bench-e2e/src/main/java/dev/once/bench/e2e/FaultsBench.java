@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /**
  * {@code once bench faults}: how fast the pipeline recovers. The same two-hop pipeline as {@code
@@ -24,10 +22,11 @@ import java.util.function.LongSupplier;
  * once per phase, in one run: without faults, then with crashes injected at crash rate 0.05, 0.1
  * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
  * RabbitMQ, with every connection of Once's transport cut (reset) through a TCP proxy, and on Kafka
- * with a second consumer joining and leaving the group (each join and each leave revokes
- * partitions): one such fault each time the pipeline has worked for the interval since it recovered
- * from the last one. {@code faults_ratio} of a phase is its throughput over the throughput without
- * faults; every phase counts its duplicate effects from the tables.
+ * with a second member (a transport, so a Kafka consumer, of its own) joining and leaving the group
+ * (each join and each leave revokes partitions): one such fault each time the pipeline has worked
+ * for the interval since it recovered from the last one (see {@link Disturber}). {@code
+ * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
+ * its duplicate effects from the tables.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
@@ -46,7 +45,7 @@ public final class FaultsBench {
           CrashPoint.CONSUMER_AFTER_COMMIT,
           CrashPoint.RELAY_AFTER_PUBLISH);
 
-  private static final int HOPS = 2;
+  static final int HOPS = 2;
 
   /** One phase's figures. */
   record Phase(
@@ -139,7 +138,7 @@ public final class FaultsBench {
       // the injector last: a crash after a commit must not hide that commit from the clock
       try (Once once = OnceE2e.build(env, transport, timings, crashes)) {
         OnceE2e.start(once, s, HOPS, OnceE2e.DEFAULT_LINGER, running);
-        Disturber disturber = new Disturber(fault, interval, proxy, once, s, timings::effects);
+        Disturber disturber = new Disturber(fault, interval, proxy, env, timings);
         long n = s.events();
         long start = System.nanoTime();
         try {
@@ -203,103 +202,6 @@ public final class FaultsBench {
     }
   }
 
-  /**
-   * Cuts every connection through the proxy (RabbitMQ), or has a second consumer join the group and
-   * leave it again (Kafka), while the phase runs: each time {@code interval} after the pipeline
-   * committed an effect again since the last fault. A fixed period would be one long outage, not
-   * faults, whenever it is shorter than the reconnection (a cut every 300 ms against a reconnection
-   * of ~550 ms kept 200 orders from draining for 10 minutes); this way every phase measures
-   * recovery, and a slow recovery shows as a lower rate.
-   */
-  private static final class Disturber {
-    private final String fault;
-    private final Duration interval;
-    private final TcpProxy proxy;
-    private final Once once;
-    private final BenchSettings settings;
-    private final LongSupplier effects;
-    private final AtomicLong done = new AtomicLong();
-    private volatile boolean stopped;
-    private Thread thread;
-
-    Disturber(
-        String fault,
-        Duration interval,
-        TcpProxy proxy,
-        Once once,
-        BenchSettings settings,
-        LongSupplier effects) {
-      this.fault = fault;
-      this.interval = interval;
-      this.proxy = proxy;
-      this.once = once;
-      this.settings = settings;
-      this.effects = effects;
-    }
-
-    void start() {
-      if (!fault.equals("cuts") && !fault.equals("rebalances")) {
-        return;
-      }
-      thread = new Thread(this::loop, "once-bench-" + fault);
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private void loop() {
-      AutoCloseable joined = null;
-      try {
-        while (!stopped) {
-          Thread.sleep(interval.toMillis());
-          if (stopped) {
-            break;
-          }
-          if (proxy != null) {
-            proxy.cut();
-          } else if (joined == null) {
-            joined = OnceE2e.firstHop(once, settings, HOPS, OnceE2e.DEFAULT_LINGER, 1).start();
-          } else {
-            joined.close();
-            joined = null;
-          }
-          done.incrementAndGet();
-          awaitProgress(effects.getAsLong());
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        throw new IllegalStateException("once bench faults: " + fault + " failed", e);
-      } finally {
-        if (joined != null) {
-          try {
-            joined.close();
-          } catch (Exception ignored) {
-            // the phase is ending
-          }
-        }
-      }
-    }
-
-    /** Until an effect more than {@code seen} is committed, or the phase ends. */
-    private void awaitProgress(long seen) throws InterruptedException {
-      while (!stopped && effects.getAsLong() <= seen) {
-        Thread.sleep(10);
-      }
-    }
-
-    void stop() throws InterruptedException {
-      stopped = true;
-      if (thread != null) {
-        thread.interrupt();
-        thread.join();
-      }
-    }
-
-    long done() {
-      return done.get();
-    }
-  }
-
   private static TcpProxy proxyTo(String amqp) {
     URI uri = URI.create(amqp);
     return TcpProxy.to(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
@@ -359,13 +261,7 @@ public final class FaultsBench {
     j.put("seed", seed);
     j.put("fault_interval_ms", interval.toMillis());
     j.put("warmup_events", warmup);
-    j.put("database", env.description());
-    j.put("workers", s.workers());
-    j.put("batch", s.batch());
-    j.put("relays", s.relays());
-    j.put("producers", s.producers());
-    j.put("producer_batch", s.producerBatch());
-    j.put("machine", BenchReport.machine());
+    BenchReport.settings(j, env, s);
     long allDuplicates = duplicates;
     boolean ok = duplicates == 0 && complete;
     return new BenchResult() {

@@ -28,7 +28,9 @@ final class OnceE2e {
       long[] pacedLatencies,
       long effects,
       long duplicateEffects,
-      java.util.Map<String, Double> pacedStages) {}
+      java.util.Map<String, Double> pacedStages,
+      RunCost.Spent cost,
+      RunCost.Spent pacedCost) {}
 
   /** Once's own batch linger, for the runs that do not choose one. */
   static final java.time.Duration DEFAULT_LINGER = dev.once.ConsumerBuilder.DEFAULT_BATCH_LINGER;
@@ -82,6 +84,7 @@ final class OnceE2e {
       try (Once once = build(env, transport, timings, tracing.tracing())) {
         start(once, s, hops, linger, running);
         long n = s.events();
+        RunCost cost = RunCost.start(env.dataSource(), timings);
         Producers.fullSpeed(
             (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
             s.producers(),
@@ -89,6 +92,7 @@ final class OnceE2e {
             1,
             n);
         await(timings, n, s);
+        RunCost.Spent spent = cost.stop(); // the full-speed run's, from its first order to its end
         double eps = timings.eps(1, n + 1);
         long[] latencies = timings.latencies(1, n + 1);
         double rate = latencyRate > 0 ? latencyRate : eps / 3;
@@ -99,7 +103,9 @@ final class OnceE2e {
         double achieved = 0;
         long[] pacedLatencies = new long[0];
         java.util.Map<String, Double> stages = java.util.Map.of();
+        RunCost.Spent pacedSpent = null;
         if (paced > 0) {
+          RunCost pacedCost = RunCost.start(env.dataSource(), timings);
           achieved =
               Producers.paced(
                   (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
@@ -108,6 +114,7 @@ final class OnceE2e {
                   paced,
                   rate);
           await(timings, n + paced, s);
+          pacedSpent = pacedCost.stop();
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
           stages = timings.stages("paced_", n + 1, n + 1 + paced);
         }
@@ -120,7 +127,9 @@ final class OnceE2e {
             pacedLatencies,
             counts.effects(),
             counts.duplicates(),
-            stages);
+            stages,
+            spent,
+            pacedSpent);
       } finally {
         closeAll(running);
         env.resetE2e(transport);

@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  *       poll thread keeps polling (so {@code max.poll.interval.ms} is never exceeded by slow
  *       workers) and resumes them at half.
  *   <li><b>Rebalances</b>: {@link Rebalance}. Across owners see {@link OffsetNote}.
+ *   <li><b>Membership.</b> The consumer is in the group while a receiver is open. With none open
+ *       for {@code leaveAfterIdle} (its {@code Consumer} closed, the transport still open) it
+ *       leaves the group, its partitions handed over cleanly, instead of holding them with nobody
+ *       to work on their records; it joins again when a receiver is asked for.
  * </ul>
  */
 public final class GroupConsumer implements AutoCloseable {
@@ -57,6 +61,9 @@ public final class GroupConsumer implements AutoCloseable {
   private final Function<Properties, Consumer<byte[], byte[]>> clients;
   private final PartitionLedger ledger;
   private final AtomicInteger lostPartitions = new AtomicInteger();
+  private final AtomicInteger receivers = new AtomicInteger();
+  private volatile long idleSince = System.nanoTime();
+  private boolean subscribed; // the poll thread's alone
   private final Thread poller;
   private volatile boolean running = true;
   private volatile boolean paused;
@@ -86,7 +93,14 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   public Receiver newReceiver() {
-    return new KafkaReceiver(ledger);
+    receivers.incrementAndGet();
+    return new KafkaReceiver(ledger, this::receiverClosed);
+  }
+
+  private void receiverClosed() {
+    if (receivers.decrementAndGet() == 0) {
+      idleSince = System.nanoTime();
+    }
   }
 
   /** Whether the partitions are paused for back-pressure (for tests and status). */
@@ -117,10 +131,13 @@ public final class GroupConsumer implements AutoCloseable {
       consumer = clients.apply(ConsumerProperties.of(settings, groupId));
       rebalance =
           new Rebalance(groupId, consumer, ledger, settings.revokeTimeout(), lostPartitions);
-      consumer.subscribe(List.of(topic), rebalance);
       long lastCommit = System.nanoTime();
       while (running) {
         try {
+          if (!member()) {
+            sleep(100);
+            continue;
+          }
           backPressure();
           ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
           if (!records.isEmpty()) {
@@ -147,6 +164,29 @@ public final class GroupConsumer implements AutoCloseable {
     } finally {
       shutDown();
     }
+  }
+
+  /**
+   * Joins the group while a receiver is open; leaves it (a clean handover: the revoke commits what
+   * was acknowledged) when none was for {@code leaveAfterIdle}. Returns whether it is in the group.
+   */
+  private boolean member() {
+    if (!subscribed && receivers.get() > 0) {
+      consumer.subscribe(List.of(topic), rebalance);
+      subscribed = true;
+    } else if (subscribed
+        && receivers.get() == 0
+        && System.nanoTime() - idleSince >= settings.leaveAfterIdle().toNanos()) {
+      log.info(
+          "kafka consumer {}: no receiver open for {}; leaving the group, its partitions go to"
+              + " the other members",
+          groupId,
+          settings.leaveAfterIdle());
+      consumer.unsubscribe(); // revokes what it holds, then leaves
+      subscribed = false;
+      paused = false;
+    }
+    return subscribed;
   }
 
   private void backPressure() {

@@ -367,6 +367,19 @@ final class PartitionLedger {
     }
   }
 
+  /** These deliveries of {@code r} come back unrun, at once, as they were before it took them. */
+  void returnUnrun(KafkaReceiver r, List<Delivery> deliveries) {
+    lock.lock();
+    try {
+      for (Delivery d : deliveries) {
+        OpenRecord.takenBack(r, d);
+      }
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A receiver closed without settling: its records come back at once, as after a crash. */
   void closed(KafkaReceiver r) {
     lock.lock();

@@ -63,8 +63,8 @@ class PartitionLedgerTest {
       throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "a"), rec(2, "b"), rec(3, null)));
-    KafkaReceiver r1 = new KafkaReceiver(ledger);
-    KafkaReceiver r2 = new KafkaReceiver(ledger);
+    KafkaReceiver r1 = new KafkaReceiver(ledger, () -> {});
+    KafkaReceiver r2 = new KafkaReceiver(ledger, () -> {});
     List<Delivery> a0 = poll(r1, 1);
     assertThat(offsets(a0)).containsExactly(0L);
     assertThat(offsets(poll(r2, 10))).as("a@1 waits for a@0").containsExactly(2L, 3L);
@@ -77,7 +77,7 @@ class PartitionLedgerTest {
   void theCommittableOffsetIsTheLowestUnacknowledgedAndOnlyAMoveIsCommitted() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "b"), rec(2, "c"), rec(3, "d"), rec(4, "e")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     List<Delivery> got = poll(r, 5);
     assertThat(committable(P0)).isEqualTo(0);
     r.ack(List.of(got.get(1), got.get(2), got.get(4)));
@@ -93,7 +93,7 @@ class PartitionLedgerTest {
   void anAsynchronousCommitThatFailedIsTriedAgain() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     r.ack(poll(r, 1));
     assertThat(committable(P0)).isEqualTo(1);
     assertThat(ledger.toCommit()).isEmpty();
@@ -105,7 +105,7 @@ class PartitionLedgerTest {
   void aNackedRecordComesBackAfterItsDelayCountedUpAndHoldsBackItsKeyMeanwhile() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "a"), rec(2, "b")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     List<Delivery> first = poll(r, 1);
     r.nack(first, Duration.ofSeconds(10));
     assertThat(offsets(poll(r, 10))).as("only the other key").containsExactly(2L);
@@ -122,7 +122,7 @@ class PartitionLedgerTest {
   void aNackDelayIsCappedAtMaxNackDelay() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     r.nack(poll(r, 1), Duration.ofHours(1));
     now.addAndGet(Duration.ofSeconds(30).toNanos());
     assertThat(offsets(poll(r, 1))).containsExactly(0L);
@@ -132,13 +132,32 @@ class PartitionLedgerTest {
   void aClosedReceiversRecordsComeBackAtOnceFlaggedRedeliveredToAnotherReceiver() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "b")));
-    KafkaReceiver crashed = new KafkaReceiver(ledger);
+    KafkaReceiver crashed = new KafkaReceiver(ledger, () -> {});
     assertThat(poll(crashed, 2)).hasSize(2);
     crashed.close();
-    List<Delivery> again = poll(new KafkaReceiver(ledger), 10);
+    List<Delivery> again = poll(new KafkaReceiver(ledger, () -> {}), 10);
     assertThat(offsets(again)).containsExactly(0L, 1L);
     assertThat(again).allSatisfy(d -> assertThat(d.deliveryCount()).isEqualTo(2));
     assertThat(again).allMatch(Delivery::redelivered);
+  }
+
+  @Test
+  void releasedRecordsComeBackUnflaggedAndAHandoverDoesNotFlagThemForTheNextOwner()
+      throws Exception {
+    assign(P0);
+    ledger.add(batch(P0, rec(0, "a"), rec(1, "b")));
+    KafkaReceiver stopped = new KafkaReceiver(ledger, () -> {});
+    stopped.release(poll(stopped, 2)); // a stop or another delivery's crash: unrun
+    stopped.close();
+    List<Delivery> again = poll(new KafkaReceiver(ledger, () -> {}), 10);
+    assertThat(offsets(again)).containsExactly(0L, 1L);
+    assertThat(again).noneMatch(Delivery::redelivered);
+    assertThat(again).allSatisfy(d -> assertThat(d.deliveryCount()).isEqualTo(1));
+    ((OpenRecord) again.get(0).handle()).owner.release(again); // back again, then handed over
+    OffsetAndMetadata handover = ledger.release(List.of(P0), true, Duration.ZERO).get(P0);
+    assertThat(PartitionState.assigned(P0, handover).inRound())
+        .as("the next owner flags nothing")
+        .isFalse();
   }
 
   @Test
@@ -153,7 +172,7 @@ class PartitionLedgerTest {
         .isEqualTo(new OffsetNote(7, 5, 1));
     ledger.assigned(List.of(p));
     ledger.add(batch(P0, rec(5, "a"), rec(6, "b"), rec(7, "c"), rec(8, "d")));
-    List<Delivery> got = poll(new KafkaReceiver(ledger), 10);
+    List<Delivery> got = poll(new KafkaReceiver(ledger, () -> {}), 10);
     assertThat(got).extracting(Delivery::redelivered).containsExactly(true, true, true, false);
     assertThat(got).extracting(Delivery::deliveryCount).containsExactly(2, 2, 2, 1);
   }
@@ -197,14 +216,14 @@ class PartitionLedgerTest {
     Map<TopicPartition, List<PartitionLedger.Polled>> b = batch(P0, rec(3, "a"));
     b.put(P1, List.of(rec(7, "b"), rec(8, "c")));
     assertThat(ledger.add(b)).containsExactly(Map.entry(P1, 7L));
-    assertThat(offsets(poll(new KafkaReceiver(ledger), 10))).containsExactly(3L);
+    assertThat(offsets(poll(new KafkaReceiver(ledger, () -> {}), 10))).containsExactly(3L);
   }
 
   @Test
   void aReplayForAnotherGroupIsNeverHandedOutAndItsOffsetIsCommittedWithTheNext() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), new PartitionLedger.Polled(1, null)));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     List<Delivery> got = poll(r, 10);
     assertThat(offsets(got)).containsExactly(0L);
     r.ack(got);
@@ -215,7 +234,7 @@ class PartitionLedgerTest {
   void aPartitionLostHandsOutNothingMoreAndDropsALateAcknowledgement() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "b")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     List<Delivery> held = poll(r, 1);
     assertThat(ledger.release(List.of(P0), false, Duration.ofSeconds(5))).isEmpty();
     assertThat(ledger.openRecords()).isZero();
@@ -230,13 +249,15 @@ class PartitionLedgerTest {
       throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "b"), rec(2, "c")));
-    KafkaReceiver r = new KafkaReceiver(ledger);
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
     List<Delivery> held = poll(r, 2); // 0 and 1 in a worker, 2 never handed out
     CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> released =
         CompletableFuture.supplyAsync(() -> ledger.release(List.of(P0), true, Duration.ofDays(1)));
     Thread.sleep(200);
     assertThat(released).as("waits while a worker holds records").isNotDone();
-    assertThat(poll(new KafkaReceiver(ledger), 10)).as("hands out nothing more").isEmpty();
+    assertThat(poll(new KafkaReceiver(ledger, () -> {}), 10))
+        .as("hands out nothing more")
+        .isEmpty();
     r.ack(held);
     OffsetAndMetadata o = released.get(10, TimeUnit.SECONDS).get(P0);
     assertThat(o.offset()).isEqualTo(2);
@@ -250,7 +271,7 @@ class PartitionLedgerTest {
     PartitionLedger real = new PartitionLedger(Duration.ofSeconds(30), System::nanoTime);
     real.assigned(List.of(PartitionState.assigned(P0, null)));
     real.add(batch(P0, rec(0, "a")));
-    KafkaReceiver slow = new KafkaReceiver(real);
+    KafkaReceiver slow = new KafkaReceiver(real, () -> {});
     assertThat(real.poll(slow, 1, Duration.ZERO)).hasSize(1);
     long t0 = System.nanoTime();
     Map<TopicPartition, OffsetAndMetadata> released =
@@ -268,7 +289,7 @@ class PartitionLedgerTest {
   void aWaitingReceiverWakesWhenRecordsArriveAndWhenTheConsumerStops() throws Exception {
     PartitionLedger real = new PartitionLedger(Duration.ofSeconds(30), System::nanoTime);
     real.assigned(List.of(PartitionState.assigned(P0, null)));
-    KafkaReceiver r = new KafkaReceiver(real);
+    KafkaReceiver r = new KafkaReceiver(real, () -> {});
     CompletableFuture<List<Delivery>> waiting =
         CompletableFuture.supplyAsync(() -> pollQuietly(real, r, Duration.ofDays(1)));
     Thread.sleep(100);

@@ -31,9 +31,19 @@ import org.slf4j.LoggerFactory;
  * queue, exactly as if the process had died. When the broker connection is cut instead, the
  * unsettled deliveries are remembered ({@link LostDeliveries}): their next delivery in this process
  * {@linkplain #cameBackCleanly came back cleanly}.
+ *
+ * <p>A return without delay ({@link #release}, {@code nack} with zero delay) is sent at the next
+ * call on this receiver, or after {@link #DEFER_MILLIS} without one; a close before that returns
+ * those deliveries with the channel. After a crash the worker releases its batch and closes the
+ * receiver at once: a requeue sent first would put each delivery back in the queue, the broker
+ * would push it straight back to this still open channel, and the close would return it a second
+ * time — two returns per crash against the quorum queue's delivery limit instead of one.
  */
 public final class RabbitReceiver implements Receiver {
   private static final Logger log = LoggerFactory.getLogger(RabbitReceiver.class);
+
+  /** The longest a return without delay waits for the next call on the receiver, or its close. */
+  static final long DEFER_MILLIS = 200;
 
   private final Channel channel;
   private final String destination;
@@ -48,6 +58,11 @@ public final class RabbitReceiver implements Receiver {
 
   /** Event ids of the deliveries handed in on this channel and not settled yet, by tag. */
   private final Map<Long, String> unsettled = new ConcurrentHashMap<>();
+
+  /** Tags returned without delay, not sent yet; on channel generation {@link #deferredOn}. */
+  private final List<Long> deferred = new ArrayList<>();
+
+  private long deferredOn;
 
   private volatile String cancelled;
 
@@ -168,6 +183,7 @@ public final class RabbitReceiver implements Receiver {
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    requeueDeferred();
     checkAlive();
     List<Delivery> got = new ArrayList<>(max);
     Delivery first = buffer.poll();
@@ -218,6 +234,7 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public void ack(List<Delivery> deliveries) {
+    requeueDeferred();
     List<Long> tags = current(deliveries);
     settlement.ack(tags);
     tags.forEach(unsettled::remove);
@@ -233,6 +250,7 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public void nack(List<Delivery> deliveries, Duration delay) {
+    requeueDeferred();
     List<Long> tags = current(deliveries);
     if (tags.isEmpty()) {
       return;
@@ -240,8 +258,7 @@ public final class RabbitReceiver implements Receiver {
     long gen = generation.get();
     Duration hold = delay.compareTo(maxNackDelay) > 0 ? maxNackDelay : delay;
     if (hold.isZero() || hold.isNegative()) {
-      settlement.requeue(tags);
-      tags.forEach(unsettled::remove);
+      defer(tags, gen);
       return;
     }
     // The broker has no delayed requeue: keep the deliveries unacknowledged (so nobody else gets
@@ -255,6 +272,28 @@ public final class RabbitReceiver implements Receiver {
         },
         hold.toMillis(),
         TimeUnit.MILLISECONDS);
+  }
+
+  /** Holds back the return of {@code tags} until the next call, a close, or DEFER_MILLIS. */
+  private synchronized void defer(List<Long> tags, long gen) {
+    if (deferred.isEmpty() || deferredOn != gen) {
+      deferred.clear();
+      deferredOn = gen;
+      scheduler.schedule(this::requeueDeferred, DEFER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+    deferred.addAll(tags);
+  }
+
+  /** Sends the returns held back, if their channel is still open (a close returned them). */
+  private synchronized void requeueDeferred() {
+    if (deferred.isEmpty()) {
+      return;
+    }
+    if (deferredOn == generation.get()) {
+      settlement.requeue(deferred);
+      deferred.forEach(unsettled::remove);
+    }
+    deferred.clear();
   }
 
   /** The tags of the deliveries that came on the current channel; stale ones are dropped. */
@@ -274,7 +313,10 @@ public final class RabbitReceiver implements Receiver {
 
   @Override
   public void close() {
-    generation.incrementAndGet();
+    synchronized (this) {
+      generation.incrementAndGet(); // the returns held back go with the channel
+      deferred.clear();
+    }
     buffer.clear();
     unsettled.clear(); // closed by us, as a crash would: what comes back is suspect
     try {

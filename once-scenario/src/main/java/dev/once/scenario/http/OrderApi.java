@@ -72,7 +72,8 @@ public final class OrderApi implements AutoCloseable {
     this.lostResponseRate = lostResponseRate;
     this.random = new SplittableRandom(seed ^ 0x6f7264657273L);
     this.executor = Executors.newFixedThreadPool(threads);
-    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    this.server =
+        NoDelayHttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     server.createContext("/orders", this::handle);
     server.setExecutor(executor);
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.once.scenario.http.NoDelayHttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -32,7 +33,7 @@ public final class ProviderSimulator implements AutoCloseable {
     this.ledger = new Ledger(config.journal());
     InetSocketAddress address =
         new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port());
-    this.server = HttpServer.create(address, 64);
+    this.server = NoDelayHttpServer.create(address, 64);
     Endpoint charges = new Endpoint("charges", config.idempotentCharges(), config, ledger);
     Endpoint emails = new Endpoint("emails", config.idempotentEmails(), config, ledger);
     server.createContext("/v1/charges", ex -> handle(ex, charges, true));

@@ -29,6 +29,17 @@ class SimulatorTest {
     sim.close();
   }
 
+  /**
+   * Without TCP_NODELAY an answer's body waits for the client's delayed ACK of its headers: 20 ms
+   * per call on average here, 0.9 ms with it (docs/PERFORMANCE.md, "Recovery after faults").
+   */
+  @Test
+  void theSimulatorsServerAnswersWithoutNaglesDelay() throws Exception {
+    start(SimulatorConfig.defaults());
+    client.charge("k1", CHARGE);
+    assertThat(Boolean.getBoolean(dev.once.scenario.http.NoDelayHttpServer.PROPERTY)).isTrue();
+  }
+
   @Test
   void theSameKeyGetsTheSavedFirstResponseAndChargesOnce() throws Exception {
     start(SimulatorConfig.defaults());

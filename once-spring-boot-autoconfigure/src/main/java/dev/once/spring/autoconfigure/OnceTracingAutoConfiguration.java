@@ -4,6 +4,7 @@ import dev.once.Tracing;
 import dev.once.tracing.ObservationTracing;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,8 +16,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * One trace from the request that published an event to the last effect (module once-tracing): an
  * {@link ObservationTracing} over the application's {@link ObservationRegistry} (and its {@link
- * Tracer}, when Micrometer Tracing is there), which Once is built with. Off with {@code
- * once.tracing.enabled=false}.
+ * Tracer} and {@link Propagator}, when Micrometer Tracing is there), which Once is built with. Off
+ * with {@code once.tracing.enabled=false}.
  */
 @AutoConfiguration(
     before = OnceAutoConfiguration.class,
@@ -37,7 +38,10 @@ public class OnceTracingAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean(Tracing.class)
-  public Tracing onceTracing(ObservationRegistry registry, ObjectProvider<Tracer> tracer) {
-    return new ObservationTracing(registry, tracer.getIfAvailable());
+  public Tracing onceTracing(
+      ObservationRegistry registry,
+      ObjectProvider<Tracer> tracer,
+      ObjectProvider<Propagator> propagator) {
+    return new ObservationTracing(registry, tracer.getIfAvailable(), propagator.getIfAvailable());
   }
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Tracing's cost, same run (issue 26): `once bench tracing` runs Once's end-to-end pipeline (two
+# hops, table queue, embedded PostgreSQL) with tracing off | request-only | sampled-out | sampled |
+# on, each warmed up first, then ROUNDS rounds of every mode, the order turned each round (A B C D E,
+# B C D E A, ...), each full-speed run followed by a paced one at 200 orders/s. `uptime` before and
+# after. About 7 min on a quiet 2-core machine, 10-15 min at load 30-40.
+# Usage: docs/performance/tracing-cost.sh [out-prefix]   (from the repository root; ONCE_CP may
+# point at a copy of once-app.jar + lib/*, else ./once builds itself first)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-docs/performance/tracing-cost}"
+if [[ -z "${ONCE_CP:-}" ]]; then
+  ./once --version >/dev/null
+fi
+cp="${ONCE_CP:-once-app/target/once-app.jar:once-app/target/lib/*}"
+{
+  echo "start: $(uptime)"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+} >"$out-progress.txt"
+nice java -cp "$cp" dev.once.app.Main bench tracing \
+  --modes "${MODES:-off,request-only,sampled-out,sampled,on}" --rounds "${ROUNDS:-8}" \
+  --events "${EVENTS:-3000}" --warmup "${WARMUP:-3000}" --paced-rate 200 --paced-seconds 5 \
+  --json >"$out-raw.json" 2>>"$out-progress.txt"
+echo "end: $(uptime)" >>"$out-progress.txt"
