@@ -1,5 +1,6 @@
 import json,glob,statistics,sys,os
 d=sys.argv[1] if len(sys.argv)>1 else '/tmp/issue27'
+prefix=sys.argv[2] if len(sys.argv)>2 else 'issue27-e2e'
 rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, orders/s'),('ratio_c','Once / C'),
 ('ceiling_p_eps','ceiling P (raw JDBC producers), orders/s'),('once_producers_eps','Once producers alone, orders/s'),('producer_path_ratio','producer_path_ratio (Once / raw)'),
 ('service_eps','example service (own JVM, pool 14), orders/s'),('service_ratio_e2e','service / e2e'),('service_ratio_c','service / C'),
@@ -9,11 +10,14 @@ rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, order
 ('service_paced_p50_ms','service paced p50, ms'),('service_paced_p99_ms','service paced p99, ms'),
 ('paced_commit_to_confirmed_p50_ms','Once: commit→confirmed p50, ms'),('paced_confirmed_to_received_p50_ms','Once: confirmed→received p50, ms'),('paced_received_to_effect_p50_ms','Once: received→effect p50, ms'),
 ('ceiling_c_paced_commit_to_confirmed_p50_ms','C: commit→confirmed p50, ms'),('ceiling_c_paced_confirmed_to_received_p50_ms','C: confirmed→received p50, ms'),('ceiling_c_paced_received_to_effect_p50_ms','C: received→effect p50, ms'),
+('service_paced_rate_eps','service paced rate, orders/s'),
+('e2e_jit_ms','JIT compiling during Once\'s run, ms'),('service_jit_ms','JIT compiling during the service\'s run, ms'),
+('warmup_rounds','bench warm-up rounds'),('warmup_s','bench warm-up, s'),('service_warmup_rounds','service warm-up rounds'),('service_warmup_s','service warm-up, s'),
 ('duplicate_effects','duplicate effects (Once)'),('ceiling_c_duplicate_effects','duplicate effects (C)'),('service_duplicate_effects','duplicate effects (service)')]
 runs={}
 for t in ['table','rabbitmq','kafka']:
     runs[t]=[]
-    for f in sorted(glob.glob(f'{d}/issue27-e2e-{t}-*.json')):
+    for f in sorted(glob.glob(f'{d}/{prefix}-{t}-*.json')):
         try:
             runs[t].append(json.load(open(f)))
         except Exception as e:

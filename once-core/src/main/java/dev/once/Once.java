@@ -90,7 +90,11 @@ public interface Once extends AutoCloseable {
 
   OnceConfig config();
 
-  /** Stops every relay and consumer this instance started. Does not close the data source. */
+  /**
+   * Stops every relay and consumer this instance started. Does not close the data source nor the
+   * transport: close the transport after this (on Kafka, its consumers stay members of their groups
+   * until it is closed, or until their session times out after the process ended).
+   */
   @Override
   void close();
 }

@@ -65,8 +65,9 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--warmup",
       defaultValue = "0",
       description =
-          "Orders sent through each phase first, not measured, so that the JIT has compiled"
-              + " their code; 0 for none (default ${DEFAULT-VALUE}).")
+          "Orders of a warm-up round: each round sends them through every phase, not"
+              + " measured, and rounds repeat until the JIT compiler is quiet (at most 30), so"
+              + " that every phase is measured compiled; 0 for none (default ${DEFAULT-VALUE}).")
   int warmup;
 
   @Option(
@@ -93,8 +94,9 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--service",
       description =
           "Also run the example service (dev.once.bench.e2e.service.OrderService: README"
-              + " defaults, a HikariCP pool of 14) in a JVM of its own, --warmup orders first,"
-              + " and report it beside Once and ceiling C.")
+              + " defaults, a HikariCP pool of 14) in a JVM of its own, warmed up as the bench"
+              + " (rounds of --warmup orders until its JIT compiler is quiet), and report it"
+              + " beside Once and ceiling C.")
   boolean service;
 
   @Option(

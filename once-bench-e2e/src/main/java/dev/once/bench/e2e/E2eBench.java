@@ -50,17 +50,14 @@ public final class E2eBench {
     progress.printf(
         "once bench e2e: %d orders, %d hop(s), on %s, transport %s%n",
         s.events(), hops, env.description(), env.transportName());
+    JitWarmup warm = null;
     if (warmup > 0) {
-      progress.printf("  warm-up: %d orders through each phase, not measured ...%n", warmup);
-      BenchSettings w = s.with(warmup, 0);
-      rawProducers(env, w, hops);
-      OnceE2e.producersAlone(env, w);
-      ceilingC(env, w, hops, 0);
-      try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
-        OnceE2e.run(
-            env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
-      }
-      env.rollbacks().clear();
+      progress.printf(
+          "  warm-up: rounds of %d orders through each phase, not measured, until the JIT"
+              + " compiler is quiet ...%n",
+          warmup);
+      warm =
+          JitWarmup.run(() -> warmUp(env, hops, linger, warmup, tracingMode), "warm-up", progress);
     }
     // the producers alone, interleaved: raw JDBC, Once, raw JDBC, Once
     double[] raw = new double[2];
@@ -80,10 +77,12 @@ public final class E2eBench {
     progress.printf("  %s Once end to end ...%n", now());
     OnceE2e.Result once;
     long spans;
+    long jit = JitWarmup.compiledMillis();
     try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
       once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
       spans = tracing.exported();
     }
+    jit = JitWarmup.compiledMillis() - jit;
     // the rate Once's paced run was given, not the one it achieved: the same target for all
     double target = latencyRate > 0 ? latencyRate : once.eps() / 3;
     Hand paced = null;
@@ -100,6 +99,10 @@ public final class E2eBench {
     j.put("batch_linger_ms", linger.toMillis());
     j.put("tracing", tracingMode);
     j.put("spans_exported", spans);
+    j.put("e2e_jit_ms", jit); // compiling during Once's run (full speed and paced)
+    if (warm != null) {
+      warm.report("", j);
+    }
     boolean ok = once.duplicateEffects() == 0 && c.duplicates() == 0;
     if (paced != null) {
       ok &= paced.duplicates() == 0;
@@ -113,6 +116,21 @@ public final class E2eBench {
       ok &= ((Number) svc.get("service_duplicate_effects")).longValue() == 0;
     }
     return new BenchResult.Fields(j, 44, ok);
+  }
+
+  /** One round of the warm-up: {@code warmup} orders through every phase; returns the orders. */
+  private static long warmUp(
+      BenchEnv env, int hops, Duration linger, int warmup, String tracingMode) throws Exception {
+    BenchSettings w = env.settings().with(warmup, 0);
+    rawProducers(env, w, hops);
+    OnceE2e.producersAlone(env, w);
+    ceilingC(env, w, hops, 0);
+    try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
+      OnceE2e.run(
+          env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
+    }
+    env.rollbacks().clear();
+    return 4L * warmup;
   }
 
   /** The example service alone ({@code once bench e2e --service-only}). */

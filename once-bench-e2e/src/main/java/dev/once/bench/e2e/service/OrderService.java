@@ -51,6 +51,7 @@ public final class OrderService implements AutoCloseable {
       """;
 
   private final HikariDataSource pool;
+  private final Transport transport;
   private final Once once;
   private final int workers;
   private final int relays;
@@ -88,10 +89,11 @@ public final class OrderService implements AutoCloseable {
     this.workers = workers;
     this.relays = relays;
     createTables(pool);
+    this.transport = transport.apply(pool);
     this.once =
         Once.builder()
             .dataSource(pool)
-            .transport(transport.apply(pool))
+            .transport(this.transport)
             .destinations(ORDERS)
             .listener(listener)
             .build();
@@ -158,6 +160,8 @@ public final class OrderService implements AutoCloseable {
       }
     }
     once.close();
+    transport.close(); // the service's: Once does not close it (on Kafka its consumers leave their
+    // group)
     pool.close();
   }
 }

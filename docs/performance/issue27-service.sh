@@ -1,0 +1,41 @@
+#!/bin/bash
+# Issue 27, item 4 (the service path), for a quiet window: `once bench e2e --service` on the table
+# queue, RabbitMQ and Kafka, one hop, interleaved, three rounds; raw JSON and stderr per run and a
+# machine log (uptime before and after each run, pg_test_fsync) in OUT, then the table of
+# docs/PERFORMANCE.md ("Round 4, the service path") printed from them.
+#
+#   docs/performance/issue27-service.sh [OUT]        (default OUT: /tmp/issue27-service)
+#
+# Environment: DB (a PostgreSQL URL; default the local server's database test; "embedded": the
+# embedded PostgreSQL in .once/pg, whose connections do not count against a shared server's 100:
+# a run holds 48 + 14), SCHEMA (created if missing; default perf), AMQP (its vhost must exist; default vhost perf), FSYNC_FILE (a file on
+# the PostgreSQL disk for pg_test_fsync, e.g. /var/lib/postgresql/perf_fsync.tmp; unset: skipped;
+# PG_TEST_FSYNC: its path). Kafka is the embedded broker.
+# Runtime: 9 runs of 3-5 min each on 2 quiet cores (the warm-ups repeat until the JIT is quiet,
+# at most 30 rounds), about 30-45 min; under a load of 30-50 one run took 5-9 min.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-/tmp/issue27-service}
+mkdir -p "$out"
+DB=${DB:-'jdbc:postgresql://127.0.0.1:5432/test?user=postgres'}
+SCHEMA=${SCHEMA:-perf}
+AMQP=${AMQP:-amqp://guest:guest@127.0.0.1:5672/perf}
+machine=$out/issue27-service-machine.txt
+{ date -u; uptime; nproc; git -C "$here" log --oneline -1; } > "$machine"
+if [[ -n "${FSYNC_FILE:-}" ]]; then
+  "${PG_TEST_FSYNC:-/usr/lib/postgresql/15/bin/pg_test_fsync}" -s 2 -f "$FSYNC_FILE" > "$out/issue27-service-pg_test_fsync.txt" 2>&1
+  rm -f "$FSYNC_FILE"
+fi
+db=(--db "$DB" --schema "$SCHEMA")
+[[ $DB == embedded ]] && db=()
+for i in 1 2 3; do
+  for t in table rabbitmq kafka; do
+    echo "$t $i start $(date -u +%T) $(uptime)" >> "$machine"
+    nice "$here/once" bench e2e "${db[@]}" --transport "$t" --amqp "$AMQP" \
+      --hops 1 --events 10000 --latency-seconds 8 --warmup 2000 --service --json \
+      > "$out/issue27-service-$t-$i.json" 2> "$out/issue27-service-$t-$i.err"
+    echo "$t $i end $(date -u +%T) exit $? $(uptime)" >> "$machine"
+  done
+done
+date -u >> "$machine"
+python3 "$here/docs/performance/issue27-table.py" "$out" issue27-service
