@@ -11,7 +11,7 @@ import dev.once.app.proof.ProduceCommand;
 import dev.once.app.proof.ResetCommand;
 import dev.once.app.proof.VerifyCommand;
 import dev.once.app.proof.WorkerCommand;
-import dev.once.scenario.http.NoDelayHttpServer;
+import dev.once.scenario.net.NoDelayHttpServer;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -16,6 +16,7 @@ import dev.once.StoredResponse;
 import dev.once.Tx;
 import dev.once.scenario.KeyedOrders;
 import dev.once.scenario.WarehouseTables;
+import dev.once.scenario.net.NoDelayHttpServer;
 import dev.once.testkit.SimulatedCrash;
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.once.scenario.http.NoDelayHttpServer;
+import dev.once.scenario.net.NoDelayHttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

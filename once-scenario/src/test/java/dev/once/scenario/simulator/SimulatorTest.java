@@ -37,7 +37,7 @@ class SimulatorTest {
   void theSimulatorsServerAnswersWithoutNaglesDelay() throws Exception {
     start(SimulatorConfig.defaults());
     client.charge("k1", CHARGE);
-    assertThat(Boolean.getBoolean(dev.once.scenario.http.NoDelayHttpServer.PROPERTY)).isTrue();
+    assertThat(Boolean.getBoolean(dev.once.scenario.net.NoDelayHttpServer.PROPERTY)).isTrue();
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.once.scenario.http;
+package dev.once.scenario.net;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
