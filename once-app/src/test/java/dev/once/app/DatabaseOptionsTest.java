@@ -44,7 +44,8 @@ class DatabaseOptionsTest {
           "bench e2e",
           "bench markers",
           "bench backlog",
-          "bench faults");
+          "bench faults",
+          "bench tracing");
 
   @Test
   void everyCommandThatOpensADatabaseTakesDbAndSchemaFromTheOneMixin() {
