@@ -57,7 +57,13 @@ class LoopbackOnlyTest {
           .until(() -> !listeners(metrics).isEmpty() && !listeners(dashboard).isEmpty());
       assertThat(listeners(metrics)).as(Files.readString(log)).containsOnly("127.0.0.1");
       assertThat(listeners(dashboard)).containsOnly("127.0.0.1");
-      assertThat(Files.readString(log)).contains("metrics at http://127.0.0.1:" + metrics);
+      // the line is printed after the socket is bound: CI once read the log between the two
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(Files.readString(log))
+                      .contains("metrics at http://127.0.0.1:" + metrics));
     } finally {
       worker.destroy();
       if (!worker.waitFor(20, TimeUnit.SECONDS)) {

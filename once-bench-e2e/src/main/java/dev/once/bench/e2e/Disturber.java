@@ -61,6 +61,7 @@ final class Disturber {
           joined = null;
         }
         done.incrementAndGet();
+        awaitProgress(timings.effects());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
