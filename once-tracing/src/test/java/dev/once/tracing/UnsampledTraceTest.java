@@ -33,8 +33,64 @@ class UnsampledTraceTest {
   void anUnsampledTraceGoesOnThroughBothHopsWithoutAnObservationPerDelivery() {
     OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
     Map<String, AtomicLong> started = startsByName(otel);
-    List<String> arrived = new CopyOnWriteArrayList<>();
     String[] traceId = new String[1];
+    List<String> arrived = twoHops(otel, otel.tracing, traceId);
+    assertThat(arrived).hasSize(EVENTS);
+    assertThat(arrived)
+        .allSatisfy(
+            tp -> {
+              assertThat(tp).startsWith("00-" + traceId[0] + "-");
+              int flags = Integer.parseInt(tp.substring(53), 16);
+              assertThat(flags & 1).as("sampled flag of " + tp).isZero();
+            });
+    assertThat(otel.spans()).as("nothing sampled, nothing exported").isEmpty();
+    assertThat(started).doesNotContainKey(ObservationTracing.PROCESS);
+    assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+  }
+
+  /**
+   * The opt-out: an unsampled trace's context is not stored, so the rows of both hops carry no
+   * {@code traceparent}; still no observation, no span, and no new trace on the way.
+   */
+  @Test
+  void withoutUnsampledContextTheRowsOfBothHopsCarryNoContextAndNoTraceStarts() {
+    OtelTracing otel = new OtelTracing(Sampler.alwaysOff());
+    Map<String, AtomicLong> started = startsByName(otel);
+    List<String> arrived = twoHops(otel, otel.tracing.withoutUnsampledContext(), new String[1]);
+    assertThat(arrived).hasSize(EVENTS).containsOnlyNulls();
+    assertThat(otel.spans()).as("nothing sampled, nothing exported").isEmpty();
+    assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+  }
+
+  /** The opt-out leaves a sampled trace as it was: its publish writes its sampled context. */
+  @Test
+  void withoutUnsampledContextASampledPublishStillWritesItsContext() {
+    OtelTracing otel = new OtelTracing(Sampler.alwaysOn());
+    Tracing tracing = otel.tracing.withoutUnsampledContext();
+    Map<String, String> carrier = new java.util.HashMap<>();
+    String traceId =
+        otel.inRequest(
+            "POST /orders",
+            () -> {
+              tracing
+                  .publish(Event.of(EventId.of("order", 1), "orders", null, "Order", "{}"), carrier)
+                  .end();
+              return otel.tracer.currentSpan().context().traceId();
+            });
+    assertThat(carrier.get(Tracing.TRACEPARENT)).startsWith("00-" + traceId + "-");
+    assertThat(Integer.parseInt(carrier.get(Tracing.TRACEPARENT).substring(53), 16) & 1)
+        .as("sampled flag")
+        .isOne();
+    assertThat(otel.names()).contains("create orders");
+  }
+
+  /**
+   * {@link #EVENTS} orders published under an unsampled request, over two hops of the table queue
+   * with {@code tracing}: the {@code traceparent} each arrived with at the second hop. {@code
+   * traceId[0]} is set to the request's trace id.
+   */
+  private static List<String> twoHops(OtelTracing otel, Tracing tracing, String[] traceId) {
+    List<String> arrived = new CopyOnWriteArrayList<>();
     try (TestDatabase db = TestDatabase.embedded();
         TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
         Once once =
@@ -42,7 +98,7 @@ class UnsampledTraceTest {
                 .dataSource(db.dataSource())
                 .transport(transport)
                 .destinations("orders", "dispatch")
-                .tracing(otel.tracing)
+                .tracing(tracing)
                 .build();
         Consumer warehouse =
             once.consumer("warehouse")
@@ -83,17 +139,7 @@ class UnsampledTraceTest {
       once.newRelay().runOnce();
       notifier.runOnce();
     }
-    assertThat(arrived).hasSize(EVENTS);
-    assertThat(arrived)
-        .allSatisfy(
-            tp -> {
-              assertThat(tp).startsWith("00-" + traceId[0] + "-");
-              int flags = Integer.parseInt(tp.substring(53), 16);
-              assertThat(flags & 1).as("sampled flag of " + tp).isZero();
-            });
-    assertThat(otel.spans()).as("nothing sampled, nothing exported").isEmpty();
-    assertThat(started).doesNotContainKey(ObservationTracing.PROCESS);
-    assertThat(started).as("the request's observation only").containsOnlyKeys("POST /orders");
+    return arrived;
   }
 
   /**
