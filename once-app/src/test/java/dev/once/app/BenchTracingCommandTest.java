@@ -57,6 +57,7 @@ class BenchTracingCommandTest {
         assertThat(json.get(mode + "_" + figure).asDouble()).as(mode + "_" + figure).isPositive();
       }
     }
+    assertThat(json.get("on_slower_than_off_rounds").asLong()).isBetween(0L, 2L);
     assertThat(json.get("off_spans_exported").asLong()).isZero();
     assertThat(json.get("on_spans_exported").asLong()).isPositive();
     assertThat(json.get("duplicate_effects").asLong()).isZero();
@@ -66,8 +67,8 @@ class BenchTracingCommandTest {
   void badBenchTracingOptionsNameTheOptionAndTheValueInOneLine() {
     Cli.run("bench", "tracing", "--modes", "off,loud")
         .assertRefusedInOneLine(
-            "--modes must be a comma-separated list of [off, request-only, sampled-out, sampled, on],"
-                + " had 'loud'");
+            "--modes must be a comma-separated list of [off, request-only, sampled-out, sampled, on,"
+                + " sampled-out-no-context], had 'loud'");
     Cli.run("bench", "tracing", "--rounds", "0")
         .assertRefusedInOneLine("--rounds must be between 1 and 100, was 0");
     Cli.run("bench", "tracing", "--paced-rate", "0")

@@ -18,13 +18,17 @@ import picocli.CommandLine.Option;
           + " with each --modes, --warmup orders each first, then --rounds rounds"
           + " that run every mode once, their order turned by one each round (A B C D, B C D A,"
           + " ...); after each full-speed run a paced one at --paced-rate. Per mode (medians over"
-          + " rounds): orders/s and its ratio to 'off' in the same round; CPU time per order of"
-          + " the bench's JVM and of the database server (when it runs on this machine), WAL"
+          + " rounds): orders/s and its ratio to 'off' and to 'request-only' in the same round"
+          + " (and in how many rounds it was the slower); CPU time per order of the bench's JVM,"
+          + " of the database server (when it runs on this machine) and of both, and the latter's"
+          + " ratio to 'off' and 'request-only' in the same round, full speed and paced; WAL"
           + " bytes, relay batches and consumer transactions per order; paced: the same costs"
           + " and commit->effect latency p50/p99.",
       "Modes: off (none); request-only (a tracer and a span around every producer transaction,"
           + " the sampler keeps none, Once not traced: the application's share); sampled-out (the"
-          + " same with Once traced); sampled (10 %% of orders, parent-based); on (every order)."
+          + " same with Once traced); sampled (10 %% of orders, parent-based); on (every order);"
+          + " sampled-out-no-context (as sampled-out, Once's tracing without the unsampled"
+          + " context: what storing it costs; not in the default list)."
           + " Spans go through OpenTelemetry's batch processor to an exporter that counts them.",
       "See docs/PERFORMANCE.md, \"Tracing's cost end to end\"."
     })

@@ -31,13 +31,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * application's own request spans cost, the part of {@code sampled-out} that is not Once's); {@code
  * sampled-out} (a tracer is there and every producer transaction runs in a span, but the sampler
  * keeps none: the cost a production service pays for the traces it does not keep); {@code sampled}
- * (10 %, parent-based, as a production tracer samples); {@code on} (every order). Spans go through
- * OpenTelemetry's batch processor to an exporter that only counts them.
+ * (10 %, parent-based, as a production tracer samples); {@code on} (every order); {@code
+ * sampled-out-no-context} (as {@code sampled-out}, Once's tracing {@link
+ * ObservationTracing#withoutUnsampledContext() without the unsampled context}: what storing it
+ * costs, not a default). Spans go through OpenTelemetry's batch processor to an exporter that only
+ * counts them.
  */
 public final class BenchTracing implements AutoCloseable {
   /** The modes, as {@code --tracing} takes them. */
   public static final List<String> MODES =
-      List.of("off", "request-only", "sampled-out", "sampled", "on");
+      List.of("off", "request-only", "sampled-out", "sampled", "on", "sampled-out-no-context");
 
   private static final BenchTracing OFF = new BenchTracing();
 
@@ -54,7 +57,15 @@ public final class BenchTracing implements AutoCloseable {
     this.provider = null;
   }
 
-  private BenchTracing(String mode, Sampler sampler, boolean once) {
+  /** How Once is traced in a mode. */
+  private enum Hook {
+    NOT,
+    TRACED,
+    /** {@link ObservationTracing#withoutUnsampledContext()}: no context stored for unsampled. */
+    TRACED_NO_UNSAMPLED_CONTEXT
+  }
+
+  private BenchTracing(String mode, Sampler sampler, Hook hook) {
     this.mode = mode;
     provider =
         SdkTracerProvider.builder()
@@ -77,17 +88,25 @@ public final class BenchTracing implements AutoCloseable {
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                 new DefaultTracingObservationHandler(tracer)));
-    tracing = once ? new ObservationTracing(registry, tracer, propagator) : Tracing.NONE;
+    ObservationTracing traced = new ObservationTracing(registry, tracer, propagator);
+    tracing =
+        switch (hook) {
+          case NOT -> Tracing.NONE;
+          case TRACED -> traced;
+          case TRACED_NO_UNSAMPLED_CONTEXT -> traced.withoutUnsampledContext();
+        };
   }
 
   /** One of {@link #MODES}. */
   public static BenchTracing of(String mode) {
     return switch (mode) {
       case "off" -> OFF;
-      case "request-only" -> new BenchTracing(mode, Sampler.alwaysOff(), false);
-      case "sampled-out" -> new BenchTracing(mode, Sampler.alwaysOff(), true);
-      case "sampled" -> new BenchTracing(mode, Sampler.traceIdRatioBased(0.1), true);
-      case "on" -> new BenchTracing(mode, Sampler.alwaysOn(), true);
+      case "request-only" -> new BenchTracing(mode, Sampler.alwaysOff(), Hook.NOT);
+      case "sampled-out" -> new BenchTracing(mode, Sampler.alwaysOff(), Hook.TRACED);
+      case "sampled" -> new BenchTracing(mode, Sampler.traceIdRatioBased(0.1), Hook.TRACED);
+      case "on" -> new BenchTracing(mode, Sampler.alwaysOn(), Hook.TRACED);
+      case "sampled-out-no-context" ->
+          new BenchTracing(mode, Sampler.alwaysOff(), Hook.TRACED_NO_UNSAMPLED_CONTEXT);
       default ->
           throw new IllegalArgumentException(
               "--tracing must be one of " + MODES + ", was '" + mode + "'");

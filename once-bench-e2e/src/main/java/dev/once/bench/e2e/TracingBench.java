@@ -15,7 +15,9 @@ import java.util.Map;
  * so that none always follows another; the pipeline is the one of {@code once bench e2e} (no
  * ceilings, no paced run). A mode's cost is the median over rounds of its rate divided by {@code
  * off}'s rate of the same round, beside its CPU time per order (the bench's JVM, every thread) and
- * WAL bytes per order (PostgreSQL), which other processes' load moves less than a rate.
+ * WAL bytes per order (PostgreSQL), which other processes' load moves less than a rate. Each mode
+ * is also paired round by round with {@code request-only} (a mode over it is Once's own share), on
+ * the rate and on the CPU per order of the JVM and the database together (see {@link #paired}).
  */
 public final class TracingBench {
   private TracingBench() {}
@@ -26,11 +28,14 @@ public final class TracingBench {
           "eps",
           "cpu_us_per_order",
           "db_cpu_us_per_order",
+          "total_cpu_us_per_order",
           "wal_bytes_per_order",
           "relay_batches_per_order",
           "consumer_tx_per_order",
           "paced_cpu_us_per_order",
           "paced_db_cpu_us_per_order",
+          "paced_total_cpu_us_per_order",
+          "paced_wal_bytes_per_order",
           "paced_p50_ms",
           "paced_p99_ms");
 
@@ -59,6 +64,9 @@ public final class TracingBench {
       m.put(
           prefix + "db_cpu_us_per_order",
           c.dbCpuNanos() < 0 ? -1 : round(c.dbCpuNanos() / 1e3 / n));
+      m.put(
+          prefix + "total_cpu_us_per_order",
+          c.dbCpuNanos() < 0 ? -1 : round((c.cpuNanos() + c.dbCpuNanos()) / 1e3 / n));
       m.put(
           prefix + "wal_bytes_per_order", c.walBytes() < 0 ? -1 : round((double) c.walBytes() / n));
       m.put(prefix + "relay_batches_per_order", BenchReport.round3((double) c.relayBatches() / n));
@@ -143,8 +151,16 @@ public final class TracingBench {
     long duplicates = 0;
     for (String mode : modes) {
       List<Run> of = runs.stream().filter(r -> r.mode().equals(mode)).toList();
-      if (modes.contains("off")) {
-        j.put(mode + "_ratio_off_median", BenchReport.round3(median(of, r -> ratioToOff(r, runs))));
+      if (modes.contains("off")) { // off's own too (1.0), as before
+        j.put(
+            mode + "_ratio_off_median",
+            BenchReport.round3(
+                median(of, r -> r.result().eps() / same(r, "off", runs).result().eps())));
+      }
+      for (String base : BASES) {
+        if (modes.contains(base) && !mode.equals(base)) {
+          paired(j, mode, base, of, runs, s.events());
+        }
       }
       for (String figure : MEDIANS) {
         if (of.get(0).figures(s.events()).containsKey(figure)) {
@@ -177,14 +193,55 @@ public final class TracingBench {
     return new BenchResult.Fields(j, 36, duplicates == 0);
   }
 
-  /** {@code run}'s rate over the rate of {@code off} in the same round. */
-  private static double ratioToOff(Run run, List<Run> runs) {
-    for (Run r : runs) {
-      if (r.round() == run.round() && r.mode().equals("off")) {
-        return run.result().eps() / r.result().eps();
+  /**
+   * The modes every other one is compared with, round by round: {@code off}, and {@code
+   * request-only} (the application's own request span: a mode over it is Once's share).
+   */
+  private static final List<String> BASES = List.of("off", "request-only");
+
+  /**
+   * {@code mode} against {@code base}, each figure a median over rounds of its ratio to {@code
+   * base}'s in the same round: the rate ({@code <mode>_ratio_<base>_median}, and in how many rounds
+   * it was the slower) and the CPU per order of the JVM and the database together, full speed and
+   * paced ({@code <mode>_total_cpu_over_<base>_median}, {@code
+   * <mode>_paced_total_cpu_over_<base>_median}). The paced run's CPU per order is the steadiest:
+   * every mode does the same orders per second there, so the engine's idle polls weigh the same.
+   */
+  private static void paired(
+      Map<String, Object> j, String mode, String base, List<Run> of, List<Run> runs, long orders) {
+    j.put(
+        mode + "_ratio_" + base + "_median",
+        BenchReport.round3(median(of, r -> r.result().eps() / same(r, base, runs).result().eps())));
+    j.put(
+        mode + "_slower_than_" + base + "_rounds",
+        of.stream().filter(r -> r.result().eps() < same(r, base, runs).result().eps()).count());
+    for (String figure : List.of("total_cpu_us_per_order", "paced_total_cpu_us_per_order")) {
+      if (of.stream().allMatch(r -> figure(r, figure, orders) > 0)) {
+        String name = figure.replace("_us_per_order", "_over_") + base + "_median";
+        j.put(
+            mode + "_" + name,
+            BenchReport.round3(
+                median(
+                    of,
+                    r -> figure(r, figure, orders) / figure(same(r, base, runs), figure, orders))));
       }
     }
-    throw new IllegalStateException("no 'off' run in round " + (run.round() + 1));
+  }
+
+  /** A figure of a run, or -1 if the run has none. */
+  private static double figure(Run run, String figure, long orders) {
+    Number n = run.figures(orders).get(figure);
+    return n == null ? -1 : n.doubleValue();
+  }
+
+  /** The run of mode {@code base} in {@code run}'s round. */
+  private static Run same(Run run, String base, List<Run> runs) {
+    for (Run r : runs) {
+      if (r.round() == run.round() && r.mode().equals(base)) {
+        return r;
+      }
+    }
+    throw new IllegalStateException("no '" + base + "' run in round " + (run.round() + 1));
   }
 
   private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
