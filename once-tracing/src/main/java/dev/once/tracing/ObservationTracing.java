@@ -162,7 +162,8 @@ public final class ObservationTracing implements Tracing {
    * injects the span's context as a propagating handler would (its {@code traceparent} with the
    * sampled flag off, {@code tracestate}, baggage as configured); without it, it writes the {@code
    * traceparent} itself if there is no baggage, and otherwise returns false (an observation then
-   * carries the baggage). Without the {@link Tracer} it cannot tell, and returns false.
+   * carries the baggage). {@link #withoutUnsampledContext() Without the unsampled context} it puts
+   * nothing and returns true. Without the {@link Tracer} it cannot tell, and returns false.
    */
   private boolean carryUnsampled(Map<String, String> carrier) {
     if (tracer == null) {
