@@ -9,12 +9,17 @@ import java.util.function.LongSupplier;
 
 /**
  * A warm-up that ends when the JIT compiler is quiet: rounds of unmeasured work until, {@value
- * #QUIET_ROUNDS} rounds in a row, the JVM compiled for at most {@value #QUIET_SHARE} of a round's
- * time, at most {@value #MAX_ROUNDS} rounds. A fixed number of orders is not enough on two busy
- * cores: a fresh JVM running the example service compiled for 25 s over its first 25 000 orders,
- * and its rate rose from 500 to 2 300 orders/s meanwhile; Once's per-batch methods reach the
- * optimising compiler only after thousands of batches (docs/PERFORMANCE.md, round 4, the service
- * path). A service that has run for minutes is past that; the bench measures it there.
+ * #QUIET_ROUNDS} rounds in a row and for at least as many orders as the measured run will send, the
+ * JVM compiled for at most {@value #QUIET_SHARE} of a round's time, at most {@value #MAX_ROUNDS}
+ * rounds. Two quiet rounds alone were seen in a lull: Once's per-batch methods (the relay's
+ * runOnce, the consumer's BatchProcessor) reach the optimising compiler only after 30 000 to 45 000
+ * orders, and a warm-up that ended at 24 000 orders after two quiet rounds had its service compile
+ * for 7.8 s while measured (docs/performance/issue27-service-jit.txt). A fixed number of orders is
+ * not enough on two busy cores: a fresh JVM running the example service compiled for 25 s over its
+ * first 25 000 orders, and its rate rose from 500 to 2 300 orders/s meanwhile; Once's per-batch
+ * methods reach the optimising compiler only after thousands of batches (docs/PERFORMANCE.md, round
+ * 4, the service path). A service that has run for minutes is past that; the bench measures it
+ * there.
  *
  * <p>After each round the warm-up waits, at most as long as the round took, until the JIT has
  * compiled what the round queued ({@link JitQueue}). Without that pause the JIT could not catch up
@@ -80,26 +85,36 @@ record JitWarmup(long orders, int rounds, double seconds, boolean quiet, double 
         : 0;
   }
 
-  /** Runs {@code round} until the JIT is quiet; a line per round on {@code progress}. */
-  static JitWarmup run(Round round, String what, PrintStream progress) throws Exception {
-    return run(round, what, progress, THIS_JVM);
+  /**
+   * Runs {@code round} until the JIT is quiet for {@value #QUIET_ROUNDS} rounds and {@code
+   * quietOrders} orders (the measured run's); a line per round on {@code progress}.
+   */
+  static JitWarmup run(Round round, String what, PrintStream progress, long quietOrders)
+      throws Exception {
+    return run(round, what, progress, THIS_JVM, quietOrders);
   }
 
   /** As above, with the JIT read from {@code jit} (tests). */
-  static JitWarmup run(Round round, String what, PrintStream progress, Jit jit) throws Exception {
+  static JitWarmup run(Round round, String what, PrintStream progress, Jit jit, long quietOrders)
+      throws Exception {
     long start = System.nanoTime();
     long orders = 0;
     long pausedNanos = 0;
     int quietInARow = 0;
+    long quietOrdersInARow = 0;
     int rounds = 0;
-    while (quietInARow < QUIET_ROUNDS && rounds < MAX_ROUNDS) {
+    while (!(quietInARow >= QUIET_ROUNDS && quietOrdersInARow >= quietOrders)
+        && rounds < MAX_ROUNDS) {
       long compiled = jit.compiledMillis();
       long t0 = System.nanoTime();
-      orders += round.run();
+      long sent = round.run();
+      orders += sent;
       long roundNanos = System.nanoTime() - t0;
       double wallMillis = roundNanos / 1e6;
       long compiling = jit.compiledMillis() - compiled;
-      quietInARow = compiling <= QUIET_SHARE * wallMillis ? quietInARow + 1 : 0;
+      boolean quiet = compiling <= QUIET_SHARE * wallMillis;
+      quietInARow = quiet ? quietInARow + 1 : 0;
+      quietOrdersInARow = quiet ? quietOrdersInARow + sent : 0;
       rounds++;
       long paused = catchUp(jit, roundNanos);
       pausedNanos += paused;
@@ -111,7 +126,7 @@ record JitWarmup(long orders, int rounds, double seconds, boolean quiet, double 
         orders,
         rounds,
         (System.nanoTime() - start) / 1e9,
-        quietInARow == QUIET_ROUNDS,
+        quietInARow >= QUIET_ROUNDS && quietOrdersInARow >= quietOrders,
         pausedNanos / 1e9);
   }
 
@@ -127,10 +142,10 @@ record JitWarmup(long orders, int rounds, double seconds, boolean quiet, double 
     return System.nanoTime() - t0;
   }
 
-  /** As {@link #run(Round, String, PrintStream, Jit)} with a JIT that says nothing is pending. */
+  /** Two quiet rounds, whatever their orders, the JIT's compile time from {@code compiled}. */
   static JitWarmup run(Round round, String what, PrintStream progress, LongSupplier compiled)
       throws Exception {
-    return run(round, what, progress, jit(compiled, () -> 0));
+    return run(round, what, progress, jit(compiled, () -> 0), 0);
   }
 
   /** A JIT read from these suppliers (tests). */

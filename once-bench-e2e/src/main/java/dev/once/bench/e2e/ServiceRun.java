@@ -114,7 +114,8 @@ public final class ServiceRun {
           return size;
         },
         "service warm-up",
-        System.err);
+        System.err,
+        a.events());
   }
 
   private static void measure(

@@ -37,6 +37,46 @@ class JitWarmupTest {
   }
 
   @Test
+  void theJitMustBeQuietForAsManyOrdersAsTheMeasuredRunWillSendNotTwoRoundsAlone()
+      throws Exception {
+    AtomicLong compiled = new AtomicLong();
+    AtomicInteger round = new AtomicInteger();
+    long[] millis = {5_000, 0, 0, 5_000, 0, 0, 0, 0, 0, 5_000}; // a lull, then quiet
+    JitWarmup w =
+        JitWarmup.run(
+            () -> {
+              compiled.addAndGet(millis[Math.min(round.getAndIncrement(), millis.length - 1)]);
+              Thread.sleep(2);
+              return 10;
+            },
+            "test",
+            QUIET,
+            JitWarmup.jit(compiled::get, () -> 0),
+            50); // a measured run of 50 orders: 5 quiet rounds of 10
+    assertThat(w.rounds()).isEqualTo(9);
+    assertThat(w.quiet()).isTrue();
+  }
+
+  @Test
+  void aLullShorterThanTheMeasuredRunAtTheCapIsNotQuiet() throws Exception {
+    AtomicLong compiled = new AtomicLong();
+    AtomicInteger round = new AtomicInteger();
+    JitWarmup w =
+        JitWarmup.run(
+            () -> {
+              compiled.addAndGet(round.incrementAndGet() % 3 == 0 ? 5_000 : 0);
+              Thread.sleep(2);
+              return 10;
+            },
+            "test",
+            QUIET,
+            JitWarmup.jit(compiled::get, () -> 0),
+            30); // two quiet rounds between bursts, never three
+    assertThat(w.rounds()).isEqualTo(JitWarmup.MAX_ROUNDS);
+    assertThat(w.quiet()).isFalse();
+  }
+
+  @Test
   void aJitThatNeverQuietsEndsTheWarmUpAfterMaxRoundsSayingSo() throws Exception {
     JitWarmup w = warm(5_000);
     assertThat(w.rounds()).isEqualTo(JitWarmup.MAX_ROUNDS);
@@ -61,7 +101,8 @@ class JitWarmupTest {
                 () -> {
                   polls.incrementAndGet();
                   return queued.getAndUpdate(n -> Math.max(0, n - 1));
-                }));
+                }),
+            0);
     assertThat(w.rounds()).isEqualTo(JitWarmup.QUIET_ROUNDS);
     assertThat(queued.get()).isZero();
     assertThat(polls.get()).isEqualTo(4 * JitWarmup.QUIET_ROUNDS); // 3, 2, 1, then 0: go on
@@ -83,7 +124,8 @@ class JitWarmupTest {
                 () -> {
                   compiled.addAndGet(1_000); // compiling all through the pause, never done
                   return 1;
-                }));
+                }),
+            0);
     // what the JIT compiled in the pauses does not count against the rounds: quiet after two
     assertThat(w.rounds()).isEqualTo(JitWarmup.QUIET_ROUNDS);
     assertThat(w.quiet()).isTrue();
@@ -101,7 +143,8 @@ class JitWarmupTest {
             },
             "test",
             QUIET,
-            JitWarmup.jit(() -> 0, () -> -1));
+            JitWarmup.jit(() -> 0, () -> -1),
+            0);
     assertThat(w.pausedSeconds()).isLessThan(0.01);
   }
 
