@@ -13,6 +13,8 @@ rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, order
 ('service_paced_rate_eps','service paced rate, orders/s'),
 ('e2e_jit_ms','JIT compiling during Once\'s run, ms'),('service_jit_ms','JIT compiling during the service\'s run, ms'),
 ('warmup_rounds','bench warm-up rounds'),('warmup_s','bench warm-up, s'),('service_warmup_rounds','service warm-up rounds'),('service_warmup_s','service warm-up, s'),
+('warmup_jit_quiet','bench warm-up ended JIT-quiet'),('service_warmup_jit_quiet','service warm-up ended JIT-quiet'),
+('warmup_jit_catch_up_s','bench warm-up: pauses for the JIT, s'),('service_warmup_jit_catch_up_s','service warm-up: pauses for the JIT, s'),
 ('duplicate_effects','duplicate effects (Once)'),('ceiling_c_duplicate_effects','duplicate effects (C)'),('service_duplicate_effects','duplicate effects (service)')]
 runs={}
 for t in ['table','rabbitmq','kafka']:

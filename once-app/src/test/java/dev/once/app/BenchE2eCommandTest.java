@@ -78,6 +78,8 @@ class BenchE2eCommandTest {
     long warmup = json.get("service_warmup_orders").asLong(); // rounds of --warmup orders
     assertThat(warmup)
         .isEqualTo(json.get("warmup_events").asLong() * json.get("service_warmup_rounds").asLong());
+    assertThat(json.get("service_warmup_jit_catch_up_s").asDouble()) // its pauses, reported
+        .isBetween(0.0, json.get("service_warmup_s").asDouble());
     assertThat(json.get("service_effects").asLong())
         .isEqualTo(warmup + 200 + Math.round(100.0 * 1)); // --latency-rate 100, --latency-seconds 1
   }

@@ -57,7 +57,11 @@ public final class E2eBench {
               + " compiler is quiet ...%n",
           warmup);
       warm =
-          JitWarmup.run(() -> warmUp(env, hops, linger, warmup, tracingMode), "warm-up", progress);
+          JitWarmup.run(
+              () -> warmUp(env, hops, linger, warmup, tracingMode),
+              "warm-up",
+              progress,
+              4L * s.events()); // as many through each of the round's 4 phases as measured
     }
     // the producers alone, interleaved: raw JDBC, Once, raw JDBC, Once
     double[] raw = new double[2];

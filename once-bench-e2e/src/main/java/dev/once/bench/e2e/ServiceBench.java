@@ -44,7 +44,7 @@ final class ServiceBench {
       p.destroyForcibly();
       throw new IllegalStateException("the example service did not finish in --timeout");
     }
-    String json = new String(out, StandardCharsets.UTF_8).strip();
+    String json = lastLine(new String(out, StandardCharsets.UTF_8));
     if (p.exitValue() != 0 || json.isEmpty()) {
       String err = java.nio.file.Files.readString(log.toPath());
       throw new IllegalStateException(
@@ -61,6 +61,15 @@ final class ServiceBench {
     return figures;
   }
 
+  /**
+   * The child's JSON: the last line of its stdout (the JVM may print there before it, e.g. JFR's
+   * "Started recording" for an {@value #CHILD_JAVA_OPTS} that records).
+   */
+  static String lastLine(String stdout) {
+    String s = stdout.strip();
+    return s.substring(s.lastIndexOf('\n') + 1).strip();
+  }
+
   /** The child's command line: this JVM's java, heap, -X options and class path. */
   private static List<String> command(BenchEnv env, int warmup, double rate, int pool) {
     BenchSettings s = env.settings();
@@ -68,6 +77,7 @@ final class ServiceBench {
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     cmd.add("-Xmx" + (Runtime.getRuntime().maxMemory() >> 20) + "m");
     cmd.addAll(jvmOptions());
+    cmd.addAll(childOptions(System.getenv(CHILD_JAVA_OPTS)));
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(ServiceRun.class.getName());
@@ -113,6 +123,18 @@ final class ServiceBench {
     t.setDaemon(true);
     t.start();
     return t;
+  }
+
+  /**
+   * Options for the service's JVM alone, e.g. {@code -XX:StartFlightRecording=filename=s.jfr} or
+   * {@code -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation}: to see what its JIT does without
+   * the bench's JVM writing the same file, or printing on the child's stdout, which holds its JSON.
+   */
+  static final String CHILD_JAVA_OPTS = "ONCE_SERVICE_JAVA_OPTS";
+
+  /** {@code opts} split at white space (none if null or blank). */
+  static List<String> childOptions(String opts) {
+    return opts == null || opts.isBlank() ? List.of() : List.of(opts.strip().split("\\s+"));
   }
 
   /** How the child's progress lines start. */
