@@ -12,7 +12,7 @@
 # the PostgreSQL disk for pg_test_fsync, e.g. /var/lib/postgresql/perf_fsync.tmp; unset: skipped;
 # PG_TEST_FSYNC: its path). Kafka is the embedded broker.
 # Runtime: 9 runs of 3-5 min each on 2 quiet cores (the warm-ups repeat until the JIT has been
-# quiet for --events orders, five rounds here, at most 30 rounds as before, each round followed by
+# quiet for --events orders, five rounds here, at most 40 rounds, each round followed by
 # a pause of at most its own length while the JIT compiles what it queued: 1-5 s in all in loaded
 # runs), about 30-45 min; under a load of 30-50 one run took 5-9 min. To see the service's
 # JIT: ONCE_SERVICE_JAVA_OPTS (JVM options for its JVM alone; docs/performance/issue27-service-jit.txt).

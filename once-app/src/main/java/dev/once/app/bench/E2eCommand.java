@@ -66,7 +66,7 @@ public final class E2eCommand implements Callable<Integer> {
       defaultValue = "0",
       description =
           "Orders of a warm-up round: each round sends them through every phase, not"
-              + " measured, and rounds repeat until the JIT compiler is quiet (at most 30), so"
+              + " measured, and rounds repeat until the JIT compiler is quiet (at most 40), so"
               + " that every phase is measured compiled; after each round the JIT gets at most"
               + " the round's time to compile what the round queued; 0 for none (default"
               + " ${DEFAULT-VALUE}).")
