@@ -38,7 +38,10 @@ public final class OnceImpl implements Once {
 
   private final DatabaseWaits waits;
 
-  /** The consumers' batches: network timeout and the server's bounds on their waits. */
+  /**
+   * The consumers' batches: network timeout. The server's bounds on their waits ({@link
+   * #batchWaits()}) go with their markers, in the same round trip (see GroupTransaction).
+   */
   private final TransactionRunner batchTransactions;
 
   private final Transport transport;
@@ -113,7 +116,7 @@ public final class OnceImpl implements Once {
             ? new DataSourceTransactions(this.dataSource)
             : transactions;
     this.transactions = waits.bound(runner, false);
-    this.batchTransactions = waits.bound(runner, true);
+    this.batchTransactions = waits.bound(runner, false);
     this.transport = transport;
     this.consumerChecks = new ConsumerChecks(transport);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
@@ -252,9 +255,17 @@ public final class OnceImpl implements Once {
     return transactions;
   }
 
-  /** Who runs the consumers' batch transactions, their waits bounded. */
+  /** Who runs the consumers' batch transactions (their network waits bounded). */
   TransactionRunner batchTransactions() {
     return batchTransactions;
+  }
+
+  /**
+   * The bounds a consumer's batch transaction sets with its markers, its first statement (none if
+   * the sessions have them).
+   */
+  TransactionWaits batchWaits() {
+    return waits.perTransaction();
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */

@@ -15,8 +15,9 @@ import java.util.Set;
 
 /**
  * The store part on PostgreSQL: the standard one, with a batch of markers in one statement and
- * versions in one upsert; a relay batch's first round trip carries the transaction's settings with
- * it (pgjdbc sends the statements of one string together and reads their results after one wait).
+ * versions in one upsert; a relay batch's first round trip and a consumer batch's first round trip
+ * each carry the transaction's settings with them (pgjdbc sends the statements of one string
+ * together and reads their results after one wait).
  */
 public class PostgresStore extends JdbcStore {
 
@@ -45,6 +46,32 @@ public class PostgresStore extends JdbcStore {
         new HashSet<>(),
         consumerId,
         c.createArrayOf("text", eventIds.toArray(new String[0])));
+  }
+
+  /** The bounds and the markers in one round trip: two statements of one string. */
+  @Override
+  public Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException {
+    if (waits.isNone()) {
+      return insertMarkers(c, consumerId, eventIds);
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS)) {
+      Jdbc.bind(
+          ps,
+          PostgresFlavour.millis(waits.lockWait()),
+          PostgresFlavour.millis(waits.idleInTransaction()),
+          consumerId,
+          c.createArrayOf("text", eventIds.toArray(new String[0])));
+      Set<String> inserted = new HashSet<>();
+      try (ResultSet rs = secondResult(ps)) {
+        while (rs.next()) {
+          inserted.add(rs.getString(1));
+        }
+      }
+      return inserted;
+    }
   }
 
   /**

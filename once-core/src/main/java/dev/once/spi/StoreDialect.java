@@ -25,6 +25,21 @@ public interface StoreDialect {
   Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
       throws SQLException;
 
+  /**
+   * {@link #insertMarkers(Connection, String, List)} as the first statement of a consumer's batch
+   * transaction, first bounding the transaction's waits to {@code waits} where they are not {@link
+   * TransactionWaits#isNone() none} (see {@link #boundTransactionWaits}). The default runs the two
+   * one after the other; a database that can send both in one round trip overrides it.
+   */
+  default Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException {
+    if (!waits.isNone() && boundsTransactionWaits()) {
+      boundTransactionWaits(c, waits);
+    }
+    return insertMarkers(c, consumerId, eventIds);
+  }
+
   /** Removes a marker this transaction inserted but will not act on. */
   void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException;
 
