@@ -51,6 +51,12 @@ final class RelayImpl implements Relay {
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
 
+  /**
+   * The last batch left due partitions to others (its share, or ones another relay held), or
+   * claimed a full batch: another relay of the process may help.
+   */
+  private volatile boolean more;
+
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
 
@@ -174,6 +180,7 @@ final class RelayImpl implements Relay {
                 config.relayBatchSize(),
                 once.runningRelays());
     contended = partitions.due() > 0 && partitions.locked().isEmpty();
+    more = partitions.due() > partitions.locked().size();
     return partitions.locked();
   }
 
@@ -186,6 +193,9 @@ final class RelayImpl implements Relay {
         dialect
             .store()
             .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize());
+    if (claimed.size() >= config.relayBatchSize()) {
+      more = true;
+    }
     for (OutboxRow r : claimed) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
       String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
@@ -331,6 +341,10 @@ final class RelayImpl implements Relay {
           outage.ended();
         }
         pause.reset();
+        if (sent > 0 && more) {
+          // a commit woke only this relay (see Wakeup): wake another to take what this one left
+          wakeup.signal();
+        }
         if (sent == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
