@@ -30,7 +30,6 @@ public final class DatabaseWaits {
   private static final Executor DIRECT = Runnable::run;
 
   private final DatabaseTimeouts timeouts;
-  private final Dialect dialect;
   private final TransactionWaits perTransaction;
 
   /** The sessions' own bounds; null where Once adds none to its transactions. */
@@ -39,12 +38,8 @@ public final class DatabaseWaits {
   private final AtomicBoolean unsupportedSaid = new AtomicBoolean();
 
   private DatabaseWaits(
-      DatabaseTimeouts timeouts,
-      Dialect dialect,
-      TransactionWaits perTransaction,
-      TransactionWaits session) {
+      DatabaseTimeouts timeouts, TransactionWaits perTransaction, TransactionWaits session) {
     this.timeouts = timeouts;
-    this.dialect = dialect;
     this.perTransaction = perTransaction;
     this.session = session;
   }
@@ -59,7 +54,7 @@ public final class DatabaseWaits {
     TransactionWaits wanted =
         new TransactionWaits(timeouts.lockWait(), timeouts.idleInTransaction());
     if (wanted.isNone()) {
-      return new DatabaseWaits(timeouts, dialect, TransactionWaits.NONE, null);
+      return new DatabaseWaits(timeouts, TransactionWaits.NONE, null);
     }
     TransactionWaits session;
     try (Connection c = dataSource.getConnection()) {
@@ -71,7 +66,7 @@ public final class DatabaseWaits {
     boolean scopes = dialect.store().boundsTransactionWaits();
     TransactionWaits missing = session.missingFrom(wanted);
     if (missing.isNone() || scopes) {
-      return new DatabaseWaits(timeouts, dialect, missing, scopes ? session : null);
+      return new DatabaseWaits(timeouts, missing, scopes ? session : null);
     }
     log.warn(
         "{}: the {} sessions of this data source wait for a lock up to {} and keep an idle"
@@ -88,7 +83,7 @@ public final class DatabaseWaits {
         session.idleInTransaction().isZero() ? "for ever" : "up to " + session.idleInTransaction(),
         seconds(timeouts.lockWait()),
         Math.max(seconds(timeouts.idleInTransaction()), 60));
-    return new DatabaseWaits(timeouts, dialect, TransactionWaits.NONE, null);
+    return new DatabaseWaits(timeouts, TransactionWaits.NONE, null);
   }
 
   private static long seconds(Duration d) {
@@ -130,12 +125,12 @@ public final class DatabaseWaits {
 
   /**
    * {@code runner} whose transactions run with the network timeout (a framework's connection keeps
-   * it until its pool resets it: HikariCP does on return) and, if {@code serverBounds}, the bounds
-   * of {@link #perTransaction()} (one statement per transaction where they are needed).
+   * it until its pool resets it: HikariCP does on return). The bounds of {@link #perTransaction()}
+   * are the transaction's to set, with its first statement (a consumer batch sets them with its
+   * markers: {@code StoreDialect#insertMarkers(Connection, TransactionWaits, String, List)}).
    */
-  public TransactionRunner bound(TransactionRunner runner, boolean serverBounds) {
-    TransactionWaits waits = serverBounds ? perTransaction : TransactionWaits.NONE;
-    if (timeouts.network().isZero() && waits.isNone()) {
+  public TransactionRunner bound(TransactionRunner runner) {
+    if (timeouts.network().isZero()) {
       return runner;
     }
     return new TransactionRunner() {
@@ -144,9 +139,6 @@ public final class DatabaseWaits {
         return runner.inTransaction(
             c -> {
               limit(c);
-              if (!waits.isNone()) {
-                dialect.store().boundTransactionWaits(c, waits);
-              }
               return work.run(c);
             },
             afterCommit);

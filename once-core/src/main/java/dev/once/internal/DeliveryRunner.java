@@ -42,11 +42,13 @@ final class DeliveryRunner {
    * Inserts the markers of a whole batch in one statement, in event-id order (so that workers
    * holding overlapping batches never wait for each other in a cycle), and returns the ids this
    * transaction inserted. A concurrent transaction that inserted the same marker first makes this
-   * statement wait for its end; if it committed, the id is not returned here.
+   * statement wait for its end; if it committed, the id is not returned here. It is the first
+   * statement of the transaction: the bounds on the transaction's waits go with it (one round trip
+   * where the dialect can).
    */
   Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
     List<String> ids = events.stream().map(e -> e.id().value()).distinct().sorted().toList();
-    return once.dialect().store().insertMarkers(c, config.consumerId(), ids);
+    return once.dialect().store().insertMarkers(c, once.batchWaits(), config.consumerId(), ids);
   }
 
   /** What a failing handler undoes. */

@@ -38,9 +38,6 @@ public final class OnceImpl implements Once {
 
   private final DatabaseWaits waits;
 
-  /** The consumers' batches: network timeout and the server's bounds on their waits. */
-  private final TransactionRunner batchTransactions;
-
   private final Transport transport;
 
   /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
@@ -112,8 +109,7 @@ public final class OnceImpl implements Once {
         transactions instanceof DataSourceTransactions
             ? new DataSourceTransactions(this.dataSource)
             : transactions;
-    this.transactions = waits.bound(runner, false);
-    this.batchTransactions = waits.bound(runner, true);
+    this.transactions = waits.bound(runner);
     this.transport = transport;
     this.consumerChecks = new ConsumerChecks(transport);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
@@ -252,9 +248,21 @@ public final class OnceImpl implements Once {
     return transactions;
   }
 
-  /** Who runs the consumers' batch transactions, their waits bounded. */
+  /**
+   * Who runs the consumers' batch transactions: the same runner as producers' ({@link
+   * #transactions()}). The server's bounds on a batch's waits ({@link #batchWaits()}) go with its
+   * markers, in the same round trip (see {@code DeliveryRunner.insertMarkers}).
+   */
   TransactionRunner batchTransactions() {
-    return batchTransactions;
+    return transactions;
+  }
+
+  /**
+   * The bounds a consumer's batch transaction sets with its markers, its first statement (none if
+   * the sessions have them).
+   */
+  TransactionWaits batchWaits() {
+    return waits.perTransaction();
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */

@@ -23,7 +23,7 @@ import javax.sql.DataSource;
 public class PostgresFlavour implements SqlFlavour {
 
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
-  private static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
+  static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
 
   @Override
   public String name() {
@@ -159,20 +159,31 @@ public class PostgresFlavour implements SqlFlavour {
   /** The same statement, with the waits' bounds in it: no round trip of their own. */
   @Override
   public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
-    Jdbc.execute(
-        c,
-        """
-        SELECT set_config('synchronous_commit', 'off', true),
-               set_config('enable_seqscan', 'off', true),
-               set_config('enable_bitmapscan', 'off', true),
-               set_config('lock_timeout',
-                          coalesce(?, current_setting('lock_timeout')), true),
-               set_config('idle_in_transaction_session_timeout',
-                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
-        """,
-        millis(waits.lockWait()),
-        millis(waits.idleInTransaction()));
+    Jdbc.execute(c, BEGIN_ENGINE, millis(waits.lockWait()), millis(waits.idleInTransaction()));
   }
+
+  /**
+   * {@link #beginEngineTransaction(Connection, TransactionWaits)}'s statement; its two parameters
+   * are {@link #millis} of the lock wait and of the idle bound.
+   */
+  static final String BEGIN_ENGINE =
+      """
+      SELECT set_config('synchronous_commit', 'off', true),
+             set_config('enable_seqscan', 'off', true),
+             set_config('enable_bitmapscan', 'off', true),
+             set_config('lock_timeout',
+                        coalesce(?, current_setting('lock_timeout')), true),
+             set_config('idle_in_transaction_session_timeout',
+                        coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+      """;
+
+  /** {@link #boundTransactionWaits}'s statement, with the parameters of {@link #BEGIN_ENGINE}. */
+  static final String BOUND_WAITS =
+      """
+      SELECT set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true),
+             set_config('idle_in_transaction_session_timeout',
+                        coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
+      """;
 
   /** {@code lock_timeout} and {@code idle_in_transaction_session_timeout} of the session. */
   @Override
@@ -199,19 +210,11 @@ public class PostgresFlavour implements SqlFlavour {
 
   @Override
   public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
-    Jdbc.execute(
-        c,
-        """
-        SELECT set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true),
-               set_config('idle_in_transaction_session_timeout',
-                          coalesce(?, current_setting('idle_in_transaction_session_timeout')), true)
-        """,
-        millis(waits.lockWait()),
-        millis(waits.idleInTransaction()));
+    Jdbc.execute(c, BOUND_WAITS, millis(waits.lockWait()), millis(waits.idleInTransaction()));
   }
 
   /** A bound in milliseconds as a setting's text; null (keep the session's) for none. */
-  private static String millis(Duration bound) {
+  static String millis(Duration bound) {
     return bound.isZero() ? null : Long.toString(bound.toMillis());
   }
 

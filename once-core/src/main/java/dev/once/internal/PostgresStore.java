@@ -1,15 +1,23 @@
 package dev.once.internal;
 
 import dev.once.jdbc.JdbcStore;
+import dev.once.spi.RelayPartitions;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * The store part on PostgreSQL: the standard one, with a batch of markers in one statement and
- * versions in one upsert.
+ * versions in one upsert; a relay batch's first round trip and a consumer batch's first round trip
+ * each carry the transaction's settings with them (pgjdbc sends the statements of one string
+ * together and reads their results after one wait).
  */
 public class PostgresStore extends JdbcStore {
 
@@ -21,20 +29,109 @@ public class PostgresStore extends JdbcStore {
     super(flavour);
   }
 
+  private static final String INSERT_MARKERS =
+      """
+      INSERT INTO once_inbox (consumer_id, event_id)
+      SELECT ?, e FROM unnest(?::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n
+      ON CONFLICT DO NOTHING
+      RETURNING event_id
+      """;
+
   @Override
   public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
       throws SQLException {
     return Jdbc.strings(
         c,
-        """
-        INSERT INTO once_inbox (consumer_id, event_id)
-        SELECT ?, e FROM unnest(?::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n
-        ON CONFLICT DO NOTHING
-        RETURNING event_id
-        """,
+        INSERT_MARKERS,
         new HashSet<>(),
         consumerId,
         c.createArrayOf("text", eventIds.toArray(new String[0])));
+  }
+
+  /** The bounds and the markers in one round trip: two statements of one string. */
+  @Override
+  public Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException {
+    if (waits.isNone()) {
+      return insertMarkers(c, consumerId, eventIds);
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS)) {
+      Jdbc.bind(
+          ps,
+          PostgresFlavour.millis(waits.lockWait()),
+          PostgresFlavour.millis(waits.idleInTransaction()),
+          consumerId,
+          c.createArrayOf("text", eventIds.toArray(new String[0])));
+      Set<String> inserted = new HashSet<>();
+      try (ResultSet rs = secondResult(ps)) {
+        while (rs.next()) {
+          inserted.add(rs.getString(1));
+        }
+      }
+      return inserted;
+    }
+  }
+
+  /**
+   * The engine's settings, the due partitions and the locks on a random share of them in one round
+   * trip: two statements of one string. The settings come first, in a statement of their own, so
+   * that the second is planned with them (a query is planned before it runs). The share is picked
+   * and materialised before it is locked: each picked partition is tried once, and only those.
+   */
+  @Override
+  public RelayPartitions beginRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            PostgresFlavour.BEGIN_ENGINE.strip()
+                + ";\n"
+                + """
+                WITH due AS MATERIALIZED (
+                  SELECT DISTINCT key_partition AS p FROM (
+                    SELECT key_partition FROM once_outbox
+                     WHERE sent_at IS NULL
+                       AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+                     ORDER BY id
+                     LIMIT ?) oldest),
+                share AS MATERIALIZED (
+                  SELECT p FROM due ORDER BY random()
+                   LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
+                SELECT (SELECT count(*) FROM due)::int, p, pg_try_advisory_xact_lock(%s, p)
+                  FROM share
+                """
+                    .formatted(PostgresFlavour.RELAY_LOCK_SPACE))) {
+      Jdbc.bind(
+          ps,
+          PostgresFlavour.millis(waits.lockWait()),
+          PostgresFlavour.millis(waits.idleInTransaction()),
+          now,
+          limit,
+          relays,
+          relays);
+      int due = 0;
+      List<Integer> locked = new ArrayList<>();
+      try (ResultSet rs = secondResult(ps)) {
+        while (rs.next()) {
+          due = rs.getInt(1);
+          if (rs.getBoolean(3)) {
+            locked.add(rs.getInt(2));
+          }
+        }
+      }
+      return due == 0 ? RelayPartitions.NONE : new RelayPartitions(due, locked);
+    }
+  }
+
+  /** Runs the two statements of {@code ps} (one round trip) and returns the second's rows. */
+  private static ResultSet secondResult(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (!ps.getMoreResults()) {
+      throw new SQLException("expected the rows of a second statement");
+    }
+    return ps.getResultSet();
   }
 
   @Override

@@ -13,12 +13,12 @@ import dev.once.spi.MessageDecoder;
 import dev.once.spi.Outage;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
+import dev.once.spi.RelayPartitions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -50,6 +50,12 @@ final class RelayImpl implements Relay {
 
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
+
+  /**
+   * The last batch left due partitions to others (its share, or ones another relay held), or
+   * claimed a full batch: another relay of the process may help.
+   */
+  private volatile boolean more;
 
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
@@ -83,8 +89,6 @@ final class RelayImpl implements Relay {
     try {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
-      // Losing this transaction's commit in a database crash only means publishing again.
-      dialect.store().beginEngineTransaction(c, once.relayWaits());
       List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
       if (rows.isEmpty()) {
         c.commit();
@@ -159,25 +163,25 @@ final class RelayImpl implements Relay {
   }
 
   /**
-   * Locks some of the partitions that hold the oldest due rows: all of them when this relay is
-   * alone in its process, a random share when several run, so that they publish side by side
-   * instead of taking turns. Relays in other processes get what is left.
+   * Begins the batch's transaction and locks some of the partitions that hold the oldest due rows:
+   * all of them when this relay is alone in its process, a random share when several run, so that
+   * they publish side by side instead of taking turns. Relays in other processes get what is left.
+   * One round trip where the dialect can (see {@code StoreDialect#beginRelayBatch}).
    */
   private List<Integer> lockPartitions(Connection c) throws SQLException {
-    List<Integer> candidates =
-        new ArrayList<>(
-            dialect
-                .store()
-                .pendingPartitions(c, config.clock().instant(), config.relayBatchSize()));
-    contended = false;
-    if (candidates.isEmpty()) {
-      return candidates;
-    }
-    Collections.shuffle(candidates);
-    int share = (candidates.size() + once.runningRelays() - 1) / once.runningRelays();
-    List<Integer> locked = dialect.store().lockPartitions(c, candidates.subList(0, share));
-    contended = locked.isEmpty();
-    return locked;
+    // Losing this transaction's commit in a database crash only means publishing again.
+    RelayPartitions partitions =
+        dialect
+            .store()
+            .beginRelayBatch(
+                c,
+                once.relayWaits(),
+                config.clock().instant(),
+                config.relayBatchSize(),
+                once.runningRelays());
+    contended = partitions.due() > 0 && partitions.locked().isEmpty();
+    more = partitions.due() > partitions.locked().size();
+    return partitions.locked();
   }
 
   private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
@@ -185,10 +189,14 @@ final class RelayImpl implements Relay {
       return List.of();
     }
     List<Row> rows = new ArrayList<>();
-    for (OutboxRow r :
+    List<OutboxRow> claimed =
         dialect
             .store()
-            .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize())) {
+            .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize());
+    if (claimed.size() >= config.relayBatchSize()) {
+      more = true;
+    }
+    for (OutboxRow r : claimed) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
       String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
       rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));
@@ -333,6 +341,10 @@ final class RelayImpl implements Relay {
           outage.ended();
         }
         pause.reset();
+        if (sent > 0 && more) {
+          // a commit woke only this relay (see Wakeup): wake another to take what this one left
+          wakeup.signal();
+        }
         if (sent == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());

@@ -5,6 +5,13 @@ import java.time.Duration;
 /**
  * A wake-up signal without lost wake-ups: read {@link #generation()} before looking for work, then
  * {@link #await} returns as soon as a signal arrived after that read (or the wait ran out).
+ *
+ * <p>{@link #signal()} wakes one waiter, for waiters that do the same work (the relays of a
+ * process: one commit is one batch for one of them; the others would only find its partitions
+ * locked). A waiter that is busy when a signal arrives is not woken, but its next {@link #await}
+ * with the generation it read before its work returns at once: nothing is lost. {@link
+ * #signalAll()} wakes every waiter, for waiters that look for different work (the table queue's
+ * receivers of several consumers and destinations).
  */
 public final class Wakeup {
   private long generation;
@@ -13,7 +20,14 @@ public final class Wakeup {
     return generation;
   }
 
+  /** Wakes one waiter, if any waits; any waiter that looks later finds the signal. */
   public synchronized void signal() {
+    generation++;
+    notify();
+  }
+
+  /** Wakes every waiter. */
+  public synchronized void signalAll() {
     generation++;
     notifyAll();
   }

@@ -4,6 +4,8 @@ import dev.once.Event;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -22,6 +24,21 @@ public interface StoreDialect {
    */
   Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
       throws SQLException;
+
+  /**
+   * {@link #insertMarkers(Connection, String, List)} as the first statement of a consumer's batch
+   * transaction, first bounding the transaction's waits to {@code waits} where they are not {@link
+   * TransactionWaits#isNone() none} (see {@link #boundTransactionWaits}). The default runs the two
+   * one after the other; a database that can send both in one round trip overrides it.
+   */
+  default Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException {
+    if (!waits.isNone() && boundsTransactionWaits()) {
+      boundTransactionWaits(c, waits);
+    }
+    return insertMarkers(c, consumerId, eventIds);
+  }
 
   /** Removes a marker this transaction inserted but will not act on. */
   void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException;
@@ -90,6 +107,28 @@ public interface StoreDialect {
    * them. This transaction holds them until it ends, and loses them if its connection dies.
    */
   List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException;
+
+  /**
+   * Begins a relay batch: {@link #beginEngineTransaction(Connection, TransactionWaits)}, then the
+   * partitions of the oldest {@code limit} rows due at {@code now} ({@link #pendingPartitions}),
+   * then {@link #lockPartitions} on a random share of them, one in {@code relays} (rounded up), so
+   * that the relays of a process publish side by side instead of taking turns. The default runs the
+   * three one after the other; a database that can do them in one round trip overrides it.
+   *
+   * @param relays how many relays run in this process (at least 1)
+   */
+  default RelayPartitions beginRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    beginEngineTransaction(c, waits);
+    List<Integer> due = new ArrayList<>(pendingPartitions(c, now, limit));
+    if (due.isEmpty()) {
+      return RelayPartitions.NONE;
+    }
+    Collections.shuffle(due);
+    int share = (due.size() + relays - 1) / relays;
+    return new RelayPartitions(due.size(), lockPartitions(c, due.subList(0, share)));
+  }
 
   /**
    * Up to {@code limit} unsent outbox rows of {@code partitions} due at {@code now}, oldest first;

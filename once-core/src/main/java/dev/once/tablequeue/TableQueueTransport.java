@@ -55,7 +55,10 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
   private final Duration visibilityTimeout;
   private final Duration idleWait;
   private final Clock clock;
+
+  /** All receivers wake on a signal: they may be of other consumers and destinations. */
   private final Wakeup wakeup = new Wakeup();
+
   private AutoCloseable listener;
 
   /** Null where the database cannot wake other processes: their receivers poll. */
@@ -230,7 +233,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     } catch (SQLException e) {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {
-      wakeup.signal(); // receivers in this process look at once, without waiting for NOTIFY
+      wakeup.signalAll(); // receivers in this process look at once, without waiting for NOTIFY
     }
   }
 
@@ -261,7 +264,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     if (notifier != null) {
       notifier.signal(); // receivers in other processes
     }
-    wakeup.signal();
+    wakeup.signalAll();
   }
 
   /** One row for {@code consumerId} only: a replay reaches no other group. */
@@ -276,7 +279,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     } catch (SQLException e) {
       throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
     } finally {
-      wakeup.signal();
+      wakeup.signalAll();
     }
   }
 
@@ -308,7 +311,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     if (listener == null) {
       listener =
           dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signal)
+              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
               : () -> {};
     }
   }

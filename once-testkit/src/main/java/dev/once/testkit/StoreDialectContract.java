@@ -8,8 +8,11 @@ import dev.once.Event;
 import dev.once.WorkloadStatus;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.RawMessage;
+import dev.once.spi.RelayPartitions;
+import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,6 +123,55 @@ public abstract class StoreDialectContract extends FlavourContract {
       assertEquals(List.of(2), dialect().store().lockPartitions(b, List.of(2)));
       b.commit();
     }
+  }
+
+  @Test
+  void aRelayBatchBeginsWithTheDuePartitionsLockingTheFreeOnesOfItsShare() throws SQLException {
+    String dest = unique("d");
+    Instant now = now();
+    tx(
+        c -> {
+          for (int partition : List.of(21, 22, 23)) {
+            dialect().store().insertOutbox(c, event(dest, unique("r"), Map.of()), partition);
+          }
+          return null;
+        });
+    List<Integer> due = tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000));
+    TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
+    try (Connection a = dataSource().getConnection();
+        Connection b = dataSource().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      assertEquals(List.of(22), dialect().store().lockPartitions(a, List.of(22)));
+      // the batch's first statements: a database may set the transaction's isolation there
+      RelayPartitions alone =
+          dialect().store().beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 1);
+      assertEquals(due.size(), alone.due(), "every due partition counted");
+      assertTrue(alone.locked().containsAll(List.of(21, 23)), "alone: every free one locked");
+      assertFalse(alone.locked().contains(22), "held by another transaction");
+      b.commit();
+      RelayPartitions shared =
+          dialect().store().beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 2);
+      assertEquals(due.size(), shared.due());
+      assertTrue(shared.locked().size() <= (due.size() + 1) / 2, "one of two relays: half");
+      assertFalse(shared.locked().contains(22));
+      b.commit();
+      a.commit();
+    }
+  }
+
+  @Test
+  void markersInsertedWithTheBoundsOfTheTransactionAreInsertedOnce() throws SQLException {
+    String consumer = unique("c");
+    TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
+    assertEquals(
+        Set.of("a", "b"),
+        Set.copyOf(
+            tx(c -> dialect().store().insertMarkers(c, waits, consumer, List.of("a", "b")))));
+    assertEquals(
+        Set.of("c"),
+        Set.copyOf(
+            tx(c -> dialect().store().insertMarkers(c, waits, consumer, List.of("b", "c")))));
   }
 
   static List<Integer> sorted(List<Integer> list) {

@@ -1,0 +1,170 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.internal.PostgresFlavour;
+import dev.once.jdbc.JdbcDialect;
+import dev.once.spi.Dialect;
+import dev.once.spi.Dialects;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one hop costs Once in round trips to PostgreSQL (statements run plus commits), counted on
+ * the engine's own data source while the broker (here the table queue, on a data source of its own)
+ * is not counted: a relay batch and a consumer batch, each run by the test thread. On PostgreSQL
+ * the relay's settings, due partitions and locks are one round trip, and the consumer's bounds go
+ * with its markers. The standard store over the same flavour (the composing defaults a third-party
+ * dialect gets) costs what PostgreSQL cost before they were folded: the twin shows the count sees
+ * one round trip more.
+ */
+class HopCostTest {
+
+  /** Round trips of one relay batch through a broker, and of one consumer batch of one event. */
+  record Cost(long relayBatch, long consumerBatch) {}
+
+  @Test
+  void aHopCostsFourRoundTripsToPublishAndThreeToProcess() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      // before (one statement each for the settings, the due partitions and their locks; the
+      // consumer's bounds a statement of their own): relay 6, consumer 4
+      assertThat(hop(db, Dialects.postgresql()))
+          .as(
+              "round trips: relay (settings+partitions+locks, claim, mark sent, commit),"
+                  + " consumer (bounds+markers, the handler's insert, commit)")
+          .isEqualTo(new Cost(4, 3));
+    }
+  }
+
+  @Test
+  void theComposingDefaultsCostOneRoundTripMoreEach() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      Dialect standard = JdbcDialect.builder(new PostgresFlavour()).build();
+      assertThat(hop(db, standard))
+          .as(
+              "round trips: relay (settings, partitions, locks, claim, mark sent, commit),"
+                  + " consumer (bounds, marker, the handler's insert, commit)")
+          .isEqualTo(new Cost(6, 4));
+    }
+  }
+
+  private static Cost hop(TestDatabase db, Dialect dialect) throws Exception {
+    db.execute("CREATE TABLE hop_effects (event_id text PRIMARY KEY)");
+    Counter counter = new Counter(db.dataSource());
+    try (TableQueueTransport queue = TableQueueTransport.create(db.dataSource());
+        Once once =
+            Once.builder()
+                .dataSource(counter.dataSource)
+                .dialect(dialect)
+                .transport(queue)
+                .destinations("orders")
+                .build()) {
+      Consumer consumer =
+          once.consumer("warehouse")
+              .subscribe(
+                  "orders",
+                  (tx, e) ->
+                      tx.update("INSERT INTO hop_effects (event_id) VALUES (?)", e.id().value()))
+              .batchSize(1)
+              .build();
+      once.useTransaction(
+          tx -> {
+            for (int i = 0; i < 3; i++) { // three keys: more than one partition
+              tx.publish(Event.of(EventId.of("order-paid", i), "orders", "k" + i, "T", "{}"));
+            }
+          });
+      Relay relay = once.newRelay();
+      counter.reset();
+      assertThat(relay.runOnce()).isEqualTo(3);
+      long relayBatch = counter.roundTrips();
+      long consumerBatch = Long.MAX_VALUE;
+      for (int i = 0; i < 3; i++) { // one event a batch: the standard store inserts one by one
+        counter.reset();
+        assertThat(consumer.runOnce()).isEqualTo(1);
+        consumerBatch = Math.min(consumerBatch, counter.roundTrips());
+      }
+      assertThat(db.count("SELECT count(*) FROM hop_effects")).isEqualTo(3);
+      assertThat(db.count("SELECT count(*) FROM once_inbox")).isEqualTo(3);
+      return new Cost(relayBatch, consumerBatch);
+    }
+  }
+
+  /** Counts, on the thread that made it, the statements run and the commits. */
+  static final class Counter {
+    private final Thread owner = Thread.currentThread();
+    private final AtomicLong roundTrips = new AtomicLong();
+    final DataSource dataSource;
+
+    Counter(DataSource delegate) {
+      this.dataSource = proxy(DataSource.class, delegate, this::onDataSource);
+    }
+
+    void reset() {
+      roundTrips.set(0);
+    }
+
+    long roundTrips() {
+      return roundTrips.get();
+    }
+
+    private void count() {
+      if (Thread.currentThread() == owner) {
+        roundTrips.incrementAndGet();
+      }
+    }
+
+    private Object onDataSource(Object target, Method m, Object[] args) throws Throwable {
+      Object result = call(target, m, args);
+      return result instanceof Connection c
+          ? proxy(Connection.class, c, this::onConnection)
+          : result;
+    }
+
+    private Object onConnection(Object target, Method m, Object[] args) throws Throwable {
+      if (m.getName().equals("commit")) {
+        count();
+      }
+      Object result = call(target, m, args);
+      if (result instanceof java.sql.PreparedStatement ps) {
+        return proxy(java.sql.PreparedStatement.class, ps, this::onStatement);
+      }
+      if (result instanceof Statement s) {
+        return proxy(Statement.class, s, this::onStatement);
+      }
+      return result;
+    }
+
+    private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
+      if (m.getName().startsWith("execute")) {
+        count();
+      }
+      return call(target, m, args);
+    }
+  }
+
+  interface Call {
+    Object on(Object target, Method m, Object[] args) throws Throwable;
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Call call) {
+    InvocationHandler h = (p, m, args) -> call.on(target, m, args);
+    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, h));
+  }
+
+  private static Object call(Object target, Method m, Object[] args) throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
