@@ -8,14 +8,6 @@ import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.Statement;
-import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,7 +51,7 @@ class HopCostTest {
 
   private static Cost hop(TestDatabase db, Dialect dialect) throws Exception {
     db.execute("CREATE TABLE hop_effects (event_id text PRIMARY KEY)");
-    Counter counter = new Counter(db.dataSource());
+    ProducerCostTest.Counter counter = new ProducerCostTest.Counter(db.dataSource());
     try (TableQueueTransport queue = TableQueueTransport.create(db.dataSource());
         Once once =
             Once.builder()
@@ -85,12 +77,12 @@ class HopCostTest {
       Relay relay = once.newRelay();
       counter.reset();
       assertThat(relay.runOnce()).isEqualTo(3);
-      long relayBatch = counter.roundTrips();
+      long relayBatch = roundTrips(counter);
       long consumerBatch = Long.MAX_VALUE;
       for (int i = 0; i < 3; i++) { // one event a batch: the standard store inserts one by one
         counter.reset();
         assertThat(consumer.runOnce()).isEqualTo(1);
-        consumerBatch = Math.min(consumerBatch, counter.roundTrips());
+        consumerBatch = Math.min(consumerBatch, roundTrips(counter));
       }
       assertThat(db.count("SELECT count(*) FROM hop_effects")).isEqualTo(3);
       assertThat(db.count("SELECT count(*) FROM once_inbox")).isEqualTo(3);
@@ -98,73 +90,8 @@ class HopCostTest {
     }
   }
 
-  /** Counts, on the thread that made it, the statements run and the commits. */
-  static final class Counter {
-    private final Thread owner = Thread.currentThread();
-    private final AtomicLong roundTrips = new AtomicLong();
-    final DataSource dataSource;
-
-    Counter(DataSource delegate) {
-      this.dataSource = proxy(DataSource.class, delegate, this::onDataSource);
-    }
-
-    void reset() {
-      roundTrips.set(0);
-    }
-
-    long roundTrips() {
-      return roundTrips.get();
-    }
-
-    private void count() {
-      if (Thread.currentThread() == owner) {
-        roundTrips.incrementAndGet();
-      }
-    }
-
-    private Object onDataSource(Object target, Method m, Object[] args) throws Throwable {
-      Object result = call(target, m, args);
-      return result instanceof Connection c
-          ? proxy(Connection.class, c, this::onConnection)
-          : result;
-    }
-
-    private Object onConnection(Object target, Method m, Object[] args) throws Throwable {
-      if (m.getName().equals("commit")) {
-        count();
-      }
-      Object result = call(target, m, args);
-      if (result instanceof java.sql.PreparedStatement ps) {
-        return proxy(java.sql.PreparedStatement.class, ps, this::onStatement);
-      }
-      if (result instanceof Statement s) {
-        return proxy(Statement.class, s, this::onStatement);
-      }
-      return result;
-    }
-
-    private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
-      if (m.getName().startsWith("execute")) {
-        count();
-      }
-      return call(target, m, args);
-    }
-  }
-
-  interface Call {
-    Object on(Object target, Method m, Object[] args) throws Throwable;
-  }
-
-  private static <T> T proxy(Class<T> type, T target, Call call) {
-    InvocationHandler h = (p, m, args) -> call.on(target, m, args);
-    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, h));
-  }
-
-  private static Object call(Object target, Method m, Object[] args) throws Throwable {
-    try {
-      return m.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+  /** Statements run and commits on the test thread since the counter's last reset. */
+  private static long roundTrips(ProducerCostTest.Counter counter) {
+    return counter.executions.get() + counter.commits.get();
   }
 }
