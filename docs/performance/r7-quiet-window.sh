@@ -1,7 +1,9 @@
 #!/bin/bash
-# Session 6's quiet window: hop before/after under faults, tracing's cost, the service path.
+# Session 6's quiet window (docs/PERFORMANCE.md, round 7): the hop change before/after under faults,
+# tracing's cost, the service path. /tmp/app-before and /tmp/app-after: copies of once-app/target
+# (once-app.jar + lib) of the two builds. About 75 min on 2 quiet cores.
 set -u
-cd /work/main
+cd "$(dirname "$0")/../.."
 echo "quiet7 start $(date -u +%T) $(uptime)"
 APPS="b7=/tmp/app-before a7=/tmp/app-after" ROUNDS=${FAULT_ROUNDS:-2} \
   RUNS="${FAULT_RUNS:-faults-table faults-rabbitmq rabbit-cuts}" docs/performance/r4-recovery-run.sh
