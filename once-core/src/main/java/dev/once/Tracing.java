@@ -42,17 +42,22 @@ public interface Tracing {
    */
   static String traceparent(Event event) {
     String tp = event.headers().get(TRACEPARENT);
-    if (tp == null
-        || tp.length() != 55
-        || !tp.startsWith("00-")
-        || tp.charAt(35) != '-'
-        || tp.charAt(52) != '-'
-        || !hex(tp, 3, 35)
-        || !hex(tp, 36, 52)
-        || !hex(tp, 53, 55)) {
-      return null;
-    }
-    return tp;
+    return isTraceparent(tp) ? tp : null;
+  }
+
+  /**
+   * Whether {@code tp} is a well-formed W3C version-00 traceparent ({@code 00-<32 hex>-<16 hex>-<2
+   * hex>}, lower case). Allocates nothing.
+   */
+  static boolean isTraceparent(String tp) {
+    return tp != null
+        && tp.length() == 55
+        && tp.startsWith("00-")
+        && tp.charAt(35) == '-'
+        && tp.charAt(52) == '-'
+        && hex(tp, 3, 35)
+        && hex(tp, 36, 52)
+        && hex(tp, 53, 55);
   }
 
   private static boolean hex(String s, int from, int to) {

@@ -3,6 +3,7 @@ package dev.once.internal;
 import dev.once.Event;
 import dev.once.jdbc.JdbcDeadLetters;
 import dev.once.spi.FailedAttempt;
+import dev.once.spi.SqlHeaders;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -23,12 +24,13 @@ public class PostgresDeadLetters extends JdbcDeadLetters {
             """
             INSERT INTO once_dead_letter AS d
                    (consumer_id, event_id, destination, event_key, event_type, payload, headers,
-                    attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
+                    trace, attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
                     error_message, final_attempt_crashed, dead_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (consumer_id, event_id) DO UPDATE
                SET status = 'dead', resolved_at = NULL, dead_at = EXCLUDED.dead_at,
                    payload = EXCLUDED.payload, headers = EXCLUDED.headers,
+                   trace = EXCLUDED.trace,
                    attempts = EXCLUDED.attempts, first_failed_at = EXCLUDED.first_failed_at,
                    last_failed_at = EXCLUDED.last_failed_at, error_class = EXCLUDED.error_class,
                    error_fingerprint = EXCLUDED.error_fingerprint,
@@ -42,7 +44,7 @@ public class PostgresDeadLetters extends JdbcDeadLetters {
             event.key(),
             event.type(),
             event.payload(),
-            flavour.encodeHeaders(c, event.headers()),
+            SqlHeaders.of(event.headers()),
             f.attempts(),
             f.firstFailedAt(),
             f.lastFailedAt(),

@@ -1,5 +1,6 @@
 package dev.once.internal;
 
+import dev.once.Tracing;
 import dev.once.spi.Channel;
 import dev.once.spi.SqlFlavour;
 import dev.once.spi.SqlList;
@@ -25,6 +26,9 @@ public class PostgresFlavour implements SqlFlavour {
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
   static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
 
+  /** The column beside {@code headers} that holds a message's packed {@code traceparent}. */
+  static final String TRACE_COLUMN = "trace";
+
   @Override
   public String name() {
     return "postgresql";
@@ -38,7 +42,8 @@ public class PostgresFlavour implements SqlFlavour {
         "V3__once_workload.sql",
         "V4__once_dead_letter_crash.sql",
         "V5__once_suspect.sql",
-        "V6__once_request.sql");
+        "V6__once_request.sql",
+        "V7__once_trace.sql");
   }
 
   /** One array parameter, whatever the size: one statement plan. */
@@ -66,26 +71,64 @@ public class PostgresFlavour implements SqlFlavour {
   /** A flat text array: name, value, name, value, … */
   @Override
   public Object encodeHeaders(Connection c, Map<String, String> headers) throws SQLException {
-    String[] flat = new String[headers.size() * 2];
+    return textArray(c, headers, null);
+  }
+
+  /** The headers but {@code skipped}, as a flat text array. */
+  private static Array textArray(Connection c, Map<String, String> headers, String skipped)
+      throws SQLException {
+    String[] flat = new String[(headers.size() - (skipped == null ? 0 : 1)) * 2];
     int i = 0;
     for (Map.Entry<String, String> h : headers.entrySet()) {
-      flat[i++] = h.getKey();
-      flat[i++] = h.getValue();
+      if (!h.getKey().equals(skipped)) {
+        flat[i++] = h.getKey();
+        flat[i++] = h.getValue();
+      }
     }
     return c.createArrayOf("text", flat);
   }
 
+  /** The headers' text array, and the trace context packed in a column of its own. */
+  @Override
+  public String headerColumns() {
+    return "headers, " + TRACE_COLUMN;
+  }
+
+  @Override
+  public String headerParameters() {
+    return "?, ?";
+  }
+
+  /**
+   * A well-formed {@code traceparent} goes to {@link #TRACE_COLUMN} in 26 bytes ({@link
+   * PackedTraceparent}), the other headers to the text array; any other {@code traceparent} stays
+   * in the array as it is.
+   */
+  @Override
+  public int bindHeaders(PreparedStatement ps, int index, Map<String, String> headers)
+      throws SQLException {
+    byte[] trace = PackedTraceparent.pack(headers.get(Tracing.TRACEPARENT));
+    ps.setArray(
+        index, textArray(ps.getConnection(), headers, trace == null ? null : Tracing.TRACEPARENT));
+    ps.setBytes(index + 1, trace);
+    return index + 2;
+  }
+
+  /** The text array, then the packed trace context when the row has one. */
   @Override
   public void readHeaders(ResultSet rs, String column, BiConsumer<String, Object> each)
       throws SQLException {
     Array array = rs.getArray(column);
-    if (array == null) {
-      return;
+    if (array != null) {
+      Object[] flat = (Object[]) array.getArray();
+      for (int i = 0; i < flat.length; i += 2) {
+        Object value = i + 1 < flat.length ? flat[i + 1] : null;
+        each.accept(flat[i] == null ? "" : flat[i].toString(), value);
+      }
     }
-    Object[] flat = (Object[]) array.getArray();
-    for (int i = 0; i < flat.length; i += 2) {
-      Object value = i + 1 < flat.length ? flat[i + 1] : null;
-      each.accept(flat[i] == null ? "" : flat[i].toString(), value);
+    byte[] trace = rs.getBytes(TRACE_COLUMN);
+    if (trace != null) {
+      each.accept(Tracing.TRACEPARENT, PackedTraceparent.unpack(trace));
     }
   }
 

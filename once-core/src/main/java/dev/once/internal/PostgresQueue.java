@@ -38,7 +38,7 @@ public class PostgresQueue extends JdbcQueue {
         FROM c
        WHERE q.id = c.id
       RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload,
-                q.headers, q.delivery_count
+                q.headers, q.trace, q.delivery_count
       """;
 
   public PostgresQueue(PostgresFlavour flavour) {
@@ -47,7 +47,7 @@ public class PostgresQueue extends JdbcQueue {
 
   @Override
   public int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INSERT_COPIES)) {
+    try (PreparedStatement ps = c.prepareStatement(insertCopies)) {
       for (Event e : events) {
         sql.bind(ps, copy(c, e, now));
         ps.addBatch();

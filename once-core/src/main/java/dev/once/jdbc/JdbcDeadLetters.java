@@ -12,6 +12,7 @@ import dev.once.spi.DeadLettersDialect;
 import dev.once.spi.FailedAttempt;
 import dev.once.spi.Sql;
 import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlHeaders;
 import dev.once.spi.SqlList;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -44,7 +45,7 @@ public class JdbcDeadLetters implements DeadLettersDialect {
   @Override
   public boolean insertDeadLetter(Connection c, Event event, FailedAttempt f, Instant deadAt)
       throws SQLException {
-    Object headers = flavour.encodeHeaders(c, event.headers());
+    SqlHeaders headers = SqlHeaders.of(event.headers());
     Object[] reopen = {
       event.payload(),
       headers,
@@ -62,11 +63,12 @@ public class JdbcDeadLetters implements DeadLettersDialect {
     String reopenSql =
         """
         UPDATE once_dead_letter
-           SET status = 'dead', resolved_at = NULL, payload = ?, headers = ?, attempts = ?,
+           SET status = 'dead', resolved_at = NULL, payload = ?, %s, attempts = ?,
                first_failed_at = ?, last_failed_at = ?, error_class = ?, error_fingerprint = ?,
                error_message = ?, final_attempt_crashed = ?, dead_at = ?
          WHERE consumer_id = ? AND event_id = ? AND status <> 'dead'
-        """;
+        """
+            .formatted(sql.headerAssignments());
     if (sql.update(c, reopenSql, reopen) == 1) {
       return true;
     }
@@ -75,11 +77,12 @@ public class JdbcDeadLetters implements DeadLettersDialect {
             c,
             """
             INSERT INTO once_dead_letter
-                   (consumer_id, event_id, destination, event_key, event_type, payload, headers,
+                   (consumer_id, event_id, destination, event_key, event_type, payload, %s,
                     attempts, first_failed_at, last_failed_at, error_class, error_fingerprint,
                     error_message, final_attempt_crashed, dead_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+            VALUES (?, ?, ?, ?, ?, ?, %s, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+                .formatted(flavour.headerColumns(), flavour.headerParameters()),
             "consumer_id, event_id",
             f.consumerId(),
             event.id().value(),
@@ -110,7 +113,7 @@ public class JdbcDeadLetters implements DeadLettersDialect {
         c,
         "SELECT "
             + SUMMARY_COLUMNS
-            + (q.withPayload() ? ", payload, headers" : "")
+            + (q.withPayload() ? ", payload, " + flavour.headerColumns() : "")
             + " FROM once_dead_letter"
             + where.text
             + (q.newestFirst() ? " ORDER BY id DESC" : " ORDER BY id")

@@ -7,6 +7,7 @@ import dev.once.spi.QueueClaim;
 import dev.once.spi.QueueDialect;
 import dev.once.spi.Sql;
 import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlHeaders;
 import dev.once.spi.SqlList;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,15 +22,7 @@ import java.util.List;
  */
 public class JdbcQueue implements QueueDialect {
   /** The columns an enqueue writes, for every row one consumer group's copy. */
-  protected static final String INSERT_COPIES =
-      """
-      INSERT INTO once_queue
-             (consumer_group, event_id, destination, event_key, event_type, payload, headers,
-              enqueued_at, visible_at)
-      SELECT b.consumer_group, ?, ?, ?, ?, ?, ?, ?, ?
-        FROM once_queue_binding b
-       WHERE b.destination = ?
-      """;
+  protected final String insertCopies;
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
@@ -37,6 +30,16 @@ public class JdbcQueue implements QueueDialect {
   public JdbcQueue(SqlFlavour flavour) {
     this.flavour = flavour;
     this.sql = new Sql(flavour);
+    this.insertCopies =
+        """
+        INSERT INTO once_queue
+               (consumer_group, event_id, destination, event_key, event_type, payload, %s,
+                enqueued_at, visible_at)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?
+          FROM once_queue_binding b
+         WHERE b.destination = ?
+        """
+            .formatted(flavour.headerColumns(), flavour.headerParameters());
   }
 
   @Override
@@ -51,7 +54,7 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INSERT_COPIES)) {
+    try (PreparedStatement ps = c.prepareStatement(insertCopies)) {
       int[] counts = new int[events.size()];
       for (int i = 0; i < events.size(); i++) {
         sql.bind(ps, copy(c, events.get(i), now));
@@ -61,7 +64,7 @@ public class JdbcQueue implements QueueDialect {
     }
   }
 
-  /** The parameters of {@link #INSERT_COPIES} for {@code e}. */
+  /** The parameters of {@link #insertCopies} for {@code e}. */
   protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
     return new Object[] {
       e.id().value(),
@@ -69,7 +72,7 @@ public class JdbcQueue implements QueueDialect {
       e.key(),
       e.type(),
       e.payload(),
-      flavour.encodeHeaders(c, e.headers()),
+      SqlHeaders.of(e.headers()),
       now,
       now,
       e.destination()
@@ -81,7 +84,7 @@ public class JdbcQueue implements QueueDialect {
     Object[] copy = copy(c, e, now);
     Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
     params[copy.length] = consumerId;
-    return sql.update(c, INSERT_COPIES.stripTrailing() + " AND b.consumer_group = ?", params);
+    return sql.update(c, insertCopies.stripTrailing() + " AND b.consumer_group = ?", params);
   }
 
   @Override
@@ -91,13 +94,14 @@ public class JdbcQueue implements QueueDialect {
         sql.list(
             c,
             """
-            SELECT id, event_id, destination, event_key, event_type, payload, headers,
+            SELECT id, event_id, destination, event_key, event_type, payload, %s,
                    delivery_count
               FROM once_queue
              WHERE consumer_group = ? AND visible_at <= ?
              ORDER BY id
              LIMIT ?
             """
+                    .formatted(flavour.headerColumns())
                 + flavour.skipLocked(),
             rs -> {
               int count = rs.getInt("delivery_count") + 1;

@@ -5,6 +5,7 @@ import dev.once.spi.Channel;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.Sql;
 import dev.once.spi.SqlFlavour;
+import dev.once.spi.SqlHeaders;
 import dev.once.spi.SqlList;
 import dev.once.spi.StoreDialect;
 import dev.once.spi.TransactionWaits;
@@ -62,16 +63,17 @@ public class JdbcStore implements StoreDialect {
         c,
         """
         INSERT INTO once_outbox
-               (event_id, destination, event_key, event_type, payload, headers, key_partition)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        """,
+               (event_id, destination, event_key, event_type, payload, %s, key_partition)
+        VALUES (?, ?, ?, ?, ?, %s, ?)
+        """
+            .formatted(flavour.headerColumns(), flavour.headerParameters()),
         "event_id",
         event.id().value(),
         event.destination(),
         event.key(),
         event.type(),
         event.payload(),
-        flavour.encodeHeaders(c, event.headers()),
+        SqlHeaders.of(event.headers()),
         partition);
   }
 
@@ -155,7 +157,7 @@ public class JdbcStore implements StoreDialect {
     return sql.list(
         c,
         """
-        SELECT id, event_id, destination, event_key, event_type, payload, headers, created_at,
+        SELECT id, event_id, destination, event_key, event_type, payload, %s, created_at,
                attempts
           FROM once_outbox
          WHERE sent_at IS NULL
@@ -164,7 +166,7 @@ public class JdbcStore implements StoreDialect {
          ORDER BY id
          LIMIT ?
         """
-            .formatted(sql.in("key_partition", list)),
+            .formatted(flavour.headerColumns(), sql.in("key_partition", list)),
         rs ->
             new OutboxRow(
                 rs.getLong("id"),

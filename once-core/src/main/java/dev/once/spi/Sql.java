@@ -39,6 +39,18 @@ public final class Sql {
     return flavour.in(column, list);
   }
 
+  /**
+   * The flavour's {@link SqlFlavour#headerColumns} as assignments, {@code column = ?, …}, for an
+   * UPDATE that binds an {@link SqlHeaders}.
+   */
+  public String headerAssignments() {
+    return String.join(
+        ", ",
+        java.util.Arrays.stream(flavour.headerColumns().split(","))
+            .map(column -> column.strip() + " = ?")
+            .toList());
+  }
+
   /** Binds the parameters in order (see the class comment). */
   public void bind(PreparedStatement ps, Object... params) throws SQLException {
     int index = 1;
@@ -47,6 +59,8 @@ public final class Sql {
         flavour.bindInstant(ps, index++, instant);
       } else if (p instanceof SqlList list) {
         index = flavour.bindList(ps, index, list);
+      } else if (p instanceof SqlHeaders headers) {
+        index = flavour.bindHeaders(ps, index, headers.values());
       } else if (p instanceof List<?> list) {
         throw new IllegalArgumentException("bind a list as an SqlList: " + list);
       } else if (p == null) {

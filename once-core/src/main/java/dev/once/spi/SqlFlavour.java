@@ -74,9 +74,34 @@ public interface SqlFlavour {
   }
 
   /**
-   * Each header of {@code column} in order, a repeated name as often as it occurs (a repeated Once
-   * header makes a message malformed, so it must not be merged here). Lenient: what Once did not
-   * write is passed on as it is, a name without a value with a null value; never throws on content.
+   * The columns a message's headers are stored in, as an INSERT, SELECT or RETURNING lists them, in
+   * the order {@link #bindHeaders} binds them; standard: {@code headers}. Every statement that
+   * writes or reads a message's headers names these columns and binds an {@link SqlHeaders}.
+   */
+  default String headerColumns() {
+    return "headers";
+  }
+
+  /** The parameters of {@link #headerColumns} in a VALUES or SELECT list; standard: {@code ?}. */
+  default String headerParameters() {
+    return "?";
+  }
+
+  /**
+   * Binds the headers to the parameters of {@link #headerParameters} from {@code index} on; returns
+   * the next index. Standard: {@link #encodeHeaders} into one parameter.
+   */
+  default int bindHeaders(PreparedStatement ps, int index, Map<String, String> headers)
+      throws SQLException {
+    ps.setObject(index, encodeHeaders(ps.getConnection(), headers));
+    return index + 1;
+  }
+
+  /**
+   * Each header of {@code column} (and of the other {@link #headerColumns}) in order, a repeated
+   * name as often as it occurs (a repeated Once header makes a message malformed, so it must not be
+   * merged here). Lenient: what Once did not write is passed on as it is, a name without a value
+   * with a null value; never throws on content.
    */
   default void readHeaders(ResultSet rs, String column, BiConsumer<String, Object> each)
       throws SQLException {

@@ -6,12 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.DeadLetter;
+import dev.once.DeadLetterFilter;
+import dev.once.Event;
 import dev.once.OperationState;
+import dev.once.spi.DeadLetterQuery;
 import dev.once.spi.Delivery;
 import dev.once.spi.Lease;
 import dev.once.spi.OperationInsert;
 import dev.once.spi.OperationRow;
+import dev.once.spi.OutboxRow;
 import dev.once.spi.QueueClaim;
+import dev.once.spi.RawMessage;
 import dev.once.spi.RetentionDialect.Retained;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -147,5 +153,58 @@ public abstract class DialectContract extends AdminDialectContract {
         });
     assertEquals(2, tx(c -> dialect().queue().claim(c, claim)).get(0).deliveryCount());
     assertEquals(1, count(c -> dialect().queue().purge(c, group)));
+  }
+
+  // ---- trace context
+
+  static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+  /**
+   * A well-formed {@code traceparent} and a malformed one (upper case, which no tracer accepts)
+   * come back exactly as written from the outbox, the table queue and the dead letters, beside the
+   * other headers, once each: a dialect may store the well-formed one in a form of its own.
+   */
+  @Test
+  void aTraceContextComesBackAsWrittenFromEveryTable() throws SQLException {
+    for (String tp : List.of(TRACEPARENT, TRACEPARENT.toUpperCase(java.util.Locale.ROOT))) {
+      Map<String, String> headers = new java.util.LinkedHashMap<>();
+      headers.put("tracestate", "vendor=1");
+      headers.put("traceparent", tp);
+      String dest = unique("d");
+      String group = unique("g");
+      Event e = event(dest, unique("e"), headers);
+      Instant now = now();
+      tx(
+          c -> {
+            dialect().store().insertOutbox(c, e, 3);
+            dialect().queue().bind(c, dest, group);
+            dialect().queue().enqueue(c, List.of(e), now);
+            return null;
+          });
+      RawMessage fromOutbox =
+          tx(c -> dialect().store().claimOutbox(c, List.of(3), now.plusSeconds(1), 1000)).stream()
+              .map(OutboxRow::message)
+              .filter(m -> dest.equals(m.destination()))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(headers, own(fromOutbox.headers()), "outbox: " + tp);
+      assertEquals(Map.of(), fromOutbox.repeated(), "outbox: " + tp);
+      QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
+      Delivery fromQueue = tx(c -> dialect().queue().claim(c, claim)).get(0);
+      assertEquals(headers, fromQueue.event().headers(), "queue: " + tp);
+      String consumer = unique("c");
+      tx(c -> deadLetter(c, consumer, e, 1));
+      DeadLetterFilter mine =
+          new DeadLetterFilter(consumer, null, null, null, null, null, null, 10);
+      DeadLetter dead =
+          tx(c -> dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(mine))).get(0);
+      assertEquals(headers, dead.event().headers(), "dead letter: " + tp);
+    }
+  }
+
+  private static Map<String, Object> own(Map<String, ?> headers) {
+    Map<String, Object> own = new java.util.LinkedHashMap<>(headers);
+    own.keySet().removeIf(name -> name.startsWith(RawMessage.ONCE_PREFIX));
+    return own;
   }
 }
