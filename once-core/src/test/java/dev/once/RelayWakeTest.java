@@ -2,6 +2,7 @@ package dev.once;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.spi.ForwardingTransport;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
@@ -89,14 +90,50 @@ class RelayWakeTest {
     }
   }
 
+  /**
+   * A commit of a backlog wakes one relay; that relay takes its share of the due partitions, leaves
+   * the rest and wakes the second, so both publish side by side. Without that signal (the relay's
+   * {@code more}) the second sleeps its idle wait (60 s here) while rows wait, and one relay
+   * publishes the whole backlog alone: this test then fails. 200 rows in batches of 10.
+   */
+  @Test
+  void aBacklogIsPublishedByBothRelaysSideBySide() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
+      Set<Thread> publishers = ConcurrentHashMap.newKeySet();
+      Transport recording =
+          new ForwardingTransport(queue) {
+            @Override
+            public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
+              publishers.add(Thread.currentThread());
+              return super.publish(batch, confirmTimeout);
+            }
+          };
+      try (Once once = once(db.dataSource(), recording, 10)) {
+        once.newRelay().start();
+        once.newRelay().start();
+        awaitRelaysWaiting(2);
+        publish(once, "order-paid", 200);
+        awaitTrue(() -> sent(db) == 200, PROMPT);
+        assertThat(publishers).as("relay threads that published the backlog").hasSize(2);
+      }
+    }
+  }
+
   /** Once with a consumer group bound to {@code orders} (not started: the queue keeps its rows). */
   private static Once once(DataSource dataSource, Transport transport) {
+    return once(dataSource, transport, 200);
+  }
+
+  /** As above, {@code relayBatch} rows per relay batch. */
+  private static Once once(DataSource dataSource, Transport transport, int relayBatch) {
     Once once =
         Once.builder()
             .dataSource(dataSource)
             .transport(transport)
             .destinations("orders")
             .relayIdleWait(IDLE)
+            .relayBatchSize(relayBatch)
             .relayRetry(
                 RetryPolicy.builder()
                     .maxAttempts(10)
