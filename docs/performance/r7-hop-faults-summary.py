@@ -2,8 +2,10 @@
 """Issue 27's hop change under faults, before (b7: main 3cb73b9) and after (a7): the files of
 r4-recovery-run.sh with APPS="b7=... a7=..." (see /docs/PERFORMANCE.md, round 7). Per transport
 and phase of `bench faults`: orders/s of each run, before and after, and the after/before ratio of
-the medians; then the RabbitMQ demo with its connections cut twice (wall seconds of the demo)."""
-import glob, json, os, statistics as st
+the medians; then the RabbitMQ demo with its connections cut twice (wall seconds of the demo).
+Other builds' labels as arguments: r7-hop-faults-summary.py b8 a8 (session 7's trace column)."""
+import glob, json, os, statistics as st, sys
+B, A = sys.argv[1:3] if len(sys.argv) > 2 else ('b7', 'a7')
 here = os.path.dirname(os.path.abspath(__file__))
 def load(f):
     try:
@@ -15,7 +17,7 @@ def runs(run, label):
 print('| transport | phase | before orders/s | after orders/s | after / before (medians) | duplicate effects b / a |')
 print('| --- | --- | --- | --- | --: | --- |')
 for t in ['table', 'rabbitmq', 'kafka']:
-    b, a = runs(f'faults-{t}', 'b7'), runs(f'faults-{t}', 'a7')
+    b, a = runs(f'faults-{t}', B), runs(f'faults-{t}', A)
     if not b and not a:
         continue
     phases = [p['phase'] for p in (b or a)[0]['phases']]
@@ -32,4 +34,4 @@ print('| --- | --- | --- |')
 def demo(label):
     ds = runs('rabbit-cuts', label)
     return ' / '.join(f"{d.get('seconds', d.get('elapsed_seconds', '?'))} s ({'ok' if d.get('ok') else 'NOT ok'}, {d.get('duplicates', d.get('duplicate_effects', '?'))} dup)" for d in ds) or '—'
-print(f"| demo seconds | {demo('b7')} | {demo('a7')} |")
+print(f"| demo seconds | {demo(B)} | {demo(A)} |")
