@@ -46,26 +46,30 @@ class PoolOutagesTest {
       for (Connection c : held) {
         c.close(); // evicted: the pool opens a new one through the proxy
       }
+      // the pool may add a connection back between two of the four failures (a loaded machine,
+      // fresh-clone CI of session 7): the outage is then reported as two, each one WARN and one
+      // INFO, their failed tries adding up to the pool's four
       await()
           .atMost(Duration.ofSeconds(20))
-          .untilAsserted(() -> assertThat(log.matching("works again")).hasSize(1));
+          .untilAsserted(
+              () -> assertThat(failedTries(log.matching("works again"))).isEqualTo(POOL));
       try (Connection c = db.dataSource().getConnection()) {
         query(c);
       }
 
       List<String> lines = log.matching("");
+      List<String> infos = log.matching(" INFO ");
+      assertThat(infos).as("infos").hasSizeBetween(1, 2);
       assertThat(log.matching(" WARN "))
           .as("warnings, in:\n" + String.join("\n", lines))
-          .singleElement()
-          .asString()
-          .contains("database pool once: lost a connection: SQLSTATE 08")
-          .contains("one line per outage");
-      assertThat(log.matching(" INFO "))
-          .as("infos")
-          .singleElement()
-          .asString()
-          .contains("database pool once works again after " + POOL + " failed tries");
-      assertThat(lines).as("lines, no stack trace").hasSize(2);
+          .hasSameSizeAs(infos)
+          .allSatisfy(
+              w ->
+                  assertThat(w)
+                      .contains("database pool once: lost a connection: SQLSTATE 08")
+                      .contains("one line per outage"));
+      assertThat(infos).allSatisfy(i -> assertThat(i).contains("database pool once works again"));
+      assertThat(lines).as("lines, no stack trace").hasSize(2 * infos.size());
     }
   }
 
@@ -73,5 +77,18 @@ class PoolOutagesTest {
     try (Statement s = c.createStatement()) {
       s.execute("SELECT 1");
     }
+  }
+
+  /** The failed tries that the "works again" lines report, added up. */
+  private static int failedTries(List<String> lines) {
+    int n = 0;
+    for (String line : lines) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("after (\\d+) failed tries").matcher(line);
+      if (m.find()) {
+        n += Integer.parseInt(m.group(1));
+      }
+    }
+    return n;
   }
 }
