@@ -75,10 +75,13 @@ public class PostgresStore extends JdbcStore {
   }
 
   /**
-   * The engine's settings, the due partitions and the locks on a random share of them in one round
-   * trip: two statements of one string. The settings come first, in a statement of their own, so
-   * that the second is planned with them (a query is planned before it runs). The share is picked
-   * and materialised before it is locked: each picked partition is tried once, and only those.
+   * The engine's settings, the due partitions and the locks on a share of them in one round trip:
+   * two statements of one string. The settings come first, in a statement of their own, so that the
+   * second is planned with them (a query is planned before it runs). The due partitions are tried
+   * in a random order until this relay holds its share: one held by another relay is passed over,
+   * not counted. {@code OFFSET 0} keeps the lock call above the shuffle (without it PostgreSQL
+   * pushes the condition down and locks every due partition), where the limit stops the tries: each
+   * is tried at most once and none is locked beyond the share.
    */
   @Override
   public RelayPartitions beginRelayBatch(
@@ -97,10 +100,11 @@ public class PostgresStore extends JdbcStore {
                      ORDER BY id
                      LIMIT ?) oldest),
                 share AS MATERIALIZED (
-                  SELECT p FROM due ORDER BY random()
+                  SELECT p FROM (SELECT p FROM due ORDER BY random() OFFSET 0) shuffled
+                   WHERE pg_try_advisory_xact_lock(%s, p)
                    LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
-                SELECT (SELECT count(*) FROM due)::int, p, pg_try_advisory_xact_lock(%s, p)
-                  FROM share
+                SELECT n.due, share.p
+                  FROM (SELECT count(*)::int AS due FROM due) n LEFT JOIN share ON true
                 """
                     .formatted(PostgresFlavour.RELAY_LOCK_SPACE))) {
       Jdbc.bind(
@@ -116,8 +120,9 @@ public class PostgresStore extends JdbcStore {
       try (ResultSet rs = secondResult(ps)) {
         while (rs.next()) {
           due = rs.getInt(1);
-          if (rs.getBoolean(3)) {
-            locked.add(rs.getInt(2));
+          int partition = rs.getInt(2);
+          if (!rs.wasNull()) {
+            locked.add(partition);
           }
         }
       }

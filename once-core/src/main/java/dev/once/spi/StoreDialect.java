@@ -111,9 +111,12 @@ public interface StoreDialect {
   /**
    * Begins a relay batch: {@link #beginEngineTransaction(Connection, TransactionWaits)}, then the
    * partitions of the oldest {@code limit} rows due at {@code now} ({@link #pendingPartitions}),
-   * then {@link #lockPartitions} on a random share of them, one in {@code relays} (rounded up), so
-   * that the relays of a process publish side by side instead of taking turns. The default runs the
-   * three one after the other; a database that can do them in one round trip overrides it.
+   * then {@link #lockPartitions} on a share of them, one in {@code relays} (rounded up), so that
+   * the relays of a process publish side by side instead of taking turns. The share is taken from
+   * the partitions no other transaction holds, tried in a random order: a relay woken while another
+   * holds the partition of an older row still takes the newer row's. The default runs the calls one
+   * after the other (one more {@code lockPartitions} for each group of partitions found held); a
+   * database that can do them in one round trip overrides it.
    *
    * @param relays how many relays run in this process (at least 1)
    */
@@ -127,7 +130,14 @@ public interface StoreDialect {
     }
     Collections.shuffle(due);
     int share = (due.size() + relays - 1) / relays;
-    return new RelayPartitions(due.size(), lockPartitions(c, due.subList(0, share)));
+    List<Integer> locked = new ArrayList<>(share);
+    int tried = 0;
+    while (locked.size() < share && tried < due.size()) {
+      int next = Math.min(due.size(), tried + share - locked.size());
+      locked.addAll(lockPartitions(c, due.subList(tried, next)));
+      tried = next;
+    }
+    return new RelayPartitions(due.size(), locked);
   }
 
   /**

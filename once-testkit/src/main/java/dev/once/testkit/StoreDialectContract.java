@@ -160,6 +160,58 @@ public abstract class StoreDialectContract extends FlavourContract {
     }
   }
 
+  /**
+   * Two relays of a process, one of them mid-batch: the other takes a full share of the partitions
+   * nobody holds (so a commit landing beside a running batch is published at once), and nothing
+   * beyond its share (a third relay still finds the rest free).
+   */
+  @Test
+  void aRelayTakesItsShareFromThePartitionsNoOtherRelayHolds() throws SQLException {
+    String dest = unique("d");
+    Instant due = now().plusSeconds(1);
+    tx(
+        c -> {
+          for (int partition : List.of(31, 32, 33, 34, 35, 36)) {
+            dialect().store().insertOutbox(c, event(dest, unique("r"), Map.of()), partition);
+          }
+          return null;
+        });
+    TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
+    List<Integer> held = List.of(32, 33, 34);
+    try (Connection a = dataSource().getConnection();
+        Connection b = dataSource().getConnection();
+        Connection third = dataSource().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      third.setAutoCommit(false);
+      assertEquals(held, sorted(dialect().store().lockPartitions(a, held)));
+      for (int round = 1; round <= 5; round++) {
+        List<Integer> pending = tx(c -> dialect().store().pendingPartitions(c, due, 100000));
+        RelayPartitions shared = dialect().store().beginRelayBatch(b, waits, due, 100000, 2);
+        assertEquals(pending.size(), shared.due(), "every due partition counted");
+        int share = (shared.due() + 1) / 2;
+        assertEquals(
+            Math.min(share, shared.due() - held.size()),
+            shared.locked().size(),
+            "round " + round + ": a full share of the free partitions, got " + shared.locked());
+        assertTrue(
+            shared.locked().stream().noneMatch(held::contains),
+            "round " + round + ": held by another transaction");
+        List<Integer> rest =
+            pending.stream()
+                .filter(p -> !held.contains(p) && !shared.locked().contains(p))
+                .toList();
+        assertEquals(
+            sorted(rest),
+            sorted(dialect().store().lockPartitions(third, rest)),
+            "round " + round + ": nothing locked beyond the share");
+        third.commit();
+        b.commit();
+      }
+      a.commit();
+    }
+  }
+
   @Test
   void markersInsertedWithTheBoundsOfTheTransactionAreInsertedOnce() throws SQLException {
     String consumer = unique("c");
