@@ -49,6 +49,57 @@ class ProducerCostTest {
     }
   }
 
+  /**
+   * A process that runs a relay wakes it directly and notifies nobody: no {@code NOTIFY} per commit
+   * (400 a second at 400 orders a second were each a transaction on the pool and a wake-up of every
+   * listening backend). Without a relay of its own (producers alone) it tells other processes'
+   * relays (the first test; {@code WakeUpAcrossProcessesTest} sees them woken).
+   */
+  @Test
+  void aProcessThatRunsARelaySendsNoNotificationPerCommit() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
+      Counter counter = new Counter(db.dataSource());
+      try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
+          Once once =
+              Once.builder()
+                  .dataSource(counter.dataSource)
+                  .transport(transport)
+                  .destinations("orders")
+                  .build();
+          Relay relay = once.newRelay().start()) {
+        transport.declare("orders", "shipping"); // a consumer group the rows are published to
+        counter.reset();
+        for (long id = 0; id < TRANSACTIONS; id++) {
+          long orderId = id;
+          once.useTransaction(
+              tx -> {
+                tx.update("INSERT INTO producer_orders (order_id) VALUES (?)", orderId);
+                tx.publish(
+                    Event.of(
+                        EventId.of("order-paid", orderId),
+                        "orders",
+                        Long.toString(orderId),
+                        "OrderPaid",
+                        "{}"));
+              });
+        }
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(20))
+            .until(() -> db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL") == 0);
+        Thread.sleep(200); // a notifier's last NOTIFY, had one been asked for
+        assertThat(counter.outboxNotifies.get())
+            .as("NOTIFY once_outbox sent for %d commits with a relay running here", TRANSACTIONS)
+            .isZero();
+      }
+      Counter alone = new Counter(db.dataSource());
+      once(alone, 2_000, false);
+      assertThat(alone.outboxNotifies.get())
+          .as("NOTIFY once_outbox from producers alone")
+          .isBetween(1L, (long) TRANSACTIONS);
+    }
+  }
+
   @Test
   void oneStatementMoreShowsInTheCount() throws Exception {
     try (TestDatabase db = TestDatabase.embedded()) {
@@ -90,7 +141,10 @@ class ProducerCostTest {
 
   /** Once's producer: {@code tx.update} + {@code tx.publish}; {@code extra}: one UPDATE more. */
   private static Cost once(DataSource ds, long first, boolean extra) throws Exception {
-    Counter counter = new Counter(ds);
+    return once(new Counter(ds), first, extra);
+  }
+
+  private static Cost once(Counter counter, long first, boolean extra) throws Exception {
     try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
         Once once =
             Once.builder()
@@ -131,6 +185,7 @@ class ProducerCostTest {
     final AtomicLong executions = new AtomicLong();
     final AtomicLong commits = new AtomicLong();
     final AtomicLong otherThreads = new AtomicLong();
+    final AtomicLong outboxNotifies = new AtomicLong();
     final DataSource dataSource;
 
     Counter(DataSource delegate) {
@@ -173,12 +228,27 @@ class ProducerCostTest {
       }
       Object result = call(target, m, args);
       if (result instanceof PreparedStatement ps) {
+        if (String.valueOf(args[0]).contains("pg_notify")) {
+          return proxy(PreparedStatement.class, ps, this::onOutboxNotify);
+        }
         return proxy(PreparedStatement.class, ps, this::onStatement);
       }
       if (result instanceof Statement s) {
         return proxy(Statement.class, s, this::onStatement);
       }
       return result;
+    }
+
+    /** A {@code pg_notify} statement: counted as any other, and as a notification of the outbox. */
+    private Object onOutboxNotify(Object target, Method m, Object[] args) throws Throwable {
+      if (m.getName().startsWith("set")
+          && args != null
+          && args.length > 1
+          && args[1] instanceof String channel
+          && channel.equals("once_outbox")) {
+        outboxNotifies.incrementAndGet();
+      }
+      return onStatement(target, m, args);
     }
 
     private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
