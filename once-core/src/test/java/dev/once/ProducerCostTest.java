@@ -70,20 +70,7 @@ class ProducerCostTest {
           Relay relay = once.newRelay().start()) {
         transport.declare("orders", "shipping"); // a consumer group the rows are published to
         counter.reset();
-        for (long id = 0; id < TRANSACTIONS; id++) {
-          long orderId = id;
-          once.useTransaction(
-              tx -> {
-                tx.update("INSERT INTO producer_orders (order_id) VALUES (?)", orderId);
-                tx.publish(
-                    Event.of(
-                        EventId.of("order-paid", orderId),
-                        "orders",
-                        Long.toString(orderId),
-                        "OrderPaid",
-                        "{}"));
-              });
-        }
+        placeOrders(once, 0, false);
         org.awaitility.Awaitility.await()
             .atMost(java.time.Duration.ofSeconds(20))
             .until(() -> db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL") == 0);
@@ -153,25 +140,30 @@ class ProducerCostTest {
                 .destinations("orders")
                 .build()) {
       counter.reset();
-      for (long id = first; id < first + TRANSACTIONS; id++) {
-        long orderId = id;
-        once.useTransaction(
-            tx -> {
-              tx.update("INSERT INTO producer_orders (order_id) VALUES (?)", orderId);
-              if (extra) {
-                tx.update("UPDATE producer_orders SET order_id = order_id WHERE false");
-              }
-              tx.publish(
-                  Event.of(
-                      EventId.of("order-paid", orderId),
-                      "orders",
-                      Long.toString(orderId),
-                      "OrderPaid",
-                      "{}"));
-            });
-      }
+      placeOrders(once, first, extra);
       Thread.sleep(200); // the notifier's last NOTIFY
       return counter.cost();
+    }
+  }
+
+  /** {@link #TRANSACTIONS} orders from {@code first}: {@code tx.update} + {@code tx.publish}. */
+  private static void placeOrders(Once once, long first, boolean extra) {
+    for (long id = first; id < first + TRANSACTIONS; id++) {
+      long orderId = id;
+      once.useTransaction(
+          tx -> {
+            tx.update("INSERT INTO producer_orders (order_id) VALUES (?)", orderId);
+            if (extra) {
+              tx.update("UPDATE producer_orders SET order_id = order_id WHERE false");
+            }
+            tx.publish(
+                Event.of(
+                    EventId.of("order-paid", orderId),
+                    "orders",
+                    Long.toString(orderId),
+                    "OrderPaid",
+                    "{}"));
+          });
     }
   }
 
