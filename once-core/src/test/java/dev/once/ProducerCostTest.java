@@ -61,12 +61,7 @@ class ProducerCostTest {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Counter counter = new Counter(db.dataSource());
       try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
-          Once once =
-              Once.builder()
-                  .dataSource(counter.dataSource)
-                  .transport(transport)
-                  .destinations("orders")
-                  .build();
+          Once once = producer(counter, transport);
           Relay relay = once.newRelay().start()) {
         transport.declare("orders", "shipping"); // a consumer group the rows are published to
         counter.reset();
@@ -133,17 +128,21 @@ class ProducerCostTest {
 
   private static Cost once(Counter counter, long first, boolean extra) throws Exception {
     try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
-        Once once =
-            Once.builder()
-                .dataSource(counter.dataSource)
-                .transport(transport)
-                .destinations("orders")
-                .build()) {
+        Once once = producer(counter, transport)) {
       counter.reset();
       placeOrders(once, first, extra);
       Thread.sleep(200); // the notifier's last NOTIFY
       return counter.cost();
     }
+  }
+
+  /** Once on the counted data source, for destination {@code orders}, with defaults. */
+  private static Once producer(Counter counter, TableQueueTransport transport) {
+    return Once.builder()
+        .dataSource(counter.dataSource)
+        .transport(transport)
+        .destinations("orders")
+        .build();
   }
 
   /** {@link #TRANSACTIONS} orders from {@code first}: {@code tx.update} + {@code tx.publish}. */
