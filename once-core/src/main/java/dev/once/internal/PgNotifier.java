@@ -42,6 +42,7 @@ public final class PgNotifier implements AutoCloseable {
   private Thread thread;
   private boolean pending;
   private boolean closed;
+  private long wakeups;
 
   /** Sends one notification on an auto-commit connection. */
   @FunctionalInterface
@@ -74,9 +75,14 @@ public final class PgNotifier implements AutoCloseable {
         java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
   }
 
-  /** Asks for a notification soon; many calls before it is sent make one notification. */
+  /**
+   * Asks for a notification soon; many calls before it is sent make one notification. Only the call
+   * that finds none asked for wakes the sending thread: the others would wake it to find what it
+   * knows (at 2 500 commits a second, 2 000 wake-ups and context switches a second for 500
+   * notifications).
+   */
   public synchronized void signal() {
-    if (closed) {
+    if (closed || pending) {
       return;
     }
     pending = true;
@@ -113,16 +119,23 @@ public final class PgNotifier implements AutoCloseable {
     try {
       while (!pending && !closed) {
         wait();
+        wakeups++;
       }
       long left;
       while (!closed && (left = last + spacingNanos - System.nanoTime()) > 0) {
         wait(left / 1_000_000, (int) (left % 1_000_000));
+        wakeups++;
       }
     } catch (InterruptedException e) {
       return false;
     }
     pending = false;
     return !closed;
+  }
+
+  /** How often the sending thread woke from a wait (tests). */
+  synchronized long wakeups() {
+    return wakeups;
   }
 
   @Override
