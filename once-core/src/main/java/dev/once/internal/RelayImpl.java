@@ -13,6 +13,7 @@ import dev.once.spi.MessageDecoder;
 import dev.once.spi.Outage;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.PublishResult;
+import dev.once.spi.RelayClaim;
 import dev.once.spi.RelayPartitions;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -89,7 +90,7 @@ final class RelayImpl implements Relay {
     try {
       c = once.dataSource().getConnection();
       c.setAutoCommit(false);
-      List<Row> rows = parkMalformed(c, claim(c, lockPartitions(c)));
+      List<Row> rows = parkMalformed(c, claim(c));
       if (rows.isEmpty()) {
         c.commit();
         return 0;
@@ -163,40 +164,30 @@ final class RelayImpl implements Relay {
   }
 
   /**
-   * Begins the batch's transaction and locks some of the partitions that hold the oldest due rows:
-   * all of them when this relay is alone in its process, a random share when several run, so that
-   * they publish side by side instead of taking turns. Relays in other processes get what is left.
-   * One round trip where the dialect can (see {@code StoreDialect#beginRelayBatch}).
+   * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
+   * claims their rows: all of them when this relay is alone in its process, a random share when
+   * several run, so that they publish side by side instead of taking turns. Relays in other
+   * processes get what is left. One round trip where the dialect can (see {@code
+   * StoreDialect#claimRelayBatch}).
    */
-  private List<Integer> lockPartitions(Connection c) throws SQLException {
+  private List<Row> claim(Connection c) throws SQLException {
     // Losing this transaction's commit in a database crash only means publishing again.
-    RelayPartitions partitions =
+    RelayClaim claim =
         dialect
             .store()
-            .beginRelayBatch(
+            .claimRelayBatch(
                 c,
                 once.relayWaits(),
                 config.clock().instant(),
                 config.relayBatchSize(),
                 once.runningRelays());
+    RelayPartitions partitions = claim.partitions();
     contended = partitions.due() > 0 && partitions.locked().isEmpty();
-    more = partitions.due() > partitions.locked().size();
-    return partitions.locked();
-  }
-
-  private List<Row> claim(Connection c, List<Integer> partitions) throws SQLException {
-    if (partitions.isEmpty()) {
-      return List.of();
-    }
-    List<Row> rows = new ArrayList<>();
-    List<OutboxRow> claimed =
-        dialect
-            .store()
-            .claimOutbox(c, partitions, config.clock().instant(), config.relayBatchSize());
-    if (claimed.size() >= config.relayBatchSize()) {
-      more = true;
-    }
-    for (OutboxRow r : claimed) {
+    more =
+        partitions.due() > partitions.locked().size()
+            || claim.rows().size() >= config.relayBatchSize();
+    List<Row> rows = new ArrayList<>(claim.rows().size());
+    for (OutboxRow r : claim.rows()) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
       String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
       rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));

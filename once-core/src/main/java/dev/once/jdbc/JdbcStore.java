@@ -10,6 +10,7 @@ import dev.once.spi.SqlList;
 import dev.once.spi.StoreDialect;
 import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.LinkedHashSet;
@@ -157,8 +158,7 @@ public class JdbcStore implements StoreDialect {
     return sql.list(
         c,
         """
-        SELECT id, event_id, destination, event_key, event_type, payload, %s, created_at,
-               attempts
+        SELECT %s
           FROM once_outbox
          WHERE sent_at IS NULL
            AND %s
@@ -166,16 +166,27 @@ public class JdbcStore implements StoreDialect {
          ORDER BY id
          LIMIT ?
         """
-            .formatted(flavour.headerColumns(), sql.in("key_partition", list)),
-        rs ->
-            new OutboxRow(
-                rs.getLong("id"),
-                JdbcRows.raw(flavour, rs),
-                flavour.readInstant(rs, "created_at"),
-                rs.getInt("attempts")),
+            .formatted(outboxRowColumns(), sql.in("key_partition", list)),
+        this::outboxRow,
         list,
         now,
         limit);
+  }
+
+  /** The columns {@link #outboxRow} reads. */
+  protected String outboxRowColumns() {
+    return "id, event_id, destination, event_key, event_type, payload, "
+        + flavour.headerColumns()
+        + ", created_at, attempts";
+  }
+
+  /** A claimed row, from a result of {@link #outboxRowColumns()}. */
+  protected OutboxRow outboxRow(ResultSet rs) throws SQLException {
+    return new OutboxRow(
+        rs.getLong("id"),
+        JdbcRows.raw(flavour, rs),
+        flavour.readInstant(rs, "created_at"),
+        rs.getInt("attempts"));
   }
 
   @Override

@@ -141,6 +141,25 @@ public interface StoreDialect {
   }
 
   /**
+   * Begins a relay batch ({@link #beginRelayBatch}) and claims its rows ({@link #claimOutbox} on
+   * the partitions it locked; no rows when it locked none). The rows must be read after the locks
+   * are held: a read begun before them (one snapshot for both) could show rows another relay
+   * published and committed in between as unsent, and publish them again. The default makes the two
+   * calls; a database that can send them in one round trip overrides it.
+   *
+   * @param relays how many relays run in this process (at least 1)
+   */
+  default RelayClaim claimRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    RelayPartitions partitions = beginRelayBatch(c, waits, now, limit, relays);
+    if (partitions.locked().isEmpty()) {
+      return new RelayClaim(partitions, List.of());
+    }
+    return new RelayClaim(partitions, claimOutbox(c, partitions.locked(), now, limit));
+  }
+
+  /**
    * Up to {@code limit} unsent outbox rows of {@code partitions} due at {@code now}, oldest first;
    * parked rows are never due.
    */

@@ -8,12 +8,14 @@ import dev.once.Event;
 import dev.once.WorkloadStatus;
 import dev.once.spi.OutboxRow;
 import dev.once.spi.RawMessage;
+import dev.once.spi.RelayClaim;
 import dev.once.spi.RelayPartitions;
 import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -210,6 +212,65 @@ public abstract class StoreDialectContract extends FlavourContract {
       }
       a.commit();
     }
+  }
+
+  /**
+   * A relay batch begun with its claim holds the rows of the partitions it locked, oldest first, up
+   * to its limit, and none of a partition another relay holds.
+   */
+  @Test
+  void aRelayBatchClaimsTheRowsOfThePartitionsItLockedOnly() throws SQLException {
+    String dest = unique("d");
+    Instant due = now().plusSeconds(1);
+    Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
+    tx(
+        c -> {
+          for (int round = 0; round < 2; round++) {
+            for (int partition : List.of(41, 42, 43)) {
+              String id = unique("r" + partition);
+              dialect().store().insertOutbox(c, event(dest, id, Map.of()), partition);
+              byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(id);
+            }
+          }
+          return null;
+        });
+    TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
+    try (Connection a = dataSource().getConnection();
+        Connection b = dataSource().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      assertEquals(List.of(42), dialect().store().lockPartitions(a, List.of(42)));
+      RelayClaim claim = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
+      assertTrue(claim.partitions().locked().containsAll(List.of(41, 43)), "alone: every free one");
+      assertFalse(claim.partitions().locked().contains(42), "held by another transaction");
+      List<OutboxRow> ours =
+          claim.rows().stream().filter(r -> dest.equals(r.message().destination())).toList();
+      assertEquals(
+          sortedIds(byPartition.get(41), byPartition.get(43)),
+          ours.stream().map(DialectContract::idOf).sorted().toList(),
+          "the rows of the locked partitions, none of the held one");
+      assertEquals(
+          ours.stream().map(OutboxRow::id).sorted().toList(),
+          ours.stream().map(OutboxRow::id).toList(),
+          "oldest first");
+      b.commit();
+      RelayClaim one = dialect().store().claimRelayBatch(b, waits, due, 1, 1);
+      assertTrue(one.rows().size() <= 1, "at most the limit, got " + one.rows().size());
+      b.commit();
+      assertEquals(List.of(41, 43), sorted(dialect().store().lockPartitions(a, List.of(41, 43))));
+      RelayClaim held = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
+      assertTrue(
+          held.rows().stream().noneMatch(r -> dest.equals(r.message().destination())),
+          "every partition of the rows held by another transaction: none of them claimed");
+      b.commit();
+      a.commit();
+    }
+  }
+
+  private static List<String> sortedIds(List<String> first, List<String> second) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all.stream().sorted().toList();
   }
 
   @Test
