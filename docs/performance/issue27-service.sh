@@ -11,6 +11,9 @@
 # a run holds 48 + 14), SCHEMA (created if missing; default perf), AMQP (its vhost must exist; default vhost perf), FSYNC_FILE (a file on
 # the PostgreSQL disk for pg_test_fsync, e.g. /var/lib/postgresql/perf_fsync.tmp; unset: skipped;
 # PG_TEST_FSYNC: its path). Kafka is the embedded broker.
+# ROUNDS (default 3) and FIRST (default 1): the rounds run; TRANSPORTS (default "table rabbitmq
+# kafka"): a round's transports, in order (a shorter window: FIRST=3 ROUNDS=3 TRANSPORTS="table rabbitmq"
+# adds a third round of two of them to a run of two).
 # Runtime: 9 runs of 3-5 min each on 2 quiet cores (the warm-ups repeat until the JIT has been
 # quiet for --events orders, five rounds here, at most 40 rounds, each round followed by
 # a pause of at most its own length while the JIT compiles what it queued: 1-5 s in all in loaded
@@ -31,8 +34,8 @@ if [[ -n "${FSYNC_FILE:-}" ]]; then
 fi
 db=(--db "$DB" --schema "$SCHEMA")
 [[ $DB == embedded ]] && db=()
-for i in 1 2 3; do
-  for t in table rabbitmq kafka; do
+for i in $(seq "${FIRST:-1}" "${ROUNDS:-3}"); do
+  for t in ${TRANSPORTS:-table rabbitmq kafka}; do
     echo "$t $i start $(date -u +%T) $(uptime)" >> "$machine"
     nice "$here/once" bench e2e "${db[@]}" --transport "$t" --amqp "$AMQP" \
       --hops 1 --events 10000 --latency-seconds 8 --warmup 2000 --service --json \
