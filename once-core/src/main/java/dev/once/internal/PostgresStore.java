@@ -101,6 +101,10 @@ public class PostgresStore extends JdbcStore {
       """
           .formatted(PostgresFlavour.RELAY_LOCK_SPACE);
 
+  /** The engine's settings, then {@link #DUE_AND_SHARE}: the start of a relay batch's string. */
+  private static final String BEGIN_DUE_AND_SHARE =
+      PostgresFlavour.BEGIN_ENGINE.strip() + ";\n" + DUE_AND_SHARE;
+
   /**
    * The engine's settings, the due partitions and the locks on a share of them in one round trip:
    * two statements of one string. The settings come first, in a statement of their own, so that the
@@ -112,9 +116,7 @@ public class PostgresStore extends JdbcStore {
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            PostgresFlavour.BEGIN_ENGINE.strip()
-                + ";\n"
-                + DUE_AND_SHARE
+            BEGIN_DUE_AND_SHARE
                 + """
                 SELECT n.due, share.p
                   FROM (SELECT count(*)::int AS due FROM due) n LEFT JOIN share ON true
@@ -151,9 +153,7 @@ public class PostgresStore extends JdbcStore {
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            PostgresFlavour.BEGIN_ENGINE.strip()
-                + ";\n"
-                + DUE_AND_SHARE
+            BEGIN_DUE_AND_SHARE
                 + """
                 SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
                   FROM (SELECT count(*)::int AS due FROM due) n,
