@@ -196,7 +196,7 @@ public final class DatabaseWaits {
       OnceImpl.closeQuietly(c);
       throw e;
     }
-    if (before < 0) {
+    if (before < 0 || resetsNetworkTimeout(c)) {
       return c;
     }
     ClassLoader loader = c.getClass().getClassLoader();
@@ -206,6 +206,19 @@ public final class DatabaseWaits {
             new Class<?>[] {Connection.class},
             new Restoring(c, before));
   }
+
+  /**
+   * Whether {@code c}'s pool puts its network timeout back when it is returned: HikariCP does (its
+   * connection marks the change and resets it on close), so Once need not wrap the connection to do
+   * it again. The wrapper cost a reflective call on every use of the connection and a third {@code
+   * setNetworkTimeout} per transaction ({@code docs/PERFORMANCE.md}, round 11).
+   */
+  static boolean resetsNetworkTimeout(Connection c) {
+    return c.getClass().getName().startsWith(HIKARI_CONNECTION);
+  }
+
+  /** The package of HikariCP's connections (its {@code HikariProxyConnection}). */
+  private static final String HIKARI_CONNECTION = "com.zaxxer.hikari.pool.";
 
   /** A borrowed connection whose network timeout is put back as it was when it is closed. */
   private static final class Restoring implements InvocationHandler {

@@ -68,15 +68,19 @@ public class PostgresFlavour implements SqlFlavour {
     return c.createArrayOf(sqlType, typed);
   }
 
-  /** A flat text array: name, value, name, value, … */
+  /**
+   * A flat array: name, value, name, value, …; pgjdbc binds a {@code String[]} itself, in binary,
+   * as {@code varchar[]}, which the {@code text[]} column takes as it is ({@code createArrayOf}
+   * looked the type up twice per row and wrote the array as text; {@code docs/PERFORMANCE.md},
+   * round 11).
+   */
   @Override
-  public Object encodeHeaders(Connection c, Map<String, String> headers) throws SQLException {
-    return textArray(c, headers, null);
+  public Object encodeHeaders(Connection c, Map<String, String> headers) {
+    return flat(headers, null);
   }
 
-  /** The headers but {@code skipped}, as a flat text array. */
-  private static Array textArray(Connection c, Map<String, String> headers, String skipped)
-      throws SQLException {
+  /** The headers but {@code skipped}, as a flat array. */
+  private static String[] flat(Map<String, String> headers, String skipped) {
     String[] flat = new String[(headers.size() - (skipped == null ? 0 : 1)) * 2];
     int i = 0;
     for (Map.Entry<String, String> h : headers.entrySet()) {
@@ -85,7 +89,7 @@ public class PostgresFlavour implements SqlFlavour {
         flat[i++] = h.getValue();
       }
     }
-    return c.createArrayOf("text", flat);
+    return flat;
   }
 
   /** The headers' text array, and the trace context packed in a column of its own. */
@@ -108,8 +112,7 @@ public class PostgresFlavour implements SqlFlavour {
   public int bindHeaders(PreparedStatement ps, int index, Map<String, String> headers)
       throws SQLException {
     byte[] trace = PackedTraceparent.pack(headers.get(Tracing.TRACEPARENT));
-    ps.setArray(
-        index, textArray(ps.getConnection(), headers, trace == null ? null : Tracing.TRACEPARENT));
+    ps.setObject(index, flat(headers, trace == null ? null : Tracing.TRACEPARENT));
     ps.setBytes(index + 1, trace);
     return index + 2;
   }

@@ -26,9 +26,21 @@ public class JdbcStore implements StoreDialect {
   protected final SqlFlavour flavour;
   protected final Sql sql;
 
+  /** Composed once: a producer transaction runs it for every event it publishes. */
+  private final Sql.UnlessDuplicate insertOutbox;
+
   public JdbcStore(SqlFlavour flavour) {
     this.flavour = flavour;
     this.sql = new Sql(flavour);
+    this.insertOutbox =
+        sql.unlessDuplicate(
+            """
+            INSERT INTO once_outbox
+                   (event_id, destination, event_key, event_type, payload, %s, key_partition)
+            VALUES (?, ?, ?, ?, ?, %s, ?)
+            """
+                .formatted(flavour.headerColumns(), flavour.headerParameters()),
+            "event_id");
   }
 
   /**
@@ -62,13 +74,7 @@ public class JdbcStore implements StoreDialect {
   public boolean insertOutbox(Connection c, Event event, int partition) throws SQLException {
     return sql.insertUnlessDuplicate(
         c,
-        """
-        INSERT INTO once_outbox
-               (event_id, destination, event_key, event_type, payload, %s, key_partition)
-        VALUES (?, ?, ?, ?, ?, %s, ?)
-        """
-            .formatted(flavour.headerColumns(), flavour.headerParameters()),
-        "event_id",
+        insertOutbox,
         event.id().value(),
         event.destination(),
         event.key(),

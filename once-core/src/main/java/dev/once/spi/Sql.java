@@ -94,12 +94,35 @@ public final class Sql {
    */
   public boolean insertUnlessDuplicate(
       Connection c, String insert, String conflictColumns, Object... params) throws SQLException {
+    return insertUnlessDuplicate(c, unlessDuplicate(insert, conflictColumns), params);
+  }
+
+  /**
+   * {@code insert} (an {@code INSERT … VALUES (…)} without a conflict clause) with the flavour's
+   * {@link SqlFlavour#ignoreDuplicates} for {@code conflictColumns}, composed once for an INSERT
+   * that runs often: run it with {@link #insertUnlessDuplicate(Connection, UnlessDuplicate,
+   * Object...)}.
+   */
+  public UnlessDuplicate unlessDuplicate(String insert, String conflictColumns) {
     String clause = flavour.ignoreDuplicates(conflictColumns);
+    return clause.isEmpty()
+        ? new UnlessDuplicate(insert, true)
+        : new UnlessDuplicate(insert.stripTrailing() + "\n" + clause, false);
+  }
+
+  /**
+   * An INSERT that reports a duplicate as "not inserted": its statement, and whether a duplicate
+   * shows as a duplicate-key error (the flavour has no clause that ignores it).
+   */
+  public record UnlessDuplicate(String statement, boolean duplicateIsError) {}
+
+  /** Runs {@code insert}; false if a row with its conflict columns' values existed. */
+  public boolean insertUnlessDuplicate(Connection c, UnlessDuplicate insert, Object... params)
+      throws SQLException {
     try {
-      return update(c, clause.isEmpty() ? insert : insert.stripTrailing() + "\n" + clause, params)
-          > 0;
+      return update(c, insert.statement(), params) > 0;
     } catch (SQLException e) {
-      if (clause.isEmpty() && flavour.isDuplicateKey(e)) {
+      if (insert.duplicateIsError() && flavour.isDuplicateKey(e)) {
         return false;
       }
       throw e;
