@@ -50,6 +50,24 @@ class ProducerCostTest {
   }
 
   /**
+   * A producer transaction binds its rows without a type lookup or a {@code Calendar}: the outbox
+   * row's (empty) headers as a Java array. {@code createArrayOf} for them was ~8 % of Once's CPU
+   * per producer transaction in the JVM.
+   */
+  @Test
+  void aProducerTransactionBindsWithoutTypeLookups() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
+      Counter counter = new Counter(db.dataSource());
+      once(counter, 1_000, false);
+      assertThat(counter.executions.get()).as("statements counted").isPositive();
+      assertThat(counter.conversions.get())
+          .as("createArrayOf, setArray and setTimestamp calls")
+          .isZero();
+    }
+  }
+
+  /**
    * A process that runs a relay wakes it directly and notifies nobody: no {@code NOTIFY} per commit
    * (400 a second at 400 orders a second were each a transaction on the pool and a wake-up of every
    * listening backend). Without a relay of its own (producers alone) it tells other processes'
@@ -177,6 +195,15 @@ class ProducerCostTest {
     final AtomicLong commits = new AtomicLong();
     final AtomicLong otherThreads = new AtomicLong();
     final AtomicLong outboxNotifies = new AtomicLong();
+
+    /**
+     * Calls on this thread that make pgjdbc look an SQL type up or format a time through a {@code
+     * Calendar} ({@code createArrayOf}, {@code setArray}, {@code setTimestamp}): CPU in the JVM on
+     * every row or batch (docs/PERFORMANCE.md, round 11), where a Java array or an {@code
+     * OffsetDateTime} binds without them.
+     */
+    final AtomicLong conversions = new AtomicLong();
+
     final DataSource dataSource;
 
     Counter(DataSource delegate) {
@@ -188,6 +215,7 @@ class ProducerCostTest {
       executions.set(0);
       commits.set(0);
       otherThreads.set(0);
+      conversions.set(0);
     }
 
     Cost cost() {
@@ -217,6 +245,9 @@ class ProducerCostTest {
       if (m.getName().equals("commit") && mine()) {
         commits.incrementAndGet();
       }
+      if (m.getName().equals("createArrayOf") && mine()) {
+        conversions.incrementAndGet();
+      }
       Object result = call(target, m, args);
       if (result instanceof PreparedStatement ps) {
         if (String.valueOf(args[0]).contains("pg_notify")) {
@@ -245,6 +276,9 @@ class ProducerCostTest {
     private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
       if (m.getName().startsWith("execute")) {
         (mine() ? executions : otherThreads).incrementAndGet();
+      }
+      if ((m.getName().equals("setArray") || m.getName().equals("setTimestamp")) && mine()) {
+        conversions.incrementAndGet();
       }
       return call(target, m, args);
     }

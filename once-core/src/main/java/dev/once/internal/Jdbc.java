@@ -1,7 +1,6 @@
 package dev.once.internal;
 
 import dev.once.spi.Sql;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -45,10 +44,6 @@ public final class Jdbc {
   public static boolean queryBoolean(Connection c, String sql, Object... params)
       throws SQLException {
     return Boolean.TRUE.equals(POSTGRES.first(c, sql, rs -> rs.getBoolean(1), params));
-  }
-
-  public static Array intArray(Connection c, List<Integer> values) throws SQLException {
-    return PostgresFlavour.array(c, "integer", values);
   }
 
   public static void rollbackQuietly(Connection c) {

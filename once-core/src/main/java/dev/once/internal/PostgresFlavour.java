@@ -11,6 +11,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,20 +55,34 @@ public class PostgresFlavour implements SqlFlavour {
     return column + " = ANY(?::" + list.sqlType() + "[])";
   }
 
+  /**
+   * A Java array, which pgjdbc binds itself in binary ({@code int8[]}, {@code int4[]}, {@code
+   * varchar[]}; {@link #in} casts it to the list's type): {@code createArrayOf} looked the type up
+   * twice and wrote the array as text ({@code docs/PERFORMANCE.md}, round 11).
+   */
   @Override
   public int bindList(PreparedStatement ps, int index, SqlList list) throws SQLException {
-    ps.setArray(index, array(ps.getConnection(), list.sqlType(), list.values()));
+    ps.setObject(index, javaArray(list.sqlType(), list.values()));
     return index + 1;
   }
 
-  static Array array(Connection c, String sqlType, List<?> values) throws SQLException {
-    Object[] typed =
-        switch (sqlType) {
-          case "bigint" -> values.toArray(new Long[0]);
-          case "integer", "int" -> values.toArray(new Integer[0]);
-          default -> values.toArray(new String[0]);
-        };
-    return c.createArrayOf(sqlType, typed);
+  private static Object[] javaArray(String sqlType, List<?> values) {
+    return switch (sqlType) {
+      case "bigint" -> values.toArray(new Long[0]);
+      case "integer", "int" -> values.toArray(new Integer[0]);
+      default -> values.toArray(new String[0]);
+    };
+  }
+
+  /**
+   * An {@link OffsetDateTime} in UTC, which pgjdbc writes as a {@code timestamptz} without a
+   * calendar; the standard {@code setTimestamp} made it format the time in the JVM's default time
+   * zone through a {@code Calendar}, ~9 % of a relay thread's CPU ({@code docs/PERFORMANCE.md},
+   * round 11). Every instant column of Once's PostgreSQL schema is a {@code timestamptz}.
+   */
+  @Override
+  public void bindInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+    ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
   }
 
   /**
@@ -169,15 +186,15 @@ public class PostgresFlavour implements SqlFlavour {
   /** Transaction-scoped advisory locks: they end with the transaction or its connection. */
   @Override
   public List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException {
-    return Jdbc.ints(
-        c,
-        """
-        SELECT p FROM unnest(?::int[]) AS p
-         WHERE pg_try_advisory_xact_lock(%s, p)
-        """
-            .formatted(RELAY_LOCK_SPACE),
-        Jdbc.intArray(c, partitions));
+    return Jdbc.ints(c, LOCK_PARTITIONS, (Object) partitions.toArray(new Integer[0]));
   }
+
+  private static final String LOCK_PARTITIONS =
+      """
+      SELECT p FROM unnest(?::int[]) AS p
+       WHERE pg_try_advisory_xact_lock(%s, p)
+      """
+          .formatted(RELAY_LOCK_SPACE);
 
   /** A session advisory lock keyed by the schema and the name. */
   @Override

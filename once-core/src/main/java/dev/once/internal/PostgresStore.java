@@ -29,7 +29,26 @@ public class PostgresStore extends JdbcStore {
 
   public PostgresStore(PostgresFlavour flavour) {
     super(flavour);
+    this.claimRelayBatch =
+        BEGIN_DUE_AND_SHARE
+            + """
+            SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
+              FROM (SELECT count(*)::int AS due FROM due) n,
+                   (SELECT coalesce(array_agg(p), '{}')::int[] AS locked FROM share) s;
+            SELECT %s
+              FROM once_outbox
+             WHERE sent_at IS NULL
+               AND cardinality(current_setting('once.relay_share')::int[]) > 0
+               AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
+               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+             ORDER BY id
+             LIMIT ?
+            """
+                .formatted(outboxRowColumns());
   }
+
+  /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
+  private final String claimRelayBatch;
 
   private static final String INSERT_MARKERS =
       """
@@ -39,15 +58,14 @@ public class PostgresStore extends JdbcStore {
       RETURNING event_id
       """;
 
+  private static final String BOUND_WAITS_AND_INSERT_MARKERS =
+      PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS;
+
   @Override
   public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
       throws SQLException {
     return Jdbc.strings(
-        c,
-        INSERT_MARKERS,
-        new HashSet<>(),
-        consumerId,
-        c.createArrayOf("text", eventIds.toArray(new String[0])));
+        c, INSERT_MARKERS, new HashSet<>(), consumerId, eventIds.toArray(new String[0]));
   }
 
   /** The bounds and the markers in one round trip: two statements of one string. */
@@ -58,14 +76,13 @@ public class PostgresStore extends JdbcStore {
     if (waits.isNone()) {
       return insertMarkers(c, consumerId, eventIds);
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS)) {
+    try (PreparedStatement ps = c.prepareStatement(BOUND_WAITS_AND_INSERT_MARKERS)) {
       Jdbc.bind(
           ps,
           PostgresFlavour.millis(waits.lockWait()),
           PostgresFlavour.millis(waits.idleInTransaction()),
           consumerId,
-          c.createArrayOf("text", eventIds.toArray(new String[0])));
+          eventIds.toArray(new String[0]));
       Set<String> inserted = new HashSet<>();
       try (ResultSet rs = secondResult(ps)) {
         while (rs.next()) {
@@ -151,23 +168,7 @@ public class PostgresStore extends JdbcStore {
   public RelayClaim claimRelayBatch(
       Connection c, TransactionWaits waits, Instant now, int limit, int relays)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            BEGIN_DUE_AND_SHARE
-                + """
-                SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
-                  FROM (SELECT count(*)::int AS due FROM due) n,
-                       (SELECT coalesce(array_agg(p), '{}')::int[] AS locked FROM share) s;
-                SELECT %s
-                  FROM once_outbox
-                 WHERE sent_at IS NULL
-                   AND cardinality(current_setting('once.relay_share')::int[]) > 0
-                   AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
-                   AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-                 ORDER BY id
-                 LIMIT ?
-                """
-                    .formatted(outboxRowColumns()))) {
+    try (PreparedStatement ps = c.prepareStatement(claimRelayBatch)) {
       Jdbc.bind(ps, beginParameters(waits, now, limit, relays, now, limit));
       ps.execute();
       RelayPartitions partitions;

@@ -4,6 +4,7 @@ import dev.once.ConfigurationException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * What a {@link KafkaTransport} runs with; built by {@link KafkaTransport.Builder}.
@@ -56,8 +57,11 @@ public record KafkaSettings(
     return topic.substring(namePrefix.length());
   }
 
+  /** A destination's or group's name; compiled once (a relay checks one per message). */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
   private static String check(String path, String value) {
-    if (value == null || !value.matches("[A-Za-z0-9._-]{1,200}")) {
+    if (value == null || !NAME.matcher(value).matches()) {
       throw new ConfigurationException(
           path, "must be 1 to 200 letters, digits, '.', '_' or '-', was '" + value + "'");
     }

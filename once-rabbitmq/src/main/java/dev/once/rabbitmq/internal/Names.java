@@ -2,6 +2,7 @@ package dev.once.rabbitmq.internal;
 
 import dev.once.ConfigurationException;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * How destinations and consumer groups map to RabbitMQ names. A destination is a topic exchange
@@ -30,8 +31,11 @@ public record Names(String prefix) {
     return queue + ".dead-letter";
   }
 
+  /** A destination's or group's name; compiled once (a relay checks one per message). */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
   private static String check(String what, String value) {
-    if (value == null || !value.matches("[A-Za-z0-9._-]{1,200}")) {
+    if (value == null || !NAME.matcher(value).matches()) {
       throw new ConfigurationException(
           "rabbitmq." + what.replace(" ", ""),
           "must be 1 to 200 letters, digits, '.', '_' or '-', was '" + value + "'");
