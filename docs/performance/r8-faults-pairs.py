@@ -5,10 +5,17 @@ and after runs form pair n, and the log says which of the two ran first. Per tra
 after/before ratio of each phase (medians over pairs), and the geometric mean over phases of the
 pairs' ratios -- all pairs, pairs where before ran first, pairs where after ran first (a build that
 runs second in a pair on this machine runs slower; balanced orders cancel it).
-Usage: r8-faults-pairs.py [before-label after-label]   (default b8 a8)"""
+Usage: r8-faults-pairs.py [before-label after-label]   (default b8 a8); a label written label@k
+skips that label's first k runs (a build measured again against another one later)."""
 import json, os, re, statistics as st, sys
 here = os.path.dirname(os.path.abspath(__file__))
 B, A = sys.argv[1:3] if len(sys.argv) > 2 else ('b8', 'a8')
+skip = {}
+for label in (B, A):
+    if '@' in label:
+        name, k = label.split('@')
+        skip[name] = int(k)
+B, A = B.split('@')[0], A.split('@')[0]
 log = open(os.path.join(here, 'r4-recovery-runs.txt')).read().splitlines()
 seq = {}
 for i, line in enumerate(log):
@@ -17,11 +24,12 @@ for i, line in enumerate(log):
         seq.setdefault((m.group(1), m.group(2)), []).append(i)
 for t in ['table', 'rabbitmq', 'kafka']:
     run = f'faults-{t}'
-    bs, as_ = seq.get((run, B), []), seq.get((run, A), [])
+    bs = seq.get((run, B), [])[skip.get(B, 0):]
+    as_ = seq.get((run, A), [])[skip.get(A, 0):]
     pairs = []
     for n in range(min(len(bs), len(as_))):
-        fb = os.path.join(here, f'r4-recovery-{run}-{B}-{n + 1}.json')
-        fa = os.path.join(here, f'r4-recovery-{run}-{A}-{n + 1}.json')
+        fb = os.path.join(here, f'r4-recovery-{run}-{B}-{n + 1 + skip.get(B, 0)}.json')
+        fa = os.path.join(here, f'r4-recovery-{run}-{A}-{n + 1 + skip.get(A, 0)}.json')
         try:
             db, da = json.load(open(fb)), json.load(open(fa))
         except Exception:
