@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A RabbitMQ receiver whose poll had to wait for its first delivery collects what arrives within
- * the linger ({@code ConsumerBuilder.batchLinger}) into the same batch when deliveries come at
- * least one per linger; one that came alone after a quiet spell runs at once.
+ * the linger ({@code ConsumerBuilder.batchLinger}) into the same batch when its worker is busy
+ * (deliveries come less than a linger and less than twice its last batch apart, {@code
+ * dev.once.spi.Linger}); one that came alone after a quiet spell, or to a worker that idles between
+ * deliveries, runs at once.
  */
 class RabbitLingerTest {
   private static String vhost;
@@ -42,24 +44,32 @@ class RabbitLingerTest {
   }
 
   @Test
-  void aTrickleAfterTheFirstPollStillSharesABatch() throws Exception {
-    assertThat(pollAfter(Duration.ofMillis(100), Duration.ofSeconds(2)))
-        .as("deliveries 100 ms apart, linger 2 s: one batch for three")
+  void aTrickleToABusyWorkerStillSharesABatch() throws Exception {
+    assertThat(pollAfter(Duration.ofMillis(100), Duration.ofMillis(80), Duration.ofSeconds(2)))
+        .as("deliveries 100 ms apart, a batch of 80 ms, linger 2 s: one batch for three")
         .isEqualTo(3);
   }
 
   @Test
+  void aWorkerThatIdlesBetweenDeliveriesDoesNotLinger() throws Exception {
+    assertThat(pollAfter(Duration.ofMillis(100), Duration.ZERO, Duration.ofSeconds(2)))
+        .as("deliveries 100 ms apart, a batch of no time, linger 2 s: the first runs alone")
+        .isEqualTo(1);
+  }
+
+  @Test
   void aDeliveryAfterAQuietSpellDoesNotWaitForTheNext() throws Exception {
-    assertThat(pollAfter(Duration.ofMillis(1500), Duration.ofMillis(500)))
+    assertThat(pollAfter(Duration.ofMillis(1500), Duration.ofMillis(80), Duration.ofMillis(500)))
         .as("1.5 s of quiet, linger 0.5 s: the first runs alone")
         .isEqualTo(1);
   }
 
   /**
-   * A first delivery taken (no linger), {@code quiet} later three more 100 ms apart; returns the
-   * size of the poll that waited for the second one with {@code linger}.
+   * A first delivery taken (no linger) and run for {@code batch}; {@code quiet} after it was taken
+   * three more 100 ms apart; returns the size of the poll that waited for the second one with
+   * {@code linger}.
    */
-  private static int pollAfter(Duration quiet, Duration linger) throws Exception {
+  private static int pollAfter(Duration quiet, Duration batch, Duration linger) throws Exception {
     try (RabbitTransport rabbit = RabbitTransport.builder().uri(Broker.uri(vhost)).build()) {
       String group = "quiet-" + quiet.toMillis();
       rabbit.declare("orders", group);
@@ -80,6 +90,7 @@ class RabbitLingerTest {
                     Thread.currentThread().interrupt();
                   }
                 });
+        Thread.sleep(batch.toMillis());
         List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), linger);
         trickle.get();
         receiver.ack(got);

@@ -9,6 +9,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.once.rabbitmq.BrokerUnavailableException;
 import dev.once.spi.Delivery;
+import dev.once.spi.Linger;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
 import java.io.IOException;
@@ -73,6 +74,8 @@ public final class RabbitReceiver implements Receiver {
   private volatile long lastArrival = System.nanoTime() - Long.MAX_VALUE / 2;
 
   private volatile long lastGap = Long.MAX_VALUE;
+
+  private final Linger lingering = new Linger();
 
   public RabbitReceiver(
       Connections connections,
@@ -174,15 +177,16 @@ public final class RabbitReceiver implements Receiver {
 
   /**
    * After a first delivery that had to be waited for, collects more for up to {@code linger} when
-   * deliveries are coming at least one per {@code linger} (the one waited for arrived less than
-   * {@code linger} after the one before it): a trickle then shares a consumer commit, while a
-   * delivery that came alone after a quiet spell runs at once instead of waiting for a second that
-   * is not expected. The first poll on a channel just opened or recovered always collects, as it
-   * may catch the broker in the middle of pushing what it had (the deliveries a crash or a cut
+   * the worker is busy ({@link Linger}: the one waited for arrived less than a linger and less than
+   * twice the worker's last batch after the one before it): deliveries then share a consumer
+   * commit, while at a light load, or after a quiet spell, a delivery runs at once instead of
+   * waiting for a second. The first poll on a channel just opened or recovered always collects, as
+   * it may catch the broker in the middle of pushing what it had (the deliveries a crash or a cut
    * handed back): they then run as one batch rather than two.
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    lingering.pollStarts(System.nanoTime());
     requeueDeferred();
     checkAlive();
     List<Delivery> got = new ArrayList<>(max);
@@ -198,8 +202,7 @@ public final class RabbitReceiver implements Receiver {
     opened = false;
     got.add(first);
     buffer.drainTo(got, max - 1);
-    boolean trickle = waited && lastGap < linger.toNanos();
-    if ((trickle || justOpened) && !linger.isZero()) {
+    if (!linger.isZero() && (justOpened || waited && lingering.lingers(linger, lastGap))) {
       long until = System.nanoTime() + linger.toNanos();
       long left;
       while (got.size() < max && (left = until - System.nanoTime()) > 0) {
@@ -213,6 +216,9 @@ public final class RabbitReceiver implements Receiver {
     }
     long current = generation.get();
     got.removeIf(d -> ((Handle) d.handle()).generation() != current);
+    if (!got.isEmpty()) {
+      lingering.returns(System.nanoTime());
+    }
     return got;
   }
 
