@@ -84,11 +84,13 @@ public final class ConsumerBuilder {
    * How long a worker that had to wait for its first delivery waits for more before its batch
    * starts. Under a trickle (producers committing one event at a time) each delivery would
    * otherwise be a batch of its own, and each batch costs a synchronous commit; with a linger the
-   * deliveries that arrive meanwhile share it. It lingers only while deliveries come at least one
-   * per linger (the one it waited for came less than a linger after the one before): a delivery
-   * that comes alone after a quiet spell starts its batch at once, as a second one is not expected.
-   * A worker that finds deliveries waiting never lingers, so a backlog is not slowed down. Default
-   * {@link #DEFAULT_BATCH_LINGER}; {@link Duration#ZERO} for none.
+   * deliveries that arrive meanwhile share it. It lingers only under a trickle: on RabbitMQ while
+   * the worker is busy ({@link dev.once.spi.Linger}: the delivery it waited for came less than a
+   * linger and less than twice its last batch after the one before), on the table queue while rows
+   * come at least one per linger. After a quiet spell (and on RabbitMQ at a light load) a delivery
+   * starts its batch at once, as waiting would only add latency. A worker that finds deliveries
+   * waiting never lingers, so a backlog is not slowed down. Default {@link #DEFAULT_BATCH_LINGER};
+   * {@link Duration#ZERO} for none.
    */
   public ConsumerBuilder batchLinger(Duration batchLinger) {
     this.batchLinger = batchLinger;

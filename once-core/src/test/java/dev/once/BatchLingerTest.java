@@ -13,10 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * Under a trickle (one event per producer transaction) to a busy worker, a poll that had to wait
- * for its first delivery waits {@code batchLinger} more, so that the events published meanwhile
- * share its batch and its commit ({@code dev.once.spi.Linger}); a poll that finds deliveries
- * waiting returns them at once, and a worker that idles between deliveries does not linger.
+ * Under a trickle (one event per producer transaction), a poll that had to wait for its first
+ * delivery waits {@code batchLinger} more, so that the events published meanwhile share its batch
+ * and its commit; a poll that finds deliveries waiting returns them at once.
  */
 class BatchLingerTest {
 
@@ -116,30 +115,13 @@ class BatchLingerTest {
   }
 
   @Test
-  void aTrickleToABusyWorkerStillSharesABatch() throws Exception {
-    assertThat(claimAfterABatchOf(Duration.ofMillis(80)))
-        .as("rows 100 ms apart, a batch of 80 ms, linger 1 s: one batch")
-        .isEqualTo(3);
-  }
-
-  @Test
-  void aWorkerThatIdlesBetweenRowsDoesNotLinger() throws Exception {
-    assertThat(claimAfterABatchOf(Duration.ZERO))
-        .as("rows 100 ms apart, a batch of no time, linger 1 s: the first claimed alone")
-        .isEqualTo(1);
-  }
-
-  /**
-   * A first row claimed (no linger) and run for {@code batch}; from then three more 100 ms apart;
-   * returns the size of the claim that waited for the second one with a linger of 1 s.
-   */
-  private static int claimAfterABatchOf(Duration batch) throws Exception {
+  void aTrickleAfterTheFirstClaimStillSharesABatch() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
         TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
       queue.declare("orders", "warehouse");
       try (Receiver receiver = queue.receiver("orders", "warehouse")) {
         queue.publish(List.of(event(1)), Duration.ofSeconds(5));
-        List<Delivery> first = receiver.poll(32, Duration.ofSeconds(10), Duration.ZERO);
+        receiver.ack(receiver.poll(32, Duration.ofSeconds(10), Duration.ZERO));
         CompletableFuture<Void> trickle =
             CompletableFuture.runAsync(
                 () -> {
@@ -152,11 +134,9 @@ class BatchLingerTest {
                     queue.publish(List.of(event(i)), Duration.ofSeconds(5));
                   }
                 });
-        Thread.sleep(batch.toMillis());
-        receiver.ack(first);
         List<Delivery> got = receiver.poll(32, Duration.ofSeconds(10), Duration.ofSeconds(1));
         trickle.get();
-        return got.size();
+        assertThat(got).as("rows 100 ms apart, linger 1 s: one batch").hasSize(3);
       }
     }
   }

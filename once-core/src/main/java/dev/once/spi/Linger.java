@@ -10,7 +10,8 @@ import java.time.Duration;
  * linger and less than twice the worker's last batch (from the poll that returned it to the next
  * poll: handlers, commit, acknowledgement) after the one before — the worker ran batches at least
  * half the time. At a light load a delivery then starts its batch at once, as ceiling C's does;
- * under load deliveries share commits as before.
+ * under load deliveries share commits as before. The RabbitMQ receiver lingers by it; the table
+ * queue's does not, as its linger also saves claim transactions (docs/ARCHITECTURE.md).
  *
  * <p>One per receiver, used by its worker's thread only. Times are {@link System#nanoTime()}.
  */

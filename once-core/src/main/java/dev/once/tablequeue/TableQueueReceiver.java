@@ -5,7 +5,6 @@ import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Delivery;
 import dev.once.spi.Dialect;
-import dev.once.spi.Linger;
 import dev.once.spi.QueueClaim;
 import dev.once.spi.Receiver;
 import dev.once.spi.TransactionWaits;
@@ -35,8 +34,6 @@ final class TableQueueReceiver implements Receiver {
 
   private boolean opened = true;
 
-  private final Linger lingering = new Linger();
-
   TableQueueReceiver(
       DataSource dataSource,
       Dialect dialect,
@@ -63,21 +60,20 @@ final class TableQueueReceiver implements Receiver {
 
   /**
    * After a wait (nothing was there at the first claim), sleeps {@code linger} before claiming
-   * again, so that the rows committed meanwhile come in the same claim — when the worker is busy
-   * ({@link Linger}: the last claim that found rows was less than a linger and less than twice the
-   * worker's last batch ago), and on a receiver's first claims; at a light load, or after a quiet
-   * spell, a row is claimed at once instead of waiting for a second.
+   * again, so that the rows committed meanwhile come in the same claim — when rows come at least
+   * one per {@code linger} (the last claim that found rows was less than {@code linger} ago), and
+   * on a receiver's first claims; a row that comes alone after a quiet spell is claimed at once
+   * instead of waiting for a second that is not expected.
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
-    lingering.pollStarts(System.nanoTime());
     boolean waited = false;
     while (true) {
       long seen = wakeup.generation();
       if (waited
           && !linger.isZero()
-          && (opened || lingering.lingers(linger, System.nanoTime() - lastGot))) {
+          && (opened || System.nanoTime() - lastGot < linger.toNanos())) {
         long pause = Math.min(linger.toNanos(), deadline - System.nanoTime());
         if (pause > 0) {
           Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
@@ -86,7 +82,6 @@ final class TableQueueReceiver implements Receiver {
       List<Delivery> got = claim(max);
       if (!got.isEmpty()) {
         lastGot = System.nanoTime();
-        lingering.returns(lastGot);
         opened = false;
       }
       long left = deadline - System.nanoTime();
