@@ -3,7 +3,7 @@ d=sys.argv[1] if len(sys.argv)>1 else '/tmp/issue27'
 prefix=sys.argv[2] if len(sys.argv)>2 else 'issue27-e2e'
 rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, orders/s'),('ratio_c','Once / C'),
 ('ceiling_p_eps','ceiling P (raw JDBC producers), orders/s'),('once_producers_eps','Once producers alone, orders/s'),('producer_path_ratio','producer_path_ratio (Once / raw)'),
-('service_eps','example service (own JVM, pool 14), orders/s'),('service_ratio_e2e','service / e2e'),('service_ratio_c','service / C'),
+('service_eps','example service (own JVM, its pool), orders/s'),('service_ratio_e2e','service / e2e'),('service_ratio_c','service / C'),
 ('paced_rate_eps','paced rate, orders/s'),('paced_p50_ms','Once paced p50, ms'),('paced_p99_ms','Once paced p99, ms'),
 ('ceiling_c_paced_p50_ms','ceiling C paced p50, ms'),('ceiling_c_paced_p99_ms','ceiling C paced p99, ms'),
 ('paced_p50_ratio','p50 Once / C'),('paced_p99_ratio','p99 Once / C'),

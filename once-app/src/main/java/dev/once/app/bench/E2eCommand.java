@@ -5,6 +5,7 @@ import dev.once.app.common.UserError;
 import dev.once.bench.e2e.BenchSettings;
 import dev.once.bench.e2e.BenchTracing;
 import dev.once.bench.e2e.E2eBench;
+import dev.once.bench.e2e.service.OrderService;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -96,17 +97,18 @@ public final class E2eCommand implements Callable<Integer> {
       names = "--service",
       description =
           "Also run the example service (dev.once.bench.e2e.service.OrderService: README"
-              + " defaults, a HikariCP pool of 14) in a JVM of its own, warmed up as the bench"
+              + " defaults, a HikariCP pool sized as the README says) in a JVM of its own, warmed"
+              + " up as the bench"
               + " (rounds of --warmup orders until its JIT compiler is quiet), and report it"
               + " beside Once and ceiling C.")
   boolean service;
 
   @Option(
       names = "--service-pool",
-      defaultValue = "14",
+      defaultValue = "" + OrderService.POOL_SIZE,
       description =
           "The example service's HikariCP pool size with --service (default ${DEFAULT-VALUE},"
-              + " as a README-written service).")
+              + " as the README sizes a pool for 4 producers, 4 workers and 2 relays).")
   int servicePool;
 
   @Option(
