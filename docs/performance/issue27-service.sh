@@ -8,7 +8,7 @@
 #
 # Environment: DB (a PostgreSQL URL; default the local server's database test; "embedded": the
 # embedded PostgreSQL in .once/pg, whose connections do not count against a shared server's 100:
-# a run holds 48 + 14), SCHEMA (created if missing; default perf), AMQP (its vhost must exist; default vhost perf), FSYNC_FILE (a file on
+# a run holds 48 + 16), SCHEMA (created if missing; default perf), AMQP (its vhost must exist; default vhost perf), FSYNC_FILE (a file on
 # the PostgreSQL disk for pg_test_fsync, e.g. /var/lib/postgresql/perf_fsync.tmp; unset: skipped;
 # PG_TEST_FSYNC: its path). Kafka is the embedded broker.
 # ROUNDS (default 3) and FIRST (default 1): the rounds run; TRANSPORTS (default "table rabbitmq
