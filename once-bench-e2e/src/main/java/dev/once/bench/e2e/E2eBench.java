@@ -190,9 +190,13 @@ public final class E2eBench {
         Map<String, Double> stages = Map.of();
         if (pacedRate > 0) {
           long n = Math.round(pacedRate * s.latencySeconds());
+          PacedJit jit = PacedJit.settle("ceiling_c_paced_");
           achieved = pipeline.paced(1, n, pacedRate);
           latencies = pipeline.timings().latencies(1, n + 1);
-          stages = pipeline.timings().stages("ceiling_c_paced_", 1, n + 1);
+          stages =
+              new java.util.LinkedHashMap<>(
+                  pipeline.timings().stages("ceiling_c_paced_", 1, n + 1));
+          stages.putAll(jit.figures());
         } else {
           eps = pipeline.endToEnd();
           latencies = pipeline.timings().latencies(1, s.events() + 1L);

@@ -105,6 +105,7 @@ final class OnceE2e {
         java.util.Map<String, Double> stages = java.util.Map.of();
         RunCost.Spent pacedSpent = null;
         if (paced > 0) {
+          PacedJit jit = PacedJit.settle("paced_");
           RunCost pacedCost = RunCost.start(env.dataSource(), timings);
           achieved =
               Producers.paced(
@@ -116,7 +117,8 @@ final class OnceE2e {
           await(timings, n + paced, s);
           pacedSpent = pacedCost.stop();
           pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
-          stages = timings.stages("paced_", n + 1, n + 1 + paced);
+          stages = new java.util.LinkedHashMap<>(timings.stages("paced_", n + 1, n + 1 + paced));
+          stages.putAll(jit.figures());
         }
         closeAll(running);
         Counts counts = counts(env);

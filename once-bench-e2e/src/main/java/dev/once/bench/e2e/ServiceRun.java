@@ -142,9 +142,11 @@ public final class ServiceRun {
     long[] pacedLatencies = new long[0];
     System.err.printf("  service: %.0f orders/s; paced run at %.0f orders/s%n", eps, target);
     if (paced > 0) {
+      PacedJit pacedJit = PacedJit.settle("service_paced_");
       achieved = Producers.paced(orders, a.latencyProducers(), first, paced, target);
       await(timings, first - 1 + paced, a.timeoutNanos());
       pacedLatencies = timings.latencies(first, first + paced);
+      j.putAll(pacedJit.figures());
     }
     // compiling during the measured runs, full speed and paced, as e2e_jit_ms for Once's
     j.put("service_jit_ms", JitWarmup.compiledMillis() - jit);
