@@ -76,14 +76,14 @@ public final class E2eBench {
     double p = (raw[0] + raw[1]) / 2;
     double op = (onceP[0] + onceP[1]) / 2;
     progress.printf("  %s ceiling C: hand-written pipeline ...%n", now());
-    Hand c = ceilingC(env, s, hops, 0);
+    Hand c = ceilingC(env, s, hops, 0, false);
     progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
     progress.printf("  %s Once end to end ...%n", now());
     OnceE2e.Result once;
     long spans;
     long jit = JitWarmup.compiledMillis();
     try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
-      once = OnceE2e.run(env, s, hops, latencyRate, linger, tracing, progress);
+      once = OnceE2e.run(env, s, hops, latencyRate, linger, warmup > 0, tracing, progress);
       spans = tracing.exported();
     }
     jit = JitWarmup.compiledMillis() - jit;
@@ -92,7 +92,7 @@ public final class E2eBench {
     Hand paced = null;
     if (once.pacedLatencies().length > 0) {
       progress.printf("  %s ceiling C paced at %.0f orders/s ...%n", now(), target);
-      paced = ceilingC(env, s, hops, target);
+      paced = ceilingC(env, s, hops, target, warmup > 0);
     }
     Map<String, Object> svc = null;
     if (servicePool > 0) {
@@ -128,10 +128,17 @@ public final class E2eBench {
     BenchSettings w = env.settings().with(warmup, 0);
     rawProducers(env, w, hops);
     OnceE2e.producersAlone(env, w);
-    ceilingC(env, w, hops, 0);
+    ceilingC(env, w, hops, 0, false);
     try (BenchTracing tracing = BenchTracing.of(tracingMode)) {
       OnceE2e.run(
-          env, w, hops, 0, linger, tracing, new PrintStream(OutputStream.nullOutputStream()));
+          env,
+          w,
+          hops,
+          0,
+          linger,
+          false,
+          tracing,
+          new PrintStream(OutputStream.nullOutputStream()));
     }
     env.rollbacks().clear();
     return 4L * warmup;
@@ -179,7 +186,8 @@ public final class E2eBench {
    * Ceiling C at full speed ({@code pacedRate} 0: {@code s.events()} orders), or its paced run:
    * {@code s.latencySeconds()} of orders at {@code pacedRate}, one per transaction.
    */
-  private static Hand ceilingC(BenchEnv env, BenchSettings s, int hops, double pacedRate)
+  private static Hand ceilingC(
+      BenchEnv env, BenchSettings s, int hops, double pacedRate, boolean warmPaced)
       throws Exception {
     try (HandBroker broker = HandBroker.open(env, s)) {
       HandPipeline pipeline = new HandPipeline(env.dataSource(), broker, s, shape(hops));
@@ -190,12 +198,17 @@ public final class E2eBench {
         Map<String, Double> stages = Map.of();
         if (pacedRate > 0) {
           long n = Math.round(pacedRate * s.latencySeconds());
-          PacedJit jit = PacedJit.settle("ceiling_c_paced_");
-          achieved = pipeline.paced(1, n, pacedRate);
-          latencies = pipeline.timings().latencies(1, n + 1);
+          long first = 1;
+          if (warmPaced) {
+            pipeline.paced(first, n, pacedRate);
+            first += n;
+          }
+          PacedJit jit = PacedJit.settle("ceiling_c_paced_", warmPaced);
+          achieved = pipeline.paced(first, n, pacedRate);
+          latencies = pipeline.timings().latencies(first, first + n);
           stages =
               new java.util.LinkedHashMap<>(
-                  pipeline.timings().stages("ceiling_c_paced_", 1, n + 1));
+                  pipeline.timings().stages("ceiling_c_paced_", first, first + n));
           stages.putAll(jit.figures());
         } else {
           eps = pipeline.endToEnd();

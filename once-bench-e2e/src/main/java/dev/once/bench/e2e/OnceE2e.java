@@ -67,13 +67,17 @@ final class OnceE2e {
     }
   }
 
-  /** {@code linger}: the batch linger of Once's consumers. */
+  /**
+   * {@code linger}: the batch linger of Once's consumers; {@code warmPaced}: the paced run is run
+   * twice, and the first, unmeasured, warms its code ({@link PacedJit}).
+   */
   static Result run(
       BenchEnv env,
       BenchSettings s,
       int hops,
       double latencyRate,
       java.time.Duration linger,
+      boolean warmPaced,
       BenchTracing tracing,
       PrintStream progress)
       throws Exception {
@@ -105,19 +109,20 @@ final class OnceE2e {
         java.util.Map<String, Double> stages = java.util.Map.of();
         RunCost.Spent pacedSpent = null;
         if (paced > 0) {
-          PacedJit jit = PacedJit.settle("paced_");
+          Producers.Produce orders = (from, to) -> tracing.inRequest(() -> produce(once, from, to));
+          long first = n + 1;
+          if (warmPaced) {
+            Producers.paced(orders, s.latencyProducers(), first, paced, rate);
+            await(timings, first - 1 + paced, s);
+            first += paced;
+          }
+          PacedJit jit = PacedJit.settle("paced_", warmPaced);
           RunCost pacedCost = RunCost.start(env.dataSource(), timings);
-          achieved =
-              Producers.paced(
-                  (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
-                  s.latencyProducers(),
-                  n + 1,
-                  paced,
-                  rate);
-          await(timings, n + paced, s);
+          achieved = Producers.paced(orders, s.latencyProducers(), first, paced, rate);
+          await(timings, first - 1 + paced, s);
           pacedSpent = pacedCost.stop();
-          pacedLatencies = timings.latencies(n + 1, n + 1 + paced);
-          stages = new java.util.LinkedHashMap<>(timings.stages("paced_", n + 1, n + 1 + paced));
+          pacedLatencies = timings.latencies(first, first + paced);
+          stages = new java.util.LinkedHashMap<>(timings.stages("paced_", first, first + paced));
           stages.putAll(jit.figures());
         }
         closeAll(running);

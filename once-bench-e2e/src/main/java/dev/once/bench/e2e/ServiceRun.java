@@ -142,7 +142,12 @@ public final class ServiceRun {
     long[] pacedLatencies = new long[0];
     System.err.printf("  service: %.0f orders/s; paced run at %.0f orders/s%n", eps, target);
     if (paced > 0) {
-      PacedJit pacedJit = PacedJit.settle("service_paced_");
+      if (a.warmup() > 0) {
+        Producers.paced(orders, a.latencyProducers(), first, paced, target);
+        await(timings, first - 1 + paced, a.timeoutNanos());
+        first += paced;
+      }
+      PacedJit pacedJit = PacedJit.settle("service_paced_", a.warmup() > 0);
       achieved = Producers.paced(orders, a.latencyProducers(), first, paced, target);
       await(timings, first - 1 + paced, a.timeoutNanos());
       pacedLatencies = timings.latencies(first, first + paced);

@@ -133,7 +133,7 @@ public final class TracingBench {
       throws Exception {
     try (BenchTracing tracing = BenchTracing.of(mode)) {
       OnceE2e.Result r =
-          OnceE2e.run(env, s, hops, pacedRate, OnceE2e.DEFAULT_LINGER, tracing, progress);
+          OnceE2e.run(env, s, hops, pacedRate, OnceE2e.DEFAULT_LINGER, false, tracing, progress);
       return new Run(round, mode, r, tracing.exported());
     }
   }
