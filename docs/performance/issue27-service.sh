@@ -14,7 +14,7 @@
 # ROUNDS (default 3) and FIRST (default 1): the rounds run; TRANSPORTS (default "table rabbitmq
 # kafka"): a round's transports, in order (a shorter window: FIRST=3 ROUNDS=3 TRANSPORTS="table rabbitmq"
 # adds a third round of two of them to a run of two).
-# Runtime: 9 runs of 3-5 min each on 2 quiet cores (the warm-ups repeat until the JIT has been
+# Runtime: 9 runs of 3.5-5.5 min each on 2 quiet cores (each paced run, 8 s, goes twice since round 13) (the warm-ups repeat until the JIT has been
 # quiet for --events orders, five rounds here, at most 40 rounds, each round followed by
 # a pause of at most its own length while the JIT compiles what it queued: 1-5 s in all in loaded
 # runs), about 30-45 min; under a load of 30-50 one run took 5-9 min. To see the service's

@@ -12,6 +12,7 @@ rows=[('e2e_eps','Once end to end, orders/s'),('ceiling_c_eps','ceiling C, order
 ('ceiling_c_paced_commit_to_confirmed_p50_ms','C: commit→confirmed p50, ms'),('ceiling_c_paced_confirmed_to_received_p50_ms','C: confirmed→received p50, ms'),('ceiling_c_paced_received_to_effect_p50_ms','C: received→effect p50, ms'),
 ('service_paced_rate_eps','service paced rate, orders/s'),
 ('e2e_jit_ms','JIT compiling during Once\'s run, ms'),('service_jit_ms','JIT compiling during the service\'s run, ms'),
+('paced_warmed','Once\'s paced run warmed by one before it'),('ceiling_c_paced_warmed','C\'s paced run warmed'),('service_paced_warmed','the service\'s paced run warmed'),
 ('paced_jit_wait_s','before Once\'s paced run: wait for the JIT, s'),('ceiling_c_paced_jit_wait_s','before C\'s paced run: wait for the JIT, s'),('service_paced_jit_wait_s','before the service\'s paced run: wait for the JIT, s'),
 ('paced_jit_ms','JIT compiling during Once\'s paced run, ms'),('ceiling_c_paced_jit_ms','JIT compiling during C\'s paced run, ms'),('service_paced_jit_ms','JIT compiling during the service\'s paced run, ms'),
 ('warmup_rounds','bench warm-up rounds'),('warmup_s','bench warm-up, s'),('service_warmup_rounds','service warm-up rounds'),('service_warmup_s','service warm-up, s'),
