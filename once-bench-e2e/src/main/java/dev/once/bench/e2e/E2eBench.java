@@ -184,7 +184,8 @@ public final class E2eBench {
 
   /**
    * Ceiling C at full speed ({@code pacedRate} 0: {@code s.events()} orders), or its paced run:
-   * {@code s.latencySeconds()} of orders at {@code pacedRate}, one per transaction.
+   * {@code s.latencySeconds()} of orders at {@code pacedRate}, one per transaction; {@code
+   * warmPaced}: the paced run goes twice and the second is measured, as Once's ({@link PacedJit}).
    */
   private static Hand ceilingC(
       BenchEnv env, BenchSettings s, int hops, double pacedRate, boolean warmPaced)

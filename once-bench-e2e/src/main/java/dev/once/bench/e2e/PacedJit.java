@@ -13,7 +13,7 @@ import java.util.Map;
  *
  * <p>Why: the warm-up rounds run at full speed, where a relay batch carries up to 200 rows and a
  * consumer batch 32, so the per-batch code of Once's relay is called a few hundred times a round. A
- * paced run at a third of the rate carries one or two rows a batch, calls it thousands of times a
+ * paced run at a third of the rate carries one or two rows a batch, calls it some 450 times a
  * second, and made the optimising compiler take up the relay's methods (RelayImpl.markFailed,
  * Publisher.publishOn, RelayClaim, Listeners.markedSent, …) in the middle of the measured run: the
  * JIT compiled 0.2–1.2 s during Once's paced runs against 0.01–0.16 s during ceiling C's, whose
