@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The table of medians of docs/PERFORMANCE.md from the JSON files of `once bench e2e --json` runs
 named <prefix>-<transport>-<n>.json in a folder (what bench/e2e-service.sh writes).
 Usage: bench/e2e-table.py [folder] [prefix]   (default /tmp/once-bench/e2e-service, e2e)"""
