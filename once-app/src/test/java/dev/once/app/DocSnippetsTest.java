@@ -157,7 +157,7 @@ class DocSnippetsTest {
 
   /**
    * The Quick start's dependencies are the ones this build uses: the BOM at the project's version,
-   * the driver, pool and SLF4J binding at the parent POM's versions.
+   * the driver, pool, SLF4J binding and plugins at the parent POM's versions.
    */
   @Test
   void theReadmeQuickStartNamesTheVersionsOfThisBuild() throws IOException {
@@ -167,6 +167,9 @@ class DocSnippetsTest {
     assertThat(version(pom, "postgresql")).isEqualTo(tag(parent, "postgresql.version"));
     assertThat(version(pom, "HikariCP")).isEqualTo(tag(parent, "hikari.version"));
     assertThat(version(pom, "slf4j-simple")).isEqualTo(tag(parent, "slf4j.version"));
+    for (String plugin : List.of("maven-compiler-plugin", "exec-maven-plugin")) {
+      assertThat(version(pom, plugin)).as(plugin).isEqualTo(version(parent, plugin));
+    }
   }
 
   private static String version(String xml, String artifactId) {
