@@ -13,13 +13,15 @@ import javax.sql.DataSource;
 /**
  * A {@link DataSource} that counts the connections asked of it and the asks that failed: during a
  * fault, the attempts an engine makes (a hot loop shows as thousands). Failures are also counted
- * per thread name, to tell the engine's threads ({@code once-…}) from the test's own.
+ * per thread name, to tell the engine's threads ({@code once-…}) from the test's own, and so are
+ * the connections handed out (a worker's polls).
  */
 public final class CountingDataSource implements DataSource {
   private final DataSource delegate;
   private final AtomicLong asked = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final Map<String, AtomicLong> failedByThread = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> gotByThread = new ConcurrentHashMap<>();
 
   public CountingDataSource(DataSource delegate) {
     this.delegate = delegate;
@@ -43,6 +45,22 @@ public final class CountingDataSource implements DataSource {
         .sum();
   }
 
+  /**
+   * Connections handed out so far to the thread named {@code thread}: each poll, claim or batch of
+   * an engine's thread takes one, so a thread whose count stops growing has stopped working.
+   */
+  public long gotOn(String thread) {
+    AtomicLong n = gotByThread.get(thread);
+    return n == null ? 0 : n.get();
+  }
+
+  private Connection got(Connection c) {
+    gotByThread
+        .computeIfAbsent(Thread.currentThread().getName(), n -> new AtomicLong())
+        .incrementAndGet();
+    return c;
+  }
+
   private void fail() {
     failed.incrementAndGet();
     failedByThread
@@ -54,7 +72,7 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection() throws SQLException {
     asked.incrementAndGet();
     try {
-      return delegate.getConnection();
+      return got(delegate.getConnection());
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
@@ -65,7 +83,7 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection(String user, String password) throws SQLException {
     asked.incrementAndGet();
     try {
-      return delegate.getConnection(user, password);
+      return got(delegate.getConnection(user, password));
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
