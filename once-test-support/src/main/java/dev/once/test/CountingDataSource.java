@@ -1,13 +1,11 @@
 package dev.once.test;
 
-import java.io.PrintWriter;
+import dev.once.spi.ForwardingDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -16,15 +14,14 @@ import javax.sql.DataSource;
  * per thread name, to tell the engine's threads ({@code once-…}) from the test's own, and so are
  * the connections handed out (a worker's polls).
  */
-public final class CountingDataSource implements DataSource {
-  private final DataSource delegate;
+public final class CountingDataSource extends ForwardingDataSource {
   private final AtomicLong asked = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final Map<String, AtomicLong> failedByThread = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> gotByThread = new ConcurrentHashMap<>();
 
   public CountingDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Calls of getConnection so far. */
@@ -72,7 +69,7 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection() throws SQLException {
     asked.incrementAndGet();
     try {
-      return got(delegate.getConnection());
+      return got(delegate().getConnection());
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
@@ -83,45 +80,10 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection(String user, String password) throws SQLException {
     asked.incrementAndGet();
     try {
-      return got(delegate.getConnection(user, password));
+      return got(delegate().getConnection(user, password));
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
     }
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
   }
 }
