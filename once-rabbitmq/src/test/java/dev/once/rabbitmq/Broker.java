@@ -57,6 +57,10 @@ final class Broker {
     com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
     try {
       factory.setUri(uri);
+      if (factory.getVirtualHost().isEmpty()) {
+        factory.setVirtualHost(
+            "/"); // amqp://host:port/ names the vhost "", the transport means "/"
+      }
       try (com.rabbitmq.client.Connection c = factory.newConnection();
           com.rabbitmq.client.Channel ch = c.createChannel()) {
         return ch.messageCount(queue);

@@ -22,7 +22,10 @@ public class OnceHttpProperties {
   /** Response headers stored and replayed, besides status and body. Unset: once-web's default. */
   private List<String> storedHeaders;
 
-  /** Who the client is: principal (the authenticated user) or header. */
+  /**
+   * Who the client is: principal (the authenticated user), header (a header a gateway sets), or
+   * shared (one scope for every client: for an application without login; a key is then a secret).
+   */
   private Scope scope = Scope.PRINCIPAL;
 
   /** With scope=header: the header naming the client (set or checked by a gateway). */
@@ -49,7 +52,8 @@ public class OnceHttpProperties {
   /** Who the client is. */
   public enum Scope {
     PRINCIPAL,
-    HEADER
+    HEADER,
+    SHARED
   }
 
   public String getHeaderName() {
