@@ -70,7 +70,11 @@ final class ConsumerImpl implements Consumer {
     once.starting(
         this,
         new PoolNeeds.Need(
-            "consumer " + config.consumerId() + " (" + config.workers() + " workers)",
+            "consumer "
+                + config.consumerId()
+                + " ("
+                + config.workers()
+                + (config.workers() == 1 ? " worker)" : " workers)"),
             config.workers(),
             0,
             0));

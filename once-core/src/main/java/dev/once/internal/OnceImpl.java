@@ -151,7 +151,8 @@ public final class OnceImpl implements Once {
       SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
         if (!dialect.status().tableExists(c, table)) {
-          throw new SchemaMissingException(table, dialect.status().currentSchema(c));
+          throw SchemaMissingException.tableNotFound(
+              table, dialect.status().currentSchema(c), dialect.status().schemaNote());
         }
       }
     } catch (SQLException e) {
