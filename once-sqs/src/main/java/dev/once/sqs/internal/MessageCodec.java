@@ -2,6 +2,8 @@ package dev.once.sqs.internal;
 
 import dev.once.Event;
 import dev.once.InvalidEventException;
+import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
 import dev.once.spi.RawMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -134,36 +136,42 @@ public final class MessageCodec {
   }
 
   /**
-   * The message as {@link dev.once.spi.MessageDecoder} reads it: every attribute as a header (text,
-   * or the bytes of a Binary one), the body decoded as {@code once-body} says. No broker message
-   * id: SQS gives a new one to each send, so it is no identity, and a message without {@code
-   * once-event-id} is malformed. A body marked base64 that is not base64 keeps its text and the
-   * {@code once-body} header, so that the consumer sees what came.
+   * The delivery of {@code m}: every attribute as a header (text, or the bytes of a Binary one),
+   * the body decoded as {@code once-body} says, read by the shared {@link MessageDecoder}. No
+   * broker message id: SQS gives each send a new one, so it is no identity, and a message without
+   * {@code once-event-id} is malformed. A body that is not what {@code once-body} says makes the
+   * delivery malformed too: the consumer dead-letters it on its first delivery.
    */
-  public static RawMessage raw(String destination, Message m) {
+  static Delivery decode(String destination, Message m, int count, SqsHandle handle) {
     RawMessage.Headers headers = new RawMessage.Headers();
     String encoding = null;
     for (Map.Entry<String, MessageAttributeValue> a : m.messageAttributes().entrySet()) {
       MessageAttributeValue v = a.getValue();
       Object value = v.stringValue() != null ? v.stringValue() : bytes(v);
-      if (a.getKey().equals(BODY) && value instanceof String s) {
-        encoding = s;
+      if (a.getKey().equals(BODY)) {
+        encoding = String.valueOf(value);
       } else {
         headers.add(a.getKey(), value);
       }
     }
     String body = m.body() == null ? "" : m.body();
     byte[] payload = body.getBytes(StandardCharsets.UTF_8);
+    String problem = null;
     if ("base64".equals(encoding)) {
       try {
         payload = Base64.getDecoder().decode(body);
       } catch (IllegalArgumentException notBase64) {
-        headers.add(BODY, encoding);
+        problem = BODY + " says base64, the body is not base64";
       }
     } else if (encoding != null) {
-      headers.add(BODY, encoding);
+      problem = BODY + " is not 'base64'";
     }
-    return headers.message(destination, null, null, payload);
+    Delivery d =
+        MessageDecoder.decode(
+            headers.message(destination, null, null, payload), count, count > 1, handle);
+    return problem == null || d.isMalformed()
+        ? d
+        : new Delivery(d.event(), count, count > 1, handle, problem);
   }
 
   private static Object bytes(MessageAttributeValue v) {

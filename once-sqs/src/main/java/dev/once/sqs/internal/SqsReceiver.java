@@ -1,7 +1,6 @@
 package dev.once.sqs.internal;
 
 import dev.once.spi.Delivery;
-import dev.once.spi.MessageDecoder;
 import dev.once.spi.Outage;
 import dev.once.spi.Receiver;
 import dev.once.sqs.SqsSettings;
@@ -127,7 +126,7 @@ public final class SqsReceiver implements Receiver {
       SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started);
       settlement.received(h);
       int count = receiveCount(m);
-      got.add(MessageDecoder.decode(MessageCodec.raw(destination, m), count, count > 1, h));
+      got.add(MessageCodec.decode(destination, m, count, h));
     }
     if (closed) {
       settlement.returnAll();
