@@ -129,32 +129,38 @@ public final class SqsTransport
 
   /**
    * Visible plus in-flight plus delayed messages of the group's queue, from its approximate
-   * attributes (SQS's numbers lag by up to a minute).
+   * attributes (SQS's numbers lag by up to a minute); 0 for a queue that does not exist yet.
    */
   @Override
   public OptionalLong depth(String destination, String consumerId) {
-    Map<String, String> a =
-        queues.attributes(
-            queues.url(destination, consumerId),
-            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
-            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED);
-    return OptionalLong.of(a.values().stream().mapToLong(Long::parseLong).sum());
+    return OptionalLong.of(
+        queueAttributes(destination, consumerId).values().stream()
+            .mapToLong(Long::parseLong)
+            .sum());
   }
 
-  /** The approximate counts of the group's queue, by SQS's attribute names. */
+  /**
+   * The approximate counts of the group's queue by SQS's attribute names ({@code
+   * ApproximateNumberOfMessages}: visible, {@code …NotVisible}: in flight, {@code …Delayed}); none
+   * for a queue that does not exist yet.
+   */
   public Map<String, String> queueAttributes(String destination, String consumerId) {
-    return queues.attributes(
-        queues.url(destination, consumerId),
-        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
-        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED);
+    return queues
+        .urlIfExists(destination, consumerId)
+        .map(
+            url ->
+                queues.attributes(
+                    url,
+                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED))
+        .orElse(Map.of());
   }
 
-  /** {@code PurgeQueue} (real SQS allows one a minute per queue). */
+  /** {@code PurgeQueue} (real SQS allows one a minute per queue); nothing if it does not exist. */
   @Override
   public void purge(String destination, String consumerId) {
-    queues.purge(queues.url(destination, consumerId));
+    queues.urlIfExists(destination, consumerId).ifPresent(queues::purge);
   }
 
   /**

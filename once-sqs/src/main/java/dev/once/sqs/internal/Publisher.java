@@ -1,5 +1,6 @@
 package dev.once.sqs.internal;
 
+import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.spi.PublishResult;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,7 +86,7 @@ public final class Publisher {
         for (Queues.Bound b : bound) {
           byQueue.computeIfAbsent(b.url(), u -> new ArrayList<>()).add(new Entry(i, e, b.url()));
         }
-      } catch (InvalidEventException | dev.once.ConfigurationException bad) {
+      } catch (InvalidEventException | ConfigurationException bad) {
         early.put(i, Fate.refused(bad.getMessage()));
       } catch (SqsUnavailableException down) {
         early.put(i, Fate.lost(down.getMessage()));
@@ -94,7 +96,7 @@ public final class Publisher {
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
     for (List<Entry> entries : byQueue.values()) {
       for (List<Entry> lane : lanes(entries)) {
-        Map<Entry, Fate> fates = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<Entry, Fate> fates = new ConcurrentHashMap<>();
         results.add(fates);
         lanes.add(send(chunks(lane), 0, fates));
       }
@@ -109,7 +111,7 @@ public final class Publisher {
     SendMessageBatchRequestEntry entry =
         MessageCodec.replayEntry(event, settings.fifo(), System.nanoTime());
     Entry e = new Entry(0, event, url);
-    Map<Entry, Fate> fates = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<Entry, Fate> fates = new ConcurrentHashMap<>();
     CompletableFuture<Void> f = call(url, List.of(e), List.of(entry), fates).thenApply(ok -> null);
     await(List.of(f), timeout);
     return result(1, Map.of(), Map.of(url, List.of(e)), List.of(fates), timeout);

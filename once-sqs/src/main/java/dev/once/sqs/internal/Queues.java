@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -108,6 +109,29 @@ public final class Queues {
     String name = settings.queueName(destination, group);
     String url = urls.get(name);
     return url != null ? url : urls.computeIfAbsent(name, this::existing);
+  }
+
+  /** The URL of the group's queue, or empty when it does not exist (yet). */
+  public Optional<String> urlIfExists(String destination, String group) {
+    String name = settings.queueName(destination, group);
+    String url = urls.get(name);
+    if (url != null) {
+      return Optional.of(url);
+    }
+    try {
+      url =
+          call(
+                  "get queue url " + name,
+                  client.getQueueUrl(GetQueueUrlRequest.builder().queueName(name).build()))
+              .queueUrl();
+    } catch (SqsUnavailableException e) {
+      if (e.getCause() instanceof QueueDoesNotExistException) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    urls.put(name, url);
+    return Optional.of(url);
   }
 
   /** The destination's group queues, as SQS lists them (see above). */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ final class Settlement {
   private final SqsSettings settings;
   private final String url;
   private final Map<String, Held> held = new ConcurrentHashMap<>();
-  private final java.util.Set<CompletableFuture<Void>> pending = ConcurrentHashMap.newKeySet();
+  private final Set<CompletableFuture<Void>> pending = ConcurrentHashMap.newKeySet();
 
   private static final class Held {
     final SqsHandle handle;
