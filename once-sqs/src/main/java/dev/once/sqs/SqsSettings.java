@@ -75,9 +75,9 @@ public record SqsSettings(
   }
 
   /**
-   * The group of a queue name found under {@link #destinationPrefix}, or null when the queue is
-   * not one of this destination's (another destination's that shares the prefix, or the other
-   * kind of queue).
+   * The group of a queue name found under {@link #destinationPrefix}, or null when the queue is not
+   * one of this destination's (another destination's that shares the prefix, or the other kind of
+   * queue).
    */
   public String groupOf(String destination, String queueName) {
     String prefix = destinationPrefix(destination);
@@ -113,7 +113,7 @@ public record SqsSettings(
     int maxMessageBytes = 256 * 1024;
     Duration messageRetention = Duration.ofDays(1);
     Duration bindingRefresh = Duration.ofSeconds(5);
-    Duration requestTimeout = Duration.ofSeconds(10);
+    Duration requestTimeout = Duration.ofSeconds(30);
 
     SqsSettings freeze() {
       if (namePrefix == null || !namePrefix.matches("[A-Za-z0-9_-]{0,40}")) {
@@ -126,8 +126,7 @@ public record SqsSettings(
       range("sqs.receivesInFlight", receivesInFlight, 1, 64);
       range("sqs.sendsInFlight", sendsInFlight, 1, 256);
       range("sqs.maxMessageBytes", maxMessageBytes, 1024, 1024 * 1024);
-      between(
-          "sqs.messageRetention", messageRetention, Duration.ofMinutes(1), Duration.ofDays(14));
+      between("sqs.messageRetention", messageRetention, Duration.ofMinutes(1), Duration.ofDays(14));
       between("sqs.bindingRefresh", bindingRefresh, Duration.ZERO, Duration.ofHours(1));
       between("sqs.requestTimeout", requestTimeout, Duration.ofMillis(100), Duration.ofMinutes(5));
       return new SqsSettings(

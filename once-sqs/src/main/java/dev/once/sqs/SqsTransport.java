@@ -114,8 +114,7 @@ public final class SqsTransport
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
     checkOpen();
-    return publisher.publishTo(
-        event, queues.url(event.destination(), consumerId), confirmTimeout);
+    return publisher.publishTo(event, queues.url(event.destination(), consumerId), confirmTimeout);
   }
 
   @Override
@@ -226,9 +225,9 @@ public final class SqsTransport
     private Builder() {}
 
     /**
-     * The SDK client to use (a Spring context's, say); the transport does not close it. Without
-     * one the transport makes its own from {@link #endpoint}, {@link #region}, {@link
-     * #credentials} and the SDK's default chain.
+     * The SDK client to use (a Spring context's, say); the transport does not close it. Without one
+     * the transport makes its own from {@link #endpoint}, {@link #region}, {@link #credentials} and
+     * the SDK's default chain.
      */
     public Builder client(SqsAsyncClient client) {
       this.client = client;
@@ -272,9 +271,9 @@ public final class SqsTransport
     }
 
     /**
-     * How long a received message stays invisible to other receivers, renewed while its batch
-     * runs (at most 12 hours from a receive); also how long a killed worker's messages take to
-     * come back. Default 30 s.
+     * How long a received message stays invisible to other receivers, renewed while its batch runs
+     * (at most 12 hours from a receive); also how long a killed worker's messages take to come
+     * back. Default 30 s.
      */
     public Builder visibilityTimeout(Duration visibilityTimeout) {
       s.visibilityTimeout = visibilityTimeout;
@@ -323,7 +322,7 @@ public final class SqsTransport
       return this;
     }
 
-    /** The longest wait for an admin call (create, list, attributes). Default 10 s. */
+    /** The longest wait for an admin call (create, list, attributes). Default 30 s. */
     public Builder requestTimeout(Duration requestTimeout) {
       s.requestTimeout = requestTimeout;
       return this;

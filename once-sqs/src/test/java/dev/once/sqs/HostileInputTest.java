@@ -114,7 +114,11 @@ class HostileInputTest {
   }
 
   private static Once once(String dest) {
-    return Once.builder().dataSource(db.dataSource()).transport(transport).destinations(dest).build();
+    return Once.builder()
+        .dataSource(db.dataSource())
+        .transport(transport)
+        .destinations(dest)
+        .build();
   }
 
   private static Consumer consumer(
@@ -136,11 +140,16 @@ class HostileInputTest {
   private static void send(String url, String body, Map<String, String> attributes) {
     Map<String, MessageAttributeValue> a = new HashMap<>();
     attributes.forEach(
-        (k, v) -> a.put(k, MessageAttributeValue.builder().dataType("String").stringValue(v).build()));
+        (k, v) ->
+            a.put(k, MessageAttributeValue.builder().dataType("String").stringValue(v).build()));
     transport
         .client()
         .sendMessage(
-            SendMessageRequest.builder().queueUrl(url).messageBody(body).messageAttributes(a).build())
+            SendMessageRequest.builder()
+                .queueUrl(url)
+                .messageBody(body)
+                .messageAttributes(a)
+                .build())
         .join();
   }
 

@@ -33,15 +33,21 @@ public final class SqsOptions {
    * {@code visibilityTimeout}.
    */
   Transport open(boolean fifo, Duration visibilityTimeout) {
-    SqsTransport.Builder b =
-        SqsTransport.builder()
-            .fifo(fifo)
-            .visibilityTimeout(visibilityTimeout.compareTo(Duration.ofSeconds(1)) < 0
+    return builder()
+        .fifo(fifo)
+        .visibilityTimeout(
+            visibilityTimeout.compareTo(Duration.ofSeconds(1)) < 0
                 ? Duration.ofSeconds(1)
-                : visibilityTimeout);
+                : visibilityTimeout)
+        .build();
+  }
+
+  /** A transport's builder with this endpoint, its region and credentials set. */
+  SqsTransport.Builder builder() {
+    SqsTransport.Builder b = SqsTransport.builder();
     String e = endpoint();
     if (e.equals("aws")) {
-      return b.build();
+      return b;
     }
     URI uri;
     try {
@@ -49,7 +55,8 @@ public final class SqsOptions {
     } catch (IllegalArgumentException bad) {
       throw new UserError("--sqs-endpoint must be 'aws' or a URL, was '" + e + "'");
     }
-    if (uri.getHost() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
+    if (uri.getHost() == null
+        || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
       throw new UserError("--sqs-endpoint must be 'aws' or an http(s) URL, was '" + e + "'");
     }
     b.endpoint(uri);
@@ -57,6 +64,6 @@ public final class SqsOptions {
       b.region("us-east-1")
           .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")));
     }
-    return b.build();
+    return b;
   }
 }

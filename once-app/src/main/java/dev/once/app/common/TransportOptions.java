@@ -3,6 +3,7 @@ package dev.once.app.common;
 import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
+import dev.once.sqs.SqsTransport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.time.Duration;
 import java.util.List;
@@ -154,6 +155,11 @@ public final class TransportOptions {
       case "sqs-fifo" -> sqs.open(true, visibilityTimeout);
       default -> throw unknown();
     };
+  }
+
+  /** How an SQS transport is built here: endpoint, region and credentials of {@code --sqs-*}. */
+  public SqsTransport.Builder sqsBuilder() {
+    return sqs.builder();
   }
 
   /**

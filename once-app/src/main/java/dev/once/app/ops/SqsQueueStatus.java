@@ -13,8 +13,8 @@ import javax.sql.DataSource;
 
 /**
  * {@code once status --transport sqs}: each group queue's approximate counts as SQS gives them in
- * its attributes (visible, in flight, delayed; they lag by up to a minute). SQS tells no age of
- * the oldest message outside CloudWatch ({@code ApproximateAgeOfOldestMessage}).
+ * its attributes (visible, in flight, delayed; they lag by up to a minute). SQS tells no age of the
+ * oldest message outside CloudWatch ({@code ApproximateAgeOfOldestMessage}).
  *
  * @param error why the queue could not be read, or null
  */
@@ -60,7 +60,8 @@ record SqsQueueStatus(
   }
 
   static void print(PrintStream out, List<SqsQueueStatus> queues) {
-    out.printf("  %-10s %-22s %10s %10s %10s%n", "sqs", "consumer", "visible", "in flight", "delayed");
+    out.printf(
+        "  %-10s %-22s %10s %10s %10s%n", "sqs", "consumer", "visible", "in flight", "delayed");
     for (SqsQueueStatus q : queues) {
       if (q.error() != null) {
         out.printf("  %-10s %-22s not read: %s%n", "sqs", q.consumer(), q.error());

@@ -74,7 +74,8 @@ public final class Queues {
     try {
       return call(
               "create queue " + name,
-              client.createQueue(CreateQueueRequest.builder().queueName(name).attributes(a).build()))
+              client.createQueue(
+                  CreateQueueRequest.builder().queueName(name).attributes(a).build()))
           .queueUrl();
     } catch (SqsUnavailableException e) {
       if (e.getCause() instanceof QueueNameExistsException) {

@@ -102,13 +102,12 @@ final class Settlement {
   /** Makes the messages visible again after {@code delay} (0: at once). Does not wait. */
   CompletableFuture<Void> returnAfter(List<SqsHandle> handles, Duration delay) {
     handles.forEach(h -> held.remove(h.receipt()));
-    return track(
-        changeVisibility(handles, delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
+    return track(changeVisibility(handles, delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
   }
 
   /**
-   * Returns every message still held, at once, and waits (at most the request timeout) for that
-   * and for the deletes and returns still under way, so that a client closed next loses none.
+   * Returns every message still held, at once, and waits (at most the request timeout) for that and
+   * for the deletes and returns still under way, so that a client closed next loses none.
    */
   void returnAll() {
     List<SqsHandle> all = held.values().stream().map(h -> h.handle).toList();
