@@ -67,6 +67,13 @@ final class ConsumerImpl implements Consumer {
     if (running) {
       return this;
     }
+    once.starting(
+        this,
+        new PoolNeeds.Need(
+            "consumer " + config.consumerId() + " (" + config.workers() + " workers)",
+            config.workers(),
+            0,
+            0));
     running = true;
     for (int i = 0; i < config.workers(); i++) {
       Thread t = new Thread(this::work, "once-" + config.consumerId() + "-" + i);
@@ -196,6 +203,7 @@ final class ConsumerImpl implements Consumer {
     List<Thread> toJoin;
     synchronized (this) {
       running = false;
+      once.stopped(this);
       toJoin = new ArrayList<>(threads);
       threads.clear();
       if (callerReceiver != null) {

@@ -18,6 +18,7 @@ import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.spi.Channel;
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
@@ -52,6 +53,7 @@ public final class OnceImpl implements Once {
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
   private final Engines started = new Engines();
+  private final PoolNeeds poolNeeds;
   private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
 
@@ -103,6 +105,7 @@ public final class OnceImpl implements Once {
     checkSchema(dataSource, dialect);
     this.tracing = tracing;
     this.givenDataSource = dataSource;
+    this.poolNeeds = new PoolNeeds(() -> PoolSize.of(dataSource));
     this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
     this.dataSource = waits.bound(dataSource);
     TransactionRunner runner =
@@ -111,7 +114,7 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.consumerChecks = new ConsumerChecks(transport);
+    this.consumerChecks = new ConsumerChecks(transport, config.destinations());
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -144,6 +147,7 @@ public final class OnceImpl implements Once {
    */
   public static void checkSchema(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
+      SchemaPlace.require(c, dialect);
       SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
         if (!dialect.status().tableExists(c, table)) {
@@ -328,6 +332,42 @@ public final class OnceImpl implements Once {
 
   void relayRunning(boolean running) {
     runningRelays.addAndGet(running ? 1 : -1);
+  }
+
+  /**
+   * Counts what {@code engine} takes of the pool before it starts, and refuses a pool too small for
+   * every engine running (see {@link PoolNeeds}).
+   */
+  void starting(Object engine, PoolNeeds.Need need) {
+    java.util.Map<Object, PoolNeeds.Need> needs = new java.util.LinkedHashMap<>();
+    needs.put(engine, need);
+    boolean relay = engine instanceof RelayImpl;
+    ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
+    if (relay && dialect.store().notifies()) {
+      needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
+    }
+    if (use != null && relay && use.notifying(givenDataSource) > 0) {
+      needs.put(
+          ConnectionUse.class, new PoolNeeds.Need("the table queue's NOTIFY sender", 1, 0, 0));
+    }
+    if (use != null
+        && engine instanceof ConsumerImpl
+        && use.heldWhileReceiving(givenDataSource) > 0) {
+      needs.put(Channel.QUEUE, new PoolNeeds.Need("the table queue's LISTEN", 0, 0, 1));
+    }
+    poolNeeds.starting(needs);
+  }
+
+  /** Connections a relay's publish takes besides its own (the table queue's rows). */
+  int extraPerPublish() {
+    return transport
+        .capability(ConnectionUse.class)
+        .map(u -> u.perPublish(givenDataSource))
+        .orElse(0);
+  }
+
+  void stopped(Object engine) {
+    poolNeeds.stopped(engine);
   }
 
   void started(AutoCloseable engine) {
