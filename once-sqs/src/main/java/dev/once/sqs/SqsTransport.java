@@ -335,7 +335,11 @@ public final class SqsTransport
       }
       SqsAsyncClientBuilder b =
           SqsAsyncClient.builder()
-              .httpClientBuilder(NettyNioAsyncHttpClient.builder().maxConcurrency(512));
+              .httpClientBuilder(
+                  NettyNioAsyncHttpClient.builder()
+                      .maxConcurrency(512)
+                      // a worker's first call on a busy machine waited over the default 10 s
+                      .connectionAcquisitionTimeout(settings.requestTimeout()));
       if (settings.endpoint() != null) {
         b.endpointOverride(settings.endpoint());
       }
