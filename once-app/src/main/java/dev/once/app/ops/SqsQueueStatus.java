@@ -1,6 +1,8 @@
 package dev.once.app.ops;
 
 import dev.once.app.common.TransportOptions;
+import dev.once.app.common.UserError;
+import dev.once.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import dev.once.sqs.SqsTransport;
 import java.io.PrintStream;
@@ -20,6 +22,26 @@ import javax.sql.DataSource;
  */
 record SqsQueueStatus(
     String consumer, String destination, Map<String, String> counts, String error) {
+
+  /**
+   * Consumer group → destination: those of {@code --group DESTINATION:GROUP}, else the demo's. SQS
+   * lists queues by name only, so the groups Once's tables record are not looked for here.
+   */
+  static Map<String, String> groups(BrokerGroups named) {
+    if (named.groups == null || named.groups.isEmpty()) {
+      return new java.util.TreeMap<>(WarehouseTables.CONSUMER_DESTINATIONS);
+    }
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (String g : named.groups) {
+      int colon = g.indexOf(':');
+      if (colon <= 0 || colon == g.length() - 1 || g.indexOf(':', colon + 1) >= 0) {
+        throw new UserError(
+            "--group must be DESTINATION:GROUP, e.g. orders:billing, was '" + g + "'");
+      }
+      out.put(g.substring(colon + 1), g.substring(0, colon));
+    }
+    return out;
+  }
 
   /** The counts of every group in {@code groups} (group → destination). */
   static List<SqsQueueStatus> read(
