@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,10 @@ public abstract class TransportContract extends PipelineContract {
     }
   }
 
+  /**
+   * Acknowledges each poll's deliveries before the next poll: a broker may hold a key's later
+   * events back while earlier ones are unacknowledged (an SQS FIFO queue's message group does).
+   */
   @Test
   void eventsWithOneKeyArriveInPublishOrder() throws Exception {
     String dest = unique("dest");
@@ -120,11 +125,32 @@ public abstract class TransportContract extends PipelineContract {
     }
     assertConfirmed(transport().publish(batch, CONFIRM), 20);
     try (Receiver r = transport().receiver(dest, "g")) {
-      List<Delivery> got = receive(r, 20, redeliveryWait());
-      assertEquals(
-          batch.stream().map(Event::id).toList(), got.stream().map(d -> d.event().id()).toList());
-      r.ack(got);
+      List<Delivery> got = new ArrayList<>();
+      long deadline = System.nanoTime() + redeliveryWait().toNanos();
+      while (got.size() < 20 && System.nanoTime() < deadline) {
+        List<Delivery> polled = r.poll(20 - got.size(), Duration.ofMillis(200));
+        if (!polled.isEmpty()) {
+          r.ack(polled);
+        }
+        got.addAll(polled);
+      }
+      List<EventId> ids = got.stream().map(d -> d.event().id()).toList();
+      List<EventId> sent = batch.stream().map(Event::id).toList();
+      if (keepsKeyOrder()) {
+        assertEquals(sent, ids);
+      } else {
+        assertEquals(Set.copyOf(sent), Set.copyOf(ids), "every event once");
+        assertEquals(20, ids.size(), "every event once: " + ids);
+      }
     }
+  }
+
+  /**
+   * Whether the transport hands one key's events out in publish order; true but for a transport
+   * that promises no order at all (an SQS standard queue), which must still deliver each event.
+   */
+  protected boolean keepsKeyOrder() {
+    return true;
   }
 
   @Test

@@ -91,11 +91,13 @@ final class BenchOptions {
   int run(BenchSettings settings, boolean kafka, Bench bench) throws Exception {
     String name = transport.name();
     boolean known =
-        name.equals("table") || name.equals("rabbitmq") || (kafka && name.equals("kafka"));
+        name.equals("table")
+            || name.equals("rabbitmq")
+            || (kafka && (name.equals("kafka") || name.equals("sqs")));
     if (!known) {
       throw new UserError(
           (kafka
-                  ? "--transport must be 'table', 'rabbitmq' or 'kafka', was '"
+                  ? "--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was '"
                   : "--transport must be 'table' or 'rabbitmq', was '")
               + name
               + "'");
@@ -115,6 +117,9 @@ final class BenchOptions {
               transport::bootstrap,
               settings);
       env.jdbcUrl(database.jdbcUrl());
+      if (name.equals("sqs")) {
+        env.sqs(transport::sqsBuilder);
+      }
       BenchResult result = bench.run(env);
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(result.json()));

@@ -3,11 +3,13 @@ package dev.once.app.common;
 import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
+import dev.once.sqs.SqsTransport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code --transport} and its settings, shared by the commands that move events. */
@@ -17,9 +19,13 @@ public final class TransportOptions {
       names = "--transport",
       defaultValue = "table",
       description =
-          "table (a queue in the same PostgreSQL; default), rabbitmq or kafka (without"
-              + " --bootstrap: an embedded broker, data in .once/kafka).")
+          "table (a queue in the same PostgreSQL; default), rabbitmq, kafka (without"
+              + " --bootstrap: an embedded broker, data in .once/kafka), sqs or sqs-fifo (Amazon"
+              + " SQS standard or FIFO queues; without --sqs-endpoint: ElasticMQ in this"
+              + " process).")
   String transport;
+
+  @Mixin SqsOptions sqs = new SqsOptions();
 
   /**
    * The environment variable read when {@code --amqp} is absent: a URI with a password given there
@@ -53,6 +59,9 @@ public final class TransportOptions {
   public List<String> args() {
     if (transport.equals("kafka")) { // children use this process's broker, embedded or not
       return List.of("--transport", transport, "--bootstrap", bootstrap());
+    }
+    if (transport.startsWith("sqs")) { // children use this process's SQS server, embedded or not
+      return List.of("--transport", transport, "--sqs-endpoint", sqs.endpoint());
     }
     return List.of("--transport", transport);
   }
@@ -120,14 +129,16 @@ public final class TransportOptions {
   public boolean keepsBrokerDeadLetters() {
     return switch (transport) {
       case "rabbitmq" -> true;
-      case "table", "kafka" -> false;
+      case "table", "kafka", "sqs", "sqs-fifo" -> false;
       default -> throw unknown();
     };
   }
 
   private UserError unknown() {
     return new UserError(
-        "--transport must be 'table', 'rabbitmq' or 'kafka', was '" + transport + "'");
+        "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was '"
+            + transport
+            + "'");
   }
 
   /**
@@ -140,8 +151,15 @@ public final class TransportOptions {
           TableQueueTransport.builder(dataSource).visibilityTimeout(visibilityTimeout).build();
       case "rabbitmq" -> rabbitmq();
       case "kafka" -> kafka();
+      case "sqs" -> sqs.open(false, visibilityTimeout);
+      case "sqs-fifo" -> sqs.open(true, visibilityTimeout);
       default -> throw unknown();
     };
+  }
+
+  /** How an SQS transport is built here: endpoint, region and credentials of {@code --sqs-*}. */
+  public SqsTransport.Builder sqsBuilder() {
+    return sqs.builder();
   }
 
   /**

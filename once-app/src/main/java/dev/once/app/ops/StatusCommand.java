@@ -29,7 +29,9 @@ import picocli.CommandLine.Option;
       "Shows the outbox, the table queue, the retry backlog and the open dead letters: how many"
           + " wait and the age of the oldest.",
       "With --transport rabbitmq, also what RabbitMQ dead-lettered on its own per consumer group"
-          + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters."
+          + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters.",
+      "With --transport sqs or sqs-fifo, also each group queue's approximate visible, in-flight"
+          + " and delayed messages, from the queue's attributes."
     })
 public final class StatusCommand implements Callable<Integer> {
   @Mixin DatabaseOptions db = new DatabaseOptions();
@@ -51,14 +53,28 @@ public final class StatusCommand implements Callable<Integer> {
           transport.keepsBrokerDeadLetters()
               ? BrokerCount.read(transport, groups, database.dataSource(), notes)
               : null;
+      List<SqsQueueStatus> sqs =
+          transport.name().startsWith("sqs")
+              ? SqsQueueStatus.read(transport, SqsQueueStatus.groups(groups), database.dataSource())
+              : null;
       if (json) {
-        System.out.println(new ObjectMapper().writeValueAsString(toJson(s, broker)));
+        Map<String, Object> out = toJson(s, broker);
+        if (sqs != null) {
+          out.put("sqs_queues", sqs.stream().map(SqsQueueStatus::toJson).toList());
+        }
+        System.out.println(new ObjectMapper().writeValueAsString(out));
       } else {
         print(System.out, s, database.description());
         printBroker(System.out, broker);
+        if (sqs != null) {
+          SqsQueueStatus.print(System.out, sqs);
+        }
       }
       notes.forEach(n -> System.err.println("once: " + n));
-      return broker != null && broker.stream().anyMatch(b -> b.error() != null) ? 1 : 0;
+      boolean unread =
+          (broker != null && broker.stream().anyMatch(b -> b.error() != null))
+              || (sqs != null && sqs.stream().anyMatch(q -> q.error() != null));
+      return unread ? 1 : 0;
     }
   }
 

@@ -6,6 +6,7 @@ import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
+import dev.once.sqs.SqsTransport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.io.IOException;
 import java.util.concurrent.TimeoutException;
@@ -22,7 +23,7 @@ public final class BenchEnv {
 
   /** The transports a bench runs on; {@code bench e2e} and {@code bench} run on Kafka too. */
   public static final java.util.List<String> TRANSPORTS =
-      java.util.List.of("table", "rabbitmq", "kafka");
+      java.util.List.of("table", "rabbitmq", "kafka", "sqs");
 
   private final DataSource dataSource;
   private final String description;
@@ -32,6 +33,7 @@ public final class BenchEnv {
   private final BenchSettings settings;
   private final Rollbacks rollbacks = new Rollbacks();
   private String jdbcUrl;
+  private Supplier<SqsTransport.Builder> sqs;
 
   /** Partitions of the bench's Kafka topics, Once's and the hand-written pipeline's alike. */
   static final int KAFKA_PARTITIONS = 6;
@@ -51,7 +53,7 @@ public final class BenchEnv {
       BenchSettings settings) {
     if (!TRANSPORTS.contains(transport)) {
       throw new IllegalArgumentException(
-          "--transport must be 'table', 'rabbitmq' or 'kafka', was '" + transport + "'");
+          "--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was '" + transport + "'");
     }
     this.dataSource = dataSource;
     this.description = description;
@@ -94,6 +96,22 @@ public final class BenchEnv {
 
   String jdbcUrl() {
     return jdbcUrl;
+  }
+
+  /**
+   * How an SQS transport is built for {@code --transport sqs} (endpoint, region, credentials set);
+   * Once's transport and ceiling C's client both come from it.
+   */
+  public BenchEnv sqs(Supplier<SqsTransport.Builder> sqs) {
+    this.sqs = sqs;
+    return this;
+  }
+
+  Supplier<SqsTransport.Builder> sqs() {
+    if (sqs == null) {
+      throw new IllegalStateException("--transport sqs needs the SQS endpoint, which is unknown");
+    }
+    return sqs;
   }
 
   BenchSettings settings() {
@@ -160,6 +178,9 @@ public final class BenchEnv {
           .namePrefix(RABBIT_PREFIX)
           .prefetch(settings.prefetch())
           .build();
+    }
+    if (transportName().equals("sqs")) {
+      return sqs().get().namePrefix("once-bench-").build();
     }
     if (transportName().equals("kafka")) {
       return KafkaTransport.builder()

@@ -23,6 +23,9 @@ final class ServiceBench {
     if (env.jdbcUrl() == null) {
       throw new IllegalStateException("--service needs the database's JDBC URL, which is unknown");
     }
+    if (env.transportName().equals("sqs")) {
+      throw new IllegalArgumentException("--service does not run on SQS yet");
+    }
     BenchSettings s = env.settings();
     ProcessBuilder pb = new ProcessBuilder(command(env, warmup, rate, pool));
     pb.environment().put(ServiceRun.DB, env.jdbcUrl());

@@ -21,7 +21,7 @@ public class OnceProperties {
 
   /**
    * The broker: the table queue in the application's database (table), RabbitMQ (rabbitmq, module
-   * once-rabbitmq) or Kafka (kafka, module once-kafka).
+   * once-rabbitmq), Kafka (kafka, module once-kafka) or Amazon SQS (sqs, module once-sqs).
    */
   private TransportKind transport = TransportKind.TABLE;
 
@@ -40,6 +40,7 @@ public class OnceProperties {
   private final Table table = new Table();
   private final Rabbitmq rabbitmq = new Rabbitmq();
   private final Kafka kafka = new Kafka();
+  private final Sqs sqs = new Sqs();
   private final Schema schema = new Schema();
   private final Relay relay = new Relay();
   private final Retention retention = new Retention();
@@ -55,7 +56,9 @@ public class OnceProperties {
     /** RabbitMQ, connected with the spring.rabbitmq.* settings. */
     RABBITMQ,
     /** Kafka, connected with spring.kafka.bootstrap-servers. */
-    KAFKA;
+    KAFKA,
+    /** Amazon SQS, with the application's SqsAsyncClient or the AWS SDK's default chain. */
+    SQS;
 
     /** The value as {@code once.transport} is written: {@code table}, {@code rabbitmq}, … */
     @Override
@@ -85,6 +88,63 @@ public class OnceProperties {
 
     public void setPartitions(Integer partitions) {
       this.partitions = partitions;
+    }
+  }
+
+  public static class Sqs {
+    /** Put before every queue name. */
+    private String namePrefix = "";
+
+    /** FIFO queues (order per key, 5-minute deduplication) instead of standard ones. */
+    private boolean fifo;
+
+    /** An endpoint other than AWS's (ElasticMQ, LocalStack); unused with an SqsAsyncClient bean. */
+    private String endpoint;
+
+    /** The AWS region; default the SDK's chain; unused with an SqsAsyncClient bean. */
+    private String region;
+
+    /** How long a received message stays invisible (renewed while its batch runs). */
+    private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+    public String getNamePrefix() {
+      return namePrefix;
+    }
+
+    public void setNamePrefix(String namePrefix) {
+      this.namePrefix = namePrefix;
+    }
+
+    public boolean isFifo() {
+      return fifo;
+    }
+
+    public void setFifo(boolean fifo) {
+      this.fifo = fifo;
+    }
+
+    public String getEndpoint() {
+      return endpoint;
+    }
+
+    public void setEndpoint(String endpoint) {
+      this.endpoint = endpoint;
+    }
+
+    public String getRegion() {
+      return region;
+    }
+
+    public void setRegion(String region) {
+      this.region = region;
+    }
+
+    public Duration getVisibilityTimeout() {
+      return visibilityTimeout;
+    }
+
+    public void setVisibilityTimeout(Duration visibilityTimeout) {
+      this.visibilityTimeout = visibilityTimeout;
     }
   }
 
@@ -263,6 +323,10 @@ public class OnceProperties {
 
   public Kafka getKafka() {
     return kafka;
+  }
+
+  public Sqs getSqs() {
+    return sqs;
   }
 
   public Schema getSchema() {

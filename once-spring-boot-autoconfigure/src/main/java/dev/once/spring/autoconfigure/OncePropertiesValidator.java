@@ -60,6 +60,7 @@ final class OncePropertiesValidator implements Validator {
 
   static final String RABBITMQ_CLASS = "dev.once.rabbitmq.RabbitTransport";
   static final String KAFKA_CLASS = "dev.once.kafka.KafkaTransport";
+  static final String SQS_CLASS = "dev.once.sqs.SqsTransport";
 
   private final ClassLoader classLoader;
   private final UnknownConsumers unknownConsumers;
@@ -85,6 +86,7 @@ final class OncePropertiesValidator implements Validator {
         || type == OnceProperties.Table.class
         || type == OnceProperties.Rabbitmq.class
         || type == OnceProperties.Kafka.class
+        || type == OnceProperties.Sqs.class
         || type == OnceProperties.Health.class
         || type == OnceProperties.Metrics.class;
   }
@@ -110,6 +112,8 @@ final class OncePropertiesValidator implements Validator {
       check(errors, TransportChecks.RABBITMQ, () -> TransportChecks.rabbitmq(r));
     } else if (target instanceof OnceProperties.Kafka k && present(KAFKA_CLASS)) {
       check(errors, TransportChecks.KAFKA, () -> TransportChecks.kafka(k));
+    } else if (target instanceof OnceProperties.Sqs q && present(SQS_CLASS)) {
+      check(errors, SqsChecks.PATHS, () -> SqsChecks.check(q));
     } else if (target instanceof OnceProperties.Health h) {
       health(h, errors);
     } else if (target instanceof OnceProperties.Metrics m) {
@@ -144,6 +148,7 @@ final class OncePropertiesValidator implements Validator {
         switch (kind) {
           case RABBITMQ -> present(RABBITMQ_CLASS) ? null : "once-rabbitmq";
           case KAFKA -> present(KAFKA_CLASS) ? null : "once-kafka";
+          case SQS -> present(SQS_CLASS) ? null : "once-sqs";
           case TABLE -> null;
         };
     if (missing != null) {
@@ -168,6 +173,9 @@ final class OncePropertiesValidator implements Validator {
     }
     if (present(KAFKA_CLASS)) {
       out.add(OnceProperties.TransportKind.KAFKA.toString());
+    }
+    if (present(SQS_CLASS)) {
+      out.add(OnceProperties.TransportKind.SQS.toString());
     }
     return String.join(", ", out);
   }

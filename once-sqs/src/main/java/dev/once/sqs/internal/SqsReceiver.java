@@ -1,0 +1,179 @@
+package dev.once.sqs.internal;
+
+import dev.once.spi.Delivery;
+import dev.once.spi.Outage;
+import dev.once.spi.Receiver;
+import dev.once.sqs.SqsSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+
+/**
+ * One worker's receiver of a group queue. Keeps up to {@code receivesInFlight} long polls ({@code
+ * ReceiveMessage}, up to 10 messages each) going; what they bring waits in a buffer for the next
+ * {@link #poll}, invisible to other receivers and kept so by the {@link Settlement}. After a failed
+ * receive it waits a second before the next one (no hot loop while SQS is away). Closing it returns
+ * every message it holds, at once.
+ */
+public final class SqsReceiver implements Receiver {
+  private static final Logger log = LoggerFactory.getLogger(SqsReceiver.class);
+  private static final long BACKOFF_NANOS = 1_000_000_000L;
+
+  private final SqsAsyncClient client;
+  private final SqsSettings settings;
+  private final String destination;
+  private final String url;
+  private final Settlement settlement;
+  private final Consumer<SqsReceiver> onClose;
+  private final Outage outage;
+  private final LinkedBlockingQueue<Delivery> buffer = new LinkedBlockingQueue<>();
+  private final AtomicInteger receiving = new AtomicInteger();
+  private volatile int wanted = 10;
+  private volatile long failedAt;
+  private volatile boolean failing;
+  private volatile boolean closed;
+
+  public SqsReceiver(
+      SqsAsyncClient client,
+      SqsSettings settings,
+      String destination,
+      String url,
+      Consumer<SqsReceiver> onClose) {
+    this.client = client;
+    this.settings = settings;
+    this.destination = destination;
+    this.url = url;
+    this.onClose = onClose;
+    this.settlement = new Settlement(client, settings, url);
+    this.outage = new Outage(log, "SQS receiver of " + url);
+  }
+
+  @Override
+  public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    wanted = Math.max(1, Math.min(10, max));
+    receiveMore();
+    List<Delivery> got = new ArrayList<>();
+    Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    if (first == null) {
+      return got;
+    }
+    got.add(first);
+    buffer.drainTo(got, max - 1);
+    receiveMore();
+    return got;
+  }
+
+  /** Starts receives until {@code receivesInFlight} are going, unless SQS just failed one. */
+  private void receiveMore() {
+    if (failing && System.nanoTime() - failedAt < BACKOFF_NANOS) {
+      return;
+    }
+    while (!closed && buffer.size() < 10 * settings.receivesInFlight()) {
+      int n = receiving.get();
+      if (n >= settings.receivesInFlight() || !receiving.compareAndSet(n, n + 1)) {
+        if (receiving.get() >= settings.receivesInFlight()) {
+          return;
+        }
+        continue;
+      }
+      receiveOne();
+    }
+  }
+
+  private void receiveOne() {
+    ReceiveMessageRequest request =
+        ReceiveMessageRequest.builder()
+            .queueUrl(url)
+            .maxNumberOfMessages(wanted)
+            .waitTimeSeconds((int) settings.receiveWait().toSeconds())
+            .visibilityTimeout((int) settings.visibilityTimeout().toSeconds())
+            .messageAttributeNames("All")
+            .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)
+            .build();
+    long started = System.nanoTime();
+    try {
+      client.receiveMessage(request).whenComplete((r, e) -> received(r, e, started));
+    } catch (RuntimeException e) {
+      received(null, e, started);
+    }
+  }
+
+  private void received(ReceiveMessageResponse r, Throwable error, long started) {
+    receiving.decrementAndGet();
+    if (error != null) {
+      if (!closed) {
+        failedAt = System.nanoTime();
+        failing = true;
+        outage.failed("receive failed, trying again in a second: {}", error.toString());
+      }
+      return;
+    }
+    failing = false;
+    outage.ended();
+    List<Delivery> got = new ArrayList<>();
+    for (Message m : r.messages()) {
+      SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started);
+      settlement.received(h);
+      int count = receiveCount(m);
+      got.add(MessageCodec.decode(destination, m, count, h));
+    }
+    if (closed) {
+      settlement.returnAll();
+      return;
+    }
+    buffer.addAll(got);
+    if (!got.isEmpty()) {
+      receiveMore();
+    }
+  }
+
+  private static int receiveCount(Message m) {
+    String c = m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+    try {
+      return c == null ? 1 : Math.max(1, Integer.parseInt(c));
+    } catch (NumberFormatException e) {
+      return 1;
+    }
+  }
+
+  @Override
+  public void ack(List<Delivery> deliveries) {
+    settlement.delete(handles(deliveries));
+  }
+
+  @Override
+  public void nack(List<Delivery> deliveries, Duration delay) {
+    settlement.returnAfter(handles(deliveries), delay);
+  }
+
+  /** For the transport's timer: keeps held messages invisible while their batch runs. */
+  public void extend(long now) {
+    settlement.extend(now);
+  }
+
+  private static List<SqsHandle> handles(List<Delivery> deliveries) {
+    return deliveries.stream().map(d -> (SqsHandle) d.handle()).toList();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    buffer.clear();
+    settlement.returnAll();
+    onClose.accept(this);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.once.sqs;
+
+import dev.once.sqs.embedded.EmbeddedSqs;
+import java.time.Duration;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+
+/**
+ * The one in-process SQS server (ElasticMQ) of this test JVM and one SDK client for it, started on
+ * first use and shared by every test class; tests keep apart by unique destination and group names.
+ */
+final class Sqs {
+  private static EmbeddedSqs server;
+  private static SqsAsyncClient client;
+
+  private Sqs() {}
+
+  static synchronized SqsAsyncClient client() {
+    if (server == null) {
+      server = EmbeddedSqs.start();
+      client =
+          SqsAsyncClient.builder()
+              .endpointOverride(server.endpoint())
+              .region(Region.US_EAST_1)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+              .build();
+      client.listQueues().join(); // loads the SDK and wakes the server before any test's timeout
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    client.close();
+                    server.close();
+                  }));
+    }
+    return client;
+  }
+
+  /** A transport on the embedded server, with test timings: short long polls and visibility. */
+  static SqsTransport.Builder transport() {
+    return SqsTransport.builder()
+        .client(client())
+        .receiveWait(Duration.ofSeconds(1))
+        .visibilityTimeout(Duration.ofSeconds(3));
+  }
+}
