@@ -62,7 +62,26 @@ class DocReferencesTest {
           "Write",
           "Create",
           "Delete",
-          "All");
+          "All",
+          // Amazon SQS's API actions, attributes and error kinds (docs/SQS.md)
+          "CreateQueue",
+          "FifoQueue",
+          "GetQueueUrl",
+          "ListQueues",
+          "MessageDeduplicationId",
+          "MessageGroupId",
+          "SendMessageBatch",
+          "SenderFault",
+          "WaitTimeSeconds",
+          "DeleteMessageBatch",
+          "ChangeMessageVisibility",
+          "ChangeMessageVisibilityBatch",
+          "MessageRetentionPeriod",
+          "MessageId",
+          "ReceiveMessage",
+          "PurgeQueue",
+          "ApproximateAgeOfOldestMessage",
+          "ApproximateReceiveCount");
 
   /**
    * Other libraries' types the docs name, by simple name. Looked up (with their members) when this
@@ -99,7 +118,8 @@ class DocReferencesTest {
           Map.entry(
               "CooperativeStickyAssignor",
               "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
-          Map.entry("HttpServer", "com.sun.net.httpserver.HttpServer"));
+          Map.entry("HttpServer", "com.sun.net.httpserver.HttpServer"),
+          Map.entry("SqsAsyncClient", "software.amazon.awssdk.services.sqs.SqsAsyncClient"));
 
   private static final List<String> JDK_PACKAGES =
       List.of(
