@@ -58,7 +58,8 @@ class PoisonBatchCostTest {
                 .batchSize(BATCH)
                 .batchLinger(Duration.ZERO)
                 .idleWait(Duration.ofMillis(1))
-                .retry(RetryPolicy.builder().backoff(Duration.ofHours(1), Duration.ofHours(1)).build())
+                .retry(
+                    RetryPolicy.builder().backoff(Duration.ofHours(1), Duration.ofHours(1)).build())
                 .build();
         publish(once, 0);
         assertThat(once.newRelay().runOnce()).isEqualTo(BATCH);
@@ -66,7 +67,8 @@ class PoisonBatchCostTest {
         counter.reset();
         assertThat(consumer.runOnce()).isEqualTo(BATCH);
         Cost poisoned = counter.cost();
-        assertThat(handlerCalls.get()).as("handler calls: 4 in the first run, 7 in the rerun")
+        assertThat(handlerCalls.get())
+            .as("handler calls: 4 in the first run, 7 in the rerun")
             .isEqualTo(11);
         assertThat(db.count("SELECT count(*) FROM poison_effects")).isEqualTo(BATCH - 1);
         assertThat(db.count("SELECT count(*) FROM once_attempt WHERE event_id = 'o:3'"))
@@ -87,7 +89,8 @@ class PoisonBatchCostTest {
                     + " each committed by the table queue")
             .isEqualTo(new Cost(20, 5, 1, 7));
         assertThat(next)
-            .as("the next batch: the poll; markers, a savepoint and a handler each, commit; the ack")
+            .as(
+                "the next batch: the poll; markers, a savepoint and a handler each, commit; the ack")
             .isEqualTo(new Cost(13, 3, 0, 8));
       }
     }

@@ -17,6 +17,8 @@ import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
+import dev.once.internal.consumer.ConsumerContext;
+import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.spi.Channel;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
@@ -211,7 +213,23 @@ public final class OnceImpl implements Once {
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
     consumerChecks.check(consumerConfig);
-    return new ConsumerImpl(this, consumerConfig);
+    return new ConsumerImpl(consumerContext(), consumerConfig);
+  }
+
+  /** What a consumer reads of this instance. */
+  private ConsumerContext consumerContext() {
+    return new ConsumerContext(
+        dataSource,
+        dialect,
+        transactions,
+        waits.perTransaction(),
+        transport,
+        listener,
+        tracing,
+        config.clock(),
+        this::newTx,
+        this::outboxCommitted,
+        started::add);
   }
 
   @Override
@@ -246,23 +264,6 @@ public final class OnceImpl implements Once {
 
   TransactionRunner transactions() {
     return transactions;
-  }
-
-  /**
-   * Who runs the consumers' batch transactions: the same runner as producers' ({@link
-   * #transactions()}). The server's bounds on a batch's waits ({@link #batchWaits()}) go with its
-   * markers, in the same round trip (see {@code DeliveryRunner.insertMarkers}).
-   */
-  TransactionRunner batchTransactions() {
-    return transactions;
-  }
-
-  /**
-   * The bounds a consumer's batch transaction sets with its markers, its first statement (none if
-   * the sessions have them).
-   */
-  TransactionWaits batchWaits() {
-    return waits.perTransaction();
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */
