@@ -18,7 +18,7 @@ record BuildInfo(String version, String commit) {
         known(version.getProperty("version")), known(git.getProperty("git.commit.id.abbrev")));
   }
 
-  /** {@code once 0.1.0-SNAPSHOT (commit 2b61db8)}. */
+  /** {@code once 1.0.0-SNAPSHOT (commit 2b61db8)}. */
   String describe() {
     String from = commit == null ? "commit unknown: built without git" : "commit " + commit;
     return "once " + (version == null ? "(version unknown)" : version) + " (" + from + ")";

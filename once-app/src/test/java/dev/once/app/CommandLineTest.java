@@ -27,8 +27,8 @@ class CommandLineTest {
 
   @Test
   void aBuildWithoutGitSaysSoInsteadOfNamingACommit() {
-    assertThat(new BuildInfo("0.1.0", null).describe())
-        .isEqualTo("once 0.1.0 (commit unknown: built without git)");
+    assertThat(new BuildInfo("1.0.0", null).describe())
+        .isEqualTo("once 1.0.0 (commit unknown: built without git)");
   }
 
   @Test

@@ -55,6 +55,7 @@ class DocReferencesTest {
           "PostgreSQL",
           "RabbitMQ",
           "Kafka",
+          "HikariCP",
           "Read",
           "Describe",
           "Alter",

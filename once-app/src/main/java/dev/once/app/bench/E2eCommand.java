@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
           + " ceiling C (a hand-written pipeline doing the same work without the library), full"
           + " speed and paced at Once's paced rate. --service adds the example service"
           + " (README defaults, a pool of its own) run in a JVM of its own.",
-      "See docs/PERFORMANCE.md, round 4."
+      "See docs/PERFORMANCE.md, \"What each bench measures\"."
     })
 public final class E2eCommand implements Callable<Integer> {
   @Mixin BenchOptions options;

@@ -14,20 +14,20 @@ import java.util.function.LongSupplier;
  * rounds. Two quiet rounds alone were seen in a lull: Once's per-batch methods (the relay's
  * runOnce, the consumer's Pipeline) reach the optimising compiler only after 30 000 to 45 000
  * orders, and a warm-up that ended at 24 000 orders after two quiet rounds had its service compile
- * for 7.8 s while measured (docs/performance/issue27-service-jit.txt). A fixed number of orders is
- * not enough on two busy cores: a fresh JVM running the example service compiled for 25 s over its
- * first 25 000 orders, and its rate rose from 500 to 2 300 orders/s meanwhile; Once's per-batch
- * methods reach the optimising compiler only after thousands of batches (docs/PERFORMANCE.md, round
- * 4, the service path). A service that has run for minutes is past that; the bench measures it
- * there.
+ * for 7.8 s while measured (-XX:+PrintCompilation; docs/PERFORMANCE.md, round 4). A fixed number of
+ * orders is not enough on two busy cores: a fresh JVM running the example service compiled for 25 s
+ * over its first 25 000 orders, and its rate rose from 500 to 2 300 orders/s meanwhile; Once's
+ * per-batch methods reach the optimising compiler only after thousands of batches
+ * (docs/PERFORMANCE.md, round 4, the service path). A service that has run for minutes is past
+ * that; the bench measures it there.
  *
  * <p>After each round the warm-up waits, at most as long as the round took, until the JIT has
  * compiled what the round queued ({@link JitQueue}). Without that pause the JIT could not catch up
  * on two cores: the round's threads and PostgreSQL keep both busy, HotSpot's one C2 thread got a
  * quarter of a core, compiled every round's new hot methods 4 times slower than its CPU time
- * (docs/performance/issue27-service-jit.txt), and the service's warm-up ran out of rounds still
- * compiling. The pause is not a round: whether the JIT is quiet is judged on the rounds alone,
- * under full load, as before.
+ * (-XX:+PrintCompilation; docs/PERFORMANCE.md, round 4), and the service's warm-up ran out of
+ * rounds still compiling. The pause is not a round: whether the JIT is quiet is judged on the
+ * rounds alone, under full load, as before.
  *
  * @param orders orders the rounds sent
  * @param rounds rounds run
@@ -68,7 +68,7 @@ record JitWarmup(long orders, int rounds, double seconds, boolean quiet, double 
   /**
    * The cap. 30 was too few for the service with the quiet-window script's settings (--warmup 2000,
    * --events 10000): its per-batch code reached C2 only at ~52 000 orders, and five quiet rounds
-   * after that need ~62 000 (docs/performance/issue27-service-jit.txt).
+   * after that need ~62 000 (-XX:+PrintCompilation; docs/PERFORMANCE.md, round 4).
    */
   static final int MAX_ROUNDS = 40;
 

@@ -35,7 +35,7 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * The cost of the filter on a trivial endpoint (one INSERT in a transaction), same run, same
  * server: without the filter (the endpoint runs its own Once transaction), with it and a new key
  * per request, and with it replaying one stored key. Prints requests/s and p50/p99 per phase. Run
- * by docs/performance/http-bench.sh; arguments: clients seconds rounds.
+ * by bench/http-idempotency.sh; arguments: clients seconds rounds.
  */
 public final class HttpBench {
   public static void main(String[] args) throws Exception {
