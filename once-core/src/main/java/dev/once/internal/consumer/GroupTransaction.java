@@ -45,7 +45,7 @@ final class GroupTransaction {
     final Delivery delivery;
 
     DeliveryCrashed(Delivery delivery, Error cause) {
-      super(cause.toString(), cause, false, false);
+      super(null, cause, false, false); // no message: the cause's may quote a payload
       this.delivery = delivery;
     }
   }
