@@ -71,16 +71,6 @@ public final class ConsumerBuilder {
   }
 
   /**
-   * The idle wait under its old name.
-   *
-   * @deprecated one name for the idle wait of every engine: {@link #idleWait(Duration)}
-   */
-  @Deprecated(since = "1.1", forRemoval = true)
-  public ConsumerBuilder pollTimeout(Duration pollTimeout) {
-    return idleWait(pollTimeout);
-  }
-
-  /**
    * How long a worker that had to wait for its first delivery waits for more before its batch
    * starts. Under a trickle (producers committing one event at a time) each delivery would
    * otherwise be a batch of its own, and each batch costs a synchronous commit; with a linger the

@@ -63,14 +63,4 @@ public record ConsumerConfig(
           "consumer.batchLinger", "must be between 0 and 1 s, was " + batchLinger);
     }
   }
-
-  /**
-   * The idle wait under its old name.
-   *
-   * @deprecated one name for the idle wait of every engine: {@link #idleWait()}
-   */
-  @Deprecated(since = "1.1", forRemoval = true)
-  public Duration pollTimeout() {
-    return idleWait;
-  }
 }

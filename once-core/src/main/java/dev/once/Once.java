@@ -17,6 +17,11 @@ import java.sql.Connection;
  *
  * <p>Methods named {@code new…} create an engine that runs threads once started; call them once per
  * engine you want, not as getters.
+ *
+ * <p>Those threads are daemon threads: they never keep a JVM alive that the application meant to
+ * end. A program with nothing else running (no web server, no framework) must wait itself — until a
+ * shutdown hook, say — and then {@link #close()}, as the README's Quick start does; ending without
+ * closing is a crash, which the guarantee covers (deliveries are handed out again).
  */
 public interface Once extends AutoCloseable {
 

@@ -66,8 +66,10 @@ public final class OnceBuilder {
   }
 
   /**
-   * Declares destinations events may be published to; publishing anywhere else fails. None: the
-   * instance only consumes (or administers).
+   * Declares the destinations this instance publishes to and subscribes to; publishing or
+   * subscribing anywhere else fails ({@link UnknownDestinationException}, at {@code tx.publish} and
+   * at the consumer's {@code build()}). None: the instance only consumes, from any destination (or
+   * administers).
    */
   public OnceBuilder destinations(String... names) {
     for (String name : names) {

@@ -8,8 +8,9 @@ import java.util.Set;
 /**
  * The validated settings of a {@link Once} instance. Built by {@link OnceBuilder}.
  *
- * @param destinations where events may be published; anything else is refused at publish (none: an
- *     instance that only consumes, or administers)
+ * @param destinations where events may be published and consumed; anything else is refused at
+ *     publish and at a consumer's build (none: an instance that only consumes, from any
+ *     destination, or administers)
  * @param partitions how many key partitions the outbox is split into (1 to 4096); relays share them
  *     out. Changing it reorders keys in flight, so keep it fixed for a database.
  * @param relayBatchSize outbox rows a relay claims and publishes at a time (1 to 10 000)

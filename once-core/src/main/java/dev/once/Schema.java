@@ -2,6 +2,7 @@ package dev.once;
 
 import dev.once.internal.SchemaFiles;
 import dev.once.internal.SchemaHistory;
+import dev.once.internal.SchemaPlace;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import java.io.IOException;
@@ -89,7 +90,7 @@ public final class Schema {
     try (Connection c = dataSource.getConnection()) {
       return SchemaHistory.status(c, dialect);
     } catch (SQLException e) {
-      throw new StoreException("read the Once schema history", e);
+      throw Dialects.failure("read the Once schema history", e);
     }
   }
 
@@ -128,7 +129,7 @@ public final class Schema {
     try (Connection c = dataSource.getConnection()) {
       return SchemaHistory.apply(c, dialect, targetVersion);
     } catch (SQLException e) {
-      throw new StoreException("apply the Once schema", e);
+      throw Dialects.failure("apply the Once schema", e);
     }
   }
 
@@ -142,6 +143,7 @@ public final class Schema {
     Dialect dialect = Dialects.forDataSource(dataSource);
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
+      SchemaPlace.ensure(c, dialect);
       SchemaHistory.lock(c, dialect);
       try {
         return SchemaHistory.baseline(c, dialect);
@@ -149,7 +151,7 @@ public final class Schema {
         SchemaHistory.unlock(c, dialect);
       }
     } catch (SQLException e) {
-      throw new StoreException("record the Once schema's history", e);
+      throw Dialects.failure("record the Once schema's history", e);
     }
   }
 }

@@ -5,46 +5,42 @@ import static org.awaitility.Awaitility.await;
 
 import dev.once.Once;
 import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.DocSnippets;
+import dev.once.test.DocSnippets.Snippet;
+import dev.once.test.DocSnippets.Unit;
 import dev.once.test.TestDatabase;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.net.URI;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every ```java block of README.md and docs/*.md compiles against the current API, and the README's
- * "Use it" block runs. The exceptions need Spring, which this module does not have: docs/SPRING.md
- * ({@link #NOT_HERE}) and README blocks marked {@value #NEEDS_SPRING}. A block that declares a
- * class is compiled as it stands; any other block is the body of a method of a class that declares
- * the names the docs take as given ({@link #CONTEXT}: your DataSource {@code ds}, a {@code
- * transport}, …). {@code Once once = } becomes an assignment to the context's field, so that the
- * test can close what the README started.
+ * Every ```java block of README.md and docs/*.md compiles against the current API, the README's
+ * Quick start runs as a program of its own, and its "Use it" block runs. The exceptions need
+ * Spring, which this module does not have: docs/SPRING.md and docs/HTTP.md ({@link #NOT_HERE},
+ * compiled and run by the Spring example's DocExamplesTest) and blocks marked {@code <!-- snippet:
+ * needs Spring}. A block that declares a class is compiled as it stands; any other block is the
+ * body of a method of a class that declares the names the docs take as given ({@link #CONTEXT}:
+ * your DataSource {@code ds}, a {@code transport}, …). {@code Once once = } becomes an assignment
+ * to the context's field, so that the test can close what the README started. Extraction and
+ * compilation: {@link DocSnippets}.
  */
 class DocSnippetsTest {
-  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-
   /** Docs whose blocks need a classpath this module does not have. */
-  static final List<String> NOT_HERE = List.of("SPRING.md", "HTTP.md"); // HTTP.md: servlet types
+  static final List<String> NOT_HERE = List.of("SPRING.md", "HTTP.md");
 
-  static final String NEEDS_SPRING = "<!-- snippet: needs Spring";
+  /** The name of blocks marked {@code <!-- snippet: needs Spring ...}. */
+  static final String NEEDS_SPRING = "needs";
 
   static final String IMPORTS =
       """
@@ -76,58 +72,118 @@ class DocSnippetsTest {
         public String requestJson;
       """;
 
-  record Snippet(String file, int line, String code) {
-    String className() {
-      return "Snippet_" + file.replaceAll("[^A-Za-z0-9]", "_") + "_" + line;
-    }
+  static final String CLASSPATH = System.getProperty("java.class.path");
 
-    boolean isCompilationUnit() {
-      return Pattern.compile("(?m)^(public |final |abstract )*class ").matcher(code).find();
+  /** A block as a unit to compile: as it stands, or as the body of a method of a context class. */
+  static Unit unit(Snippet s) {
+    if (s.isCompilationUnit()) {
+      return new Unit(s.declaredClass(), s.code(), s);
     }
-
-    String source() {
-      if (isCompilationUnit()) {
-        return code;
-      }
-      String body = code.replaceAll("(?m)^Once once = ", "once = ");
-      return IMPORTS
-          + "public class "
-          + className()
-          + " {\n"
-          + CONTEXT
-          + "  public void run() throws Exception {\n"
-          + body
-          + "\n  }\n}\n";
-    }
+    String body = s.code().replaceAll("(?m)^Once once = ", "once = ");
+    String source =
+        IMPORTS
+            + "public class "
+            + s.className()
+            + " {\n"
+            + CONTEXT
+            + "  public void run() throws Exception {\n"
+            + body
+            + "\n  }\n}\n";
+    return new Unit(s.className(), source, s);
   }
 
   @Test
   void everyJavaBlockOfTheDocsCompiles() throws IOException {
     List<Snippet> snippets = snippets();
     assertThat(snippets).as("java blocks found in README.md and docs/").hasSizeGreaterThan(8);
-    DiagnosticCollector<JavaFileObject> errors = compile(snippets, Files.createTempDirectory("s"));
-    assertThat(describe(errors)).as("compile errors in doc snippets").isEmpty();
+    List<String> errors =
+        DocSnippets.compile(
+            snippets.stream().map(DocSnippetsTest::unit).toList(),
+            Files.createTempDirectory("s"),
+            CLASSPATH);
+    assertThat(errors).as("compile errors in doc snippets").isEmpty();
   }
 
+  /**
+   * The Quick start as a user runs it: its source alone, compiled into a directory of its own, run
+   * in a new JVM with the URL in {@code JDBC_URL} (as the README says) on a schema with none of
+   * Once's tables; the shipment appears, and the program ends when asked (Ctrl-C: SIGTERM here).
+   */
   @Test
-  void theReadmeQuickStartRunsAndShipsTheOrderOnce() throws Exception {
-    try (TestDatabase db = TestDatabase.embedded()) {
-      db.execute("CREATE TABLE orders (order_id text)");
-      db.execute("CREATE TABLE shipments (order_id text)");
-      runReadmeSnippet(
-          "\"shipping\"",
-          db,
-          once -> {
-            await()
-                .atMost(Duration.ofSeconds(30))
-                .until(
-                    () -> db.count("SELECT count(*) FROM shipments WHERE order_id = 'A-17'") == 1);
-            assertThat(db.count("SELECT count(*) FROM orders")).isOne();
-            assertThat(db.count("SELECT count(*) FROM shipments")).isOne();
-            assertThat(db.count("SELECT count(*) FROM once_inbox WHERE consumer_id = 'shipping'"))
-                .isOne();
-          });
+  void theReadmeQuickStartRunsAsAProgramAndShipsTheOrderOnce() throws Exception {
+    Snippet quickStart = DocSnippets.named("README.md", "quick-start");
+    Path classes = Files.createTempDirectory("quick-start");
+    assertThat(DocSnippets.compile(List.of(unit(quickStart)), classes, CLASSPATH)).isEmpty();
+    Path log = classes.resolve("output.txt");
+    try (TestDatabase db = TestDatabase.empty("embedded")) {
+      Process program =
+          DocSnippets.start(
+              classes,
+              CLASSPATH,
+              quickStart.declaredClass(),
+              Map.of("JDBC_URL", db.jdbcUrl()),
+              log);
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .failFast("the Quick start ended by itself", () -> !program.isAlive())
+            .until(() -> shipments(db) == 1);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> Files.readString(log).contains("order-placed:A-17: PROCESSED"));
+      } catch (AssertionError | RuntimeException e) {
+        throw new AssertionError(e.getMessage() + "; its output:\n" + Files.readString(log), e);
+      } finally {
+        program.destroy(); // SIGTERM, as Ctrl-C: the shutdown hook lets main() close everything
+      }
+      assertThat(program.waitFor(30, TimeUnit.SECONDS))
+          .as("the Quick start ends after SIGTERM; its output:%n%s", Files.readString(log))
+          .isTrue();
+      assertThat(Files.readString(log)).doesNotContain("Exception").doesNotContain("WARN");
+      assertThat(db.count("SELECT count(*) FROM orders")).isOne();
+      assertThat(db.count("SELECT count(*) FROM shipments")).isOne();
+      assertThat(db.count("SELECT count(*) FROM once_inbox WHERE consumer_id = 'shipping'"))
+          .isOne();
     }
+  }
+
+  private static long shipments(TestDatabase db) {
+    try {
+      return db.count("SELECT count(*) FROM shipments WHERE order_id = 'A-17'");
+    } catch (RuntimeException notYet) { // the program has not created its tables yet
+      return 0;
+    }
+  }
+
+  /**
+   * The Quick start's dependencies are the ones this build uses: the BOM at the project's version,
+   * the driver, pool, SLF4J binding and plugins at the parent POM's versions.
+   */
+  @Test
+  void theReadmeQuickStartNamesTheVersionsOfThisBuild() throws IOException {
+    String pom = DocSnippets.named("README.md", "quick-start-pom").code();
+    String parent = Files.readString(DocSnippets.root().resolve("pom.xml"));
+    assertThat(version(pom, "once-bom")).isEqualTo(tag(parent, "version"));
+    assertThat(version(pom, "postgresql")).isEqualTo(tag(parent, "postgresql.version"));
+    assertThat(version(pom, "HikariCP")).isEqualTo(tag(parent, "hikari.version"));
+    assertThat(version(pom, "slf4j-simple")).isEqualTo(tag(parent, "slf4j.version"));
+    for (String plugin : List.of("maven-compiler-plugin", "exec-maven-plugin")) {
+      assertThat(version(pom, plugin)).as(plugin).isEqualTo(version(parent, plugin));
+    }
+  }
+
+  private static String version(String xml, String artifactId) {
+    Matcher m =
+        Pattern.compile("<artifactId>" + artifactId + "</artifactId>\\s*<version>([^<]+)<")
+            .matcher(xml);
+    assertThat(m.find()).as("the Quick start's POM names %s with a version", artifactId).isTrue();
+    return m.group(1);
+  }
+
+  private static String tag(String xml, String name) {
+    Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<$]+)</").matcher(xml);
+    assertThat(m.find()).as("pom.xml has <%s>", name).isTrue();
+    return m.group(1);
   }
 
   @Test
@@ -142,7 +198,7 @@ class DocSnippetsTest {
         courier.consumer("courier").subscribe("labels", (tx, e) -> {}).build();
       }
       runReadmeSnippet(
-          "label-printer",
+          "use-it",
           db,
           once -> {
             await()
@@ -171,18 +227,13 @@ class DocSnippetsTest {
   }
 
   /**
-   * Compiles the first README block containing {@code marker}, runs it against {@code db}, runs
-   * {@code check} and closes the {@code Once} the block built.
+   * Compiles the README block named {@code name}, runs it against {@code db}, runs {@code check}
+   * and closes the {@code Once} the block built.
    */
-  private void runReadmeSnippet(String marker, TestDatabase db, WhileRunning check)
-      throws Exception {
-    Snippet block =
-        snippets().stream()
-            .filter(s -> s.file().equals("README.md") && s.code().contains(marker))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no README block contains " + marker));
+  private void runReadmeSnippet(String name, TestDatabase db, WhileRunning check) throws Exception {
+    Snippet block = DocSnippets.named("README.md", name);
     Path out = Files.createTempDirectory("readme");
-    assertThat(describe(compile(List.of(block), out))).isEmpty();
+    assertThat(DocSnippets.compile(List.of(unit(block)), out, CLASSPATH)).isEmpty();
     try (URLClassLoader loader =
         new URLClassLoader(new java.net.URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
       Object snippet = loader.loadClass(block.className()).getConstructor().newInstance();
@@ -199,88 +250,20 @@ class DocSnippetsTest {
   }
 
   static List<Snippet> snippets() throws IOException {
-    List<Path> files = new ArrayList<>();
-    files.add(ROOT.resolve("README.md"));
-    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-      docs.filter(p -> p.toString().endsWith(".md"))
-          .filter(p -> !NOT_HERE.contains(p.getFileName().toString()))
+    List<String> files = new ArrayList<>();
+    files.add("README.md");
+    try (Stream<Path> docs = Files.list(DocSnippets.root().resolve("docs"))) {
+      docs.map(p -> p.getFileName().toString())
+          .filter(f -> f.endsWith(".md") && !NOT_HERE.contains(f))
           .sorted()
-          .forEach(files::add);
+          .forEach(f -> files.add("docs/" + f));
     }
     List<Snippet> out = new ArrayList<>();
-    Pattern block = Pattern.compile("(?m)^```java\\n(.*?)^```", Pattern.DOTALL);
-    for (Path f : files) {
-      String text = Files.readString(f);
-      Matcher m = block.matcher(text);
-      while (m.find()) {
-        if (text.substring(Math.max(0, m.start() - 80), m.start()).contains(NEEDS_SPRING)) {
-          continue;
-        }
-        int line = text.substring(0, m.start()).split("\n", -1).length;
-        out.add(new Snippet(ROOT.relativize(f).toString(), line, m.group(1)));
-      }
+    for (String f : files) {
+      DocSnippets.blocks(f).stream()
+          .filter(b -> b.language().equals("java") && !NEEDS_SPRING.equals(b.name()))
+          .forEach(out::add);
     }
     return out;
-  }
-
-  private static DiagnosticCollector<JavaFileObject> compile(List<Snippet> snippets, Path out)
-      throws IOException {
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    try (StandardJavaFileManager files =
-        javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
-      List<JavaFileObject> units = new ArrayList<>();
-      for (Snippet s : snippets) {
-        units.add(new Source(s));
-      }
-      List<String> options =
-          List.of(
-              "-classpath",
-              System.getProperty("java.class.path"),
-              "-d",
-              out.toString(),
-              "-proc:none");
-      javac.getTask(null, files, diagnostics, options, null, units).call();
-    }
-    return diagnostics;
-  }
-
-  private static List<String> describe(DiagnosticCollector<JavaFileObject> diagnostics) {
-    List<String> errors = new ArrayList<>();
-    for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
-      if (d.getKind() == Diagnostic.Kind.ERROR) {
-        Source s = (Source) d.getSource();
-        errors.add(
-            s.snippet.file()
-                + " (block at line "
-                + s.snippet.line()
-                + "): "
-                + d.getMessage(Locale.ROOT)
-                + " — in: "
-                + s.lineOf(d.getLineNumber()));
-      }
-    }
-    return errors;
-  }
-
-  private static final class Source extends SimpleJavaFileObject {
-    final Snippet snippet;
-    final String text;
-
-    Source(Snippet snippet) {
-      super(URI.create("string:///" + snippet.className() + ".java"), Kind.SOURCE);
-      this.snippet = snippet;
-      this.text = snippet.source();
-    }
-
-    @Override
-    public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-      return text;
-    }
-
-    String lineOf(long n) {
-      String[] lines = text.split("\n", -1);
-      return n >= 1 && n <= lines.length ? lines[(int) n - 1].strip() : "?";
-    }
   }
 }

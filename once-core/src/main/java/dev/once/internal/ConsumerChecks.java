@@ -2,27 +2,53 @@ package dev.once.internal;
 
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
+import dev.once.UnknownDestinationException;
 import dev.once.spi.Transport;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * What {@code Once.consumer} refuses before a consumer exists: a retry budget the transport's
- * delivery limit cuts short (see {@link DeliveryLimitCheck}), and one consumer id on two
- * destinations.
+ * delivery limit cuts short (see {@link DeliveryLimitCheck}), one consumer id on two destinations,
+ * and a destination the instance did not declare.
  */
 final class ConsumerChecks {
   private final Transport transport;
+  private final Set<String> declared;
   private final ConcurrentMap<String, String> subscriptions = new ConcurrentHashMap<>();
 
-  ConsumerChecks(Transport transport) {
+  ConsumerChecks(Transport transport, Set<String> declared) {
     this.transport = transport;
+    this.declared = declared;
   }
 
-  /** Fails with a {@link ConfigurationException} naming the setting and its value. */
+  /**
+   * Fails with a {@link ConfigurationException} naming the setting and its value, or an {@link
+   * UnknownDestinationException}.
+   */
   void check(ConsumerConfig c) {
+    declared(c);
     DeliveryLimitCheck.check(transport, c);
     oneDestination(c);
+  }
+
+  /**
+   * An instance that declares destinations subscribes to those only, as it publishes to those only:
+   * a misspelled subscription would otherwise bind a queue no one publishes to and wait on it in
+   * silence. An instance that declares none (one that only consumes) subscribes anywhere.
+   */
+  private void declared(ConsumerConfig c) {
+    if (!declared.isEmpty() && !declared.contains(c.destination())) {
+      throw new UnknownDestinationException(
+          c.destination(),
+          new TreeSet<>(declared),
+          "consumer '"
+              + c.consumerId()
+              + "' subscribes to it; an instance that declares destinations subscribes to those"
+              + " only: correct the name or add it with Once.builder().destinations(...)");
+    }
   }
 
   /**

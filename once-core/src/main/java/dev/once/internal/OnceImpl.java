@@ -20,6 +20,7 @@ import dev.once.WorkloadStatus;
 import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.spi.Channel;
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
@@ -54,6 +55,7 @@ public final class OnceImpl implements Once {
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
   private final Engines started = new Engines();
+  private final PoolNeeds poolNeeds;
   private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
 
@@ -105,6 +107,7 @@ public final class OnceImpl implements Once {
     checkSchema(dataSource, dialect);
     this.tracing = tracing;
     this.givenDataSource = dataSource;
+    this.poolNeeds = new PoolNeeds(() -> PoolSize.of(dataSource));
     this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
     this.dataSource = waits.bound(dataSource);
     TransactionRunner runner =
@@ -113,7 +116,7 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.consumerChecks = new ConsumerChecks(transport);
+    this.consumerChecks = new ConsumerChecks(transport, config.destinations());
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -146,6 +149,7 @@ public final class OnceImpl implements Once {
    */
   public static void checkSchema(DataSource dataSource, Dialect dialect) {
     try (Connection c = dataSource.getConnection()) {
+      SchemaPlace.require(c, dialect);
       SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
         if (!dialect.status().tableExists(c, table)) {
@@ -213,11 +217,11 @@ public final class OnceImpl implements Once {
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
     consumerChecks.check(consumerConfig);
-    return new ConsumerImpl(consumerContext(), consumerConfig);
+    return new ConsumerImpl(consumerContext(consumerConfig), consumerConfig);
   }
 
   /** What a consumer reads of this instance. */
-  private ConsumerContext consumerContext() {
+  private ConsumerContext consumerContext(ConsumerConfig c) {
     return new ConsumerContext(
         dataSource,
         dialect,
@@ -229,7 +233,28 @@ public final class OnceImpl implements Once {
         config.clock(),
         this::newTx,
         this::outboxCommitted,
-        started::add);
+        new ConsumerContext.Lifecycle() {
+          @Override
+          public void starting(Consumer consumer) {
+            OnceImpl.this.starting(
+                consumer,
+                new PoolNeeds.Need(
+                    "consumer " + c.consumerId() + " (" + c.workers() + " workers)",
+                    c.workers(),
+                    0,
+                    0));
+          }
+
+          @Override
+          public void started(Consumer consumer) {
+            OnceImpl.this.started(consumer);
+          }
+
+          @Override
+          public void stopped(Consumer consumer) {
+            OnceImpl.this.stopped(consumer);
+          }
+        });
   }
 
   @Override
@@ -329,6 +354,42 @@ public final class OnceImpl implements Once {
 
   void relayRunning(boolean running) {
     runningRelays.addAndGet(running ? 1 : -1);
+  }
+
+  /**
+   * Counts what {@code engine} takes of the pool before it starts, and refuses a pool too small for
+   * every engine running (see {@link PoolNeeds}).
+   */
+  void starting(Object engine, PoolNeeds.Need need) {
+    java.util.Map<Object, PoolNeeds.Need> needs = new java.util.LinkedHashMap<>();
+    needs.put(engine, need);
+    boolean relay = engine instanceof RelayImpl;
+    ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
+    if (relay && dialect.store().notifies()) {
+      needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
+    }
+    if (use != null && relay && use.notifying(givenDataSource) > 0) {
+      needs.put(
+          ConnectionUse.class, new PoolNeeds.Need("the table queue's NOTIFY sender", 1, 0, 0));
+    }
+    if (use != null
+        && engine instanceof ConsumerImpl
+        && use.heldWhileReceiving(givenDataSource) > 0) {
+      needs.put(Channel.QUEUE, new PoolNeeds.Need("the table queue's LISTEN", 0, 0, 1));
+    }
+    poolNeeds.starting(needs);
+  }
+
+  /** Connections a relay's publish takes besides its own (the table queue's rows). */
+  int extraPerPublish() {
+    return transport
+        .capability(ConnectionUse.class)
+        .map(u -> u.perPublish(givenDataSource))
+        .orElse(0);
+  }
+
+  void stopped(Object engine) {
+    poolNeeds.stopped(engine);
   }
 
   void started(AutoCloseable engine) {

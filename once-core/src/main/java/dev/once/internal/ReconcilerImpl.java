@@ -95,6 +95,10 @@ final class ReconcilerImpl implements Reconciler {
 
   @Override
   public Reconciler start() {
+    if (thread.started()) {
+      return this;
+    }
+    once.starting(this, new PoolNeeds.Need("a reconciler", 1, 0, 0));
     if (thread.start(this::loop)) {
       once.started(this);
     }
@@ -123,5 +127,6 @@ final class ReconcilerImpl implements Reconciler {
   @Override
   public void close() {
     thread.stop();
+    once.stopped(this);
   }
 }

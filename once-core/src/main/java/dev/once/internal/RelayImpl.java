@@ -1,5 +1,6 @@
 package dev.once.internal;
 
+import dev.once.Backoff;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.OnceConfig;
@@ -22,6 +23,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +63,9 @@ final class RelayImpl implements Relay {
 
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
+
+  /** Destinations whose rows wait for a consumer to be bound, said once each (see defer). */
+  private final Set<String> unbound = ConcurrentHashMap.newKeySet();
 
   /** How many messages of a batch were lost on their way to the broker, and the first reason. */
   private record Lost(int count, String reason) {
@@ -116,6 +122,7 @@ final class RelayImpl implements Relay {
         }
       }
       once.listener().published(confirmed.stream().map(Row::event).toList());
+      confirmed.forEach(r -> unbound.remove(r.event().destination()));
       markSent(c, confirmed);
       markFailed(c, rows, result);
       c.commit();
@@ -265,6 +272,10 @@ final class RelayImpl implements Relay {
         }
         continue;
       }
+      if (result.isUnroutable(f.getKey())) {
+        defer(c, row, reason, now);
+        continue;
+      }
       int attempts = row.attempts() + 1;
       if (attempts >= config.relayRetry().maxAttempts()) {
         park(c, row, attempts, reason, now);
@@ -285,6 +296,29 @@ final class RelayImpl implements Relay {
     lost = lostCount == 0 ? Lost.NONE : new Lost(lostCount, lostReason);
   }
 
+  /**
+   * No consumer is bound to the row's destination yet: nothing is wrong with the event, so it waits
+   * in the outbox, uncharged (never a dead letter for this), and is published again after a while
+   * as long as it has waited, between the relay's first and longest backoff; the first of a
+   * destination's rows to wait says so once, until one of them is published.
+   */
+  private void defer(Connection c, Row row, String reason, Instant now) throws SQLException {
+    Backoff b = config.relayRetry().backoff();
+    Duration waited = Duration.between(row.createdAt(), now);
+    Duration delay = waited.compareTo(b.initial()) < 0 ? b.initial() : waited;
+    delay = delay.compareTo(b.max()) > 0 ? b.max() : delay;
+    dialect.store().deferPublish(c, row.id(), reason, now.plus(delay));
+    if (unbound.add(row.event().destination())) {
+      log.warn(
+          "relay: no consumer is bound to destination '{}' ({}): its events wait in the outbox,"
+              + " counted as waiting by status, and are published again every {} at most until"
+              + " a consumer subscribes; they are not dead-lettered",
+          row.event().destination(),
+          reason,
+          b.max());
+    }
+  }
+
   private void park(Connection c, Row row, int attempts, String reason, Instant now)
       throws SQLException {
     dialect.store().parkOutbox(c, row.id(), reason);
@@ -302,6 +336,17 @@ final class RelayImpl implements Relay {
 
   @Override
   public Relay start() {
+    if (thread.started()) {
+      return this;
+    }
+    int extra = once.extraPerPublish();
+    once.starting(
+        this,
+        new PoolNeeds.Need(
+            extra == 0 ? "a relay" : "a relay (2: the table queue's rows on a second)",
+            1,
+            extra,
+            0));
     if (thread.start(this::loop)) {
       once.relayRunning(true);
       once.started(this);
@@ -369,5 +414,6 @@ final class RelayImpl implements Relay {
     if (thread.stop()) {
       once.relayRunning(false);
     }
+    once.stopped(this);
   }
 }

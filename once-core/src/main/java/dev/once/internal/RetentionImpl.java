@@ -82,6 +82,10 @@ final class RetentionImpl implements Retention {
 
   @Override
   public Retention start() {
+    if (thread.started()) {
+      return this;
+    }
+    once.starting(this, new PoolNeeds.Need("retention", 1, 0, 0));
     if (thread.start(this::loop)) {
       once.started(this);
     }
@@ -108,5 +112,6 @@ final class RetentionImpl implements Retention {
   @Override
   public void close() {
     thread.stop();
+    once.stopped(this);
   }
 }

@@ -50,6 +50,7 @@ public final class SchemaHistory {
 
   /** What the history of the connection's schema says; changes nothing. */
   public static SchemaStatus status(Connection c, Dialect dialect) throws SQLException {
+    SchemaPlace.require(c, dialect);
     String schema = dialect.status().currentSchema(c);
     int expected = SchemaFiles.expected(dialect);
     if (!dialect.status().tableExists(c, TABLE)) {
@@ -241,6 +242,7 @@ public final class SchemaHistory {
   public static SchemaStatus apply(Connection c, Dialect dialect, int target) throws SQLException {
     List<Migration> migrations = SchemaFiles.of(dialect);
     c.setAutoCommit(true);
+    SchemaPlace.ensure(c, dialect);
     lock(c, dialect);
     try {
       c.setAutoCommit(false);

@@ -3,6 +3,9 @@ package dev.once.internal;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.spi.Dialect;
 import dev.once.spi.DialectProvider;
+import dev.once.spi.MissingSchema;
+import java.sql.SQLException;
+import java.util.Optional;
 
 /** The dialects once-core ships, found by {@code Dialects} through {@code ServiceLoader}. */
 public final class ShippedDialects {
@@ -29,6 +32,7 @@ public final class ShippedDialects {
           .operations(new PostgresOperations(flavour))
           .deadLetters(new PostgresDeadLetters(flavour))
           .requestKeys(new PostgresRequestKeys(flavour))
+          .status(new PostgresStatus(flavour))
           .build();
     }
   }
@@ -48,7 +52,15 @@ public final class ShippedDialects {
     @Override
     public Dialect dialect() {
       MariaDbFlavour flavour = new MariaDbFlavour();
-      return JdbcDialect.builder(flavour).requestKeys(new MariaDbRequestKeys(flavour)).build();
+      return JdbcDialect.builder(flavour)
+          .requestKeys(new MariaDbRequestKeys(flavour))
+          .status(new MariaDbStatus(flavour))
+          .build();
+    }
+
+    @Override
+    public Optional<MissingSchema> missingSchema(SQLException failure) {
+      return MariaDbStatus.unknownDatabase(failure);
     }
   }
 }

@@ -216,6 +216,21 @@ public class JdbcStore implements StoreDialect {
         id);
   }
 
+  @Override
+  public void deferPublish(Connection c, long id, String error, Instant nextAttemptAt)
+      throws SQLException {
+    sql.update(
+        c,
+        """
+        UPDATE once_outbox
+           SET last_error = ?, next_attempt_at = ?
+         WHERE id = ?
+        """,
+        error,
+        nextAttemptAt,
+        id);
+  }
+
   /** Parked is {@code next_attempt_at} at the flavour's {@link SqlFlavour#never()}. */
   @Override
   public void parkOutbox(Connection c, long id, String error) throws SQLException {

@@ -18,4 +18,13 @@ public interface DialectProvider {
 
   /** A new dialect. */
   Dialect dialect();
+
+  /**
+   * When {@code failure} (of opening a connection, before the dialect is known) says that the
+   * schema or database the URL names does not exist: what it is and how to create it; else empty.
+   * The default recognises nothing.
+   */
+  default java.util.Optional<MissingSchema> missingSchema(java.sql.SQLException failure) {
+    return java.util.Optional.empty();
+  }
 }

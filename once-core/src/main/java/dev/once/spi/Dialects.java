@@ -1,6 +1,8 @@
 package dev.once.spi;
 
 import dev.once.ConfigurationException;
+import dev.once.OnceException;
+import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -67,9 +69,28 @@ public final class Dialects {
     try (Connection c = dataSource.getConnection()) {
       product = c.getMetaData().getDatabaseProductName();
     } catch (SQLException e) {
-      throw new StoreException("read the database product name of the data source", e);
+      throw failure("read the database product name of the data source", e);
     }
     return forProduct(product);
+  }
+
+  /**
+   * The exception for {@code e}, met while Once was doing {@code action}: a {@link
+   * SchemaMissingException} when a dialect recognises a schema or database that does not exist
+   * ({@link DialectProvider#missingSchema}), else a {@link StoreException}.
+   */
+  public static OnceException failure(String action, SQLException e) {
+    for (DialectProvider p : Found.PROVIDERS) {
+      var missing = p.missingSchema(e);
+      if (missing.isPresent()) {
+        MissingSchema m = missing.get();
+        SchemaMissingException refused =
+            SchemaMissingException.schemaNotFound(m.name(), m.where() + ": " + m.howToCreate());
+        refused.initCause(e);
+        return refused;
+      }
+    }
+    return new StoreException(action, e);
   }
 
   /**

@@ -10,14 +10,4 @@ import java.time.Instant;
  * @param limit at most this many
  * @param visibleUntil claimed rows stay invisible to other claims until then
  */
-public record QueueClaim(String consumerId, Instant now, int limit, Instant visibleUntil) {
-  /**
-   * The consumer id under its old name.
-   *
-   * @deprecated a consumer has one name everywhere: {@link #consumerId()}
-   */
-  @Deprecated(since = "1.1", forRemoval = true)
-  public String consumerGroup() {
-    return consumerId;
-  }
-}
+public record QueueClaim(String consumerId, Instant now, int limit, Instant visibleUntil) {}

@@ -32,6 +32,15 @@ public interface StatusDialect {
   /** The name of the schema (or database) the connection works in, for messages. */
   String currentSchema(Connection c) throws SQLException;
 
+  /**
+   * The schema the connection is set to work in, when it does not exist (PostgreSQL: no schema of
+   * the {@code search_path}, which the URL's {@code currentSchema} sets, exists; MariaDB/MySQL: the
+   * connection names no database); empty when it exists. The default finds none missing.
+   */
+  default java.util.Optional<MissingSchema> missingSchema(Connection c) throws SQLException {
+    return java.util.Optional.empty();
+  }
+
   /** Whether {@code table} exists in the connection's current schema. */
   boolean tableExists(Connection c, String table) throws SQLException;
 }

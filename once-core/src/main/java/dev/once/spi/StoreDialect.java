@@ -170,6 +170,12 @@ public interface StoreDialect {
   void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException;
 
   /**
+   * Puts off row {@code id}, which no consumer is bound to receive yet, until {@code
+   * nextAttemptAt}, with {@code error} kept and no attempt counted.
+   */
+  void deferPublish(Connection c, long id, String error, Instant nextAttemptAt) throws SQLException;
+
+  /**
    * Counts a refused publish of row {@code id}: one more attempt, {@code error} kept, due again at
    * {@code nextAttemptAt}.
    */

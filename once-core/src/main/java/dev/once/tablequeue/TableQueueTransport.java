@@ -8,6 +8,7 @@ import dev.once.internal.Jdbc;
 import dev.once.internal.PgNotifier;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Channel;
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.spi.InDatabasePublish;
@@ -41,7 +42,8 @@ import javax.sql.DataSource;
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
  * {@link Replay} (one row for one group), {@link QueueAdmin}.
  */
-public final class TableQueueTransport implements Transport, InDatabasePublish, Replay, QueueAdmin {
+public final class TableQueueTransport
+    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse {
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
@@ -138,16 +140,6 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     public Builder idleWait(Duration idleWait) {
       this.idleWait = idleWait;
       return this;
-    }
-
-    /**
-     * The idle wait under its old name.
-     *
-     * @deprecated one name for the idle wait of every engine: {@link #idleWait(Duration)}
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public Builder pollInterval(Duration interval) {
-      return idleWait(interval);
     }
 
     public Builder clock(Clock clock) {
@@ -283,13 +275,32 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
     }
   }
 
+  /** A publish writes the queue rows on a connection of its own, unless in the relay's. */
+  @Override
+  public int perPublish(DataSource onceDataSource) {
+    return onceDataSource == givenDataSource && !inRelayTransaction ? 1 : 0;
+  }
+
+  /** Receivers wait for the queue's {@code NOTIFY} on one connection, held for good. */
+  @Override
+  public int heldWhileReceiving(DataSource onceDataSource) {
+    return onceDataSource == givenDataSource && dialect.store().notifies() ? 1 : 0;
+  }
+
+  @Override
+  public int notifying(DataSource onceDataSource) {
+    return onceDataSource == givenDataSource && notifier != null ? 1 : 0;
+  }
+
   private static PublishResult result(List<Event> batch, int[] counts) {
     BitSet confirmed = new BitSet(batch.size());
+    BitSet unroutable = new BitSet(batch.size());
     Map<Integer, String> failures = new HashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       if (counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
         confirmed.set(i);
       } else {
+        unroutable.set(i);
         failures.put(
             i,
             "unroutable: no consumer group is bound to destination '"
@@ -297,7 +308,7 @@ public final class TableQueueTransport implements Transport, InDatabasePublish, 
                 + "'");
       }
     }
-    return new PublishResult(confirmed, failures);
+    return new PublishResult(confirmed, failures, new BitSet(), unroutable);
   }
 
   @Override

@@ -245,6 +245,9 @@ public final class TestDatabase implements AutoCloseable {
   @Override
   public void close() {
     dataSource.close();
-    exec(isMariaDb() ? "DROP DATABASE " + schema : "DROP SCHEMA " + schema + " CASCADE");
+    exec(
+        isMariaDb()
+            ? "DROP DATABASE IF EXISTS " + schema
+            : "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
   }
 }

@@ -33,7 +33,8 @@ class RelayLostPublishTest {
   void twentyLostPublishesChargeNothingWhileARefusalIsStillChargedAndParked() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
         TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
-      LosingTransport transport = new LosingTransport(queue, LOSSES);
+      LosingTransport transport =
+          new LosingTransport(new NackingTransport(queue, "nowhere"), LOSSES);
       try (Once once =
           Once.builder()
               .dataSource(db.dataSource())
@@ -71,7 +72,7 @@ class RelayLostPublishTest {
             .as("rows sent once the connection is back")
             .isEqualTo(10);
         assertThat(db.count("SELECT attempts FROM once_outbox WHERE destination = 'nowhere'"))
-            .as("a refusal (unroutable) is charged, up to relayRetry.maxAttempts")
+            .as("a refusal (a nack) is charged, up to relayRetry.maxAttempts")
             .isEqualTo(10);
         assertThat(db.count("SELECT count(*) FROM once_dead_letter")).isEqualTo(1);
         assertThat(transport.publishes.get()).as("publish calls").isGreaterThan(LOSSES);

@@ -112,7 +112,7 @@ class StoppedWorkerIsNoEvidenceTest {
         .subscribe("orders", handler)
         .batchSize(32)
         .workers(1)
-        .pollTimeout(Duration.ofMillis(100))
+        .idleWait(Duration.ofMillis(100))
         .build();
   }
 }

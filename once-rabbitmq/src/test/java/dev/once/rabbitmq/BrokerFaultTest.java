@@ -97,8 +97,8 @@ class BrokerFaultTest {
     assertThat(
             db.count(
                 "SELECT count(*) FROM once_outbox WHERE destination = 'nobody-listens'"
-                    + " AND sent_at IS NULL AND attempts >= 1 AND last_error LIKE 'unroutable%'"))
-        .as("the unroutable row is kept, pending, with its reason")
+                    + " AND sent_at IS NULL AND attempts = 0 AND last_error LIKE 'unroutable%'"))
+        .as("the unroutable row is kept, pending and uncharged, with its reason")
         .isEqualTo(1);
   }
 }

@@ -81,7 +81,7 @@ class CrashReturnsDoNotDeadLetterInnocentsTest {
                   })
               .batchSize(32)
               .workers(1)
-              .pollTimeout(Duration.ofMillis(500))
+              .idleWait(Duration.ofMillis(500))
               .batchLinger(Duration.ofMillis(200))
               .build()
               .start()) {

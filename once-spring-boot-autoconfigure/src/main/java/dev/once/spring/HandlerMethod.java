@@ -33,6 +33,19 @@ final class HandlerMethod {
     method.setAccessible(true);
   }
 
+  /** The parameter types that need the {@link PayloadCodec}: neither the event nor its bytes. */
+  java.util.List<Class<?>> typedPayloads() {
+    return java.util.Arrays.stream(method.getParameterTypes()).filter(t -> !isPlain(t)).toList();
+  }
+
+  private static boolean isPlain(Class<?> type) {
+    return type == ReceivedEvent.class
+        || type == Event.class
+        || Tx.class.isAssignableFrom(type)
+        || type == String.class
+        || type == byte[].class;
+  }
+
   boolean accepts(ReceivedEvent event) {
     return types.isEmpty() || types.contains(event.event().type());
   }

@@ -87,6 +87,18 @@ public final class OnceHandlers {
     return out;
   }
 
+  /**
+   * The methods that take a typed payload (decoded by the {@link PayloadCodec}), as {@code
+   * bean.method(Type)}: the application needs a codec if there is any.
+   */
+  public List<String> typedPayloadMethods() {
+    List<String> out = new ArrayList<>();
+    methods.values().stream()
+        .flatMap(List::stream)
+        .forEach(m -> m.typedPayloads().forEach(t -> out.add(m + "(" + t.getSimpleName() + ")")));
+    return out;
+  }
+
   /** Every consumer/destination pair that has at least one handler method. */
   public Set<Subscription> subscriptions() {
     return methods.keySet();

@@ -90,7 +90,7 @@ class SpringSavepointsTest {
                       }
                     })
                 .batchSize(BATCH)
-                .pollTimeout(Duration.ofMillis(50))
+                .idleWait(Duration.ofMillis(50))
                 .retry(
                     RetryPolicy.builder()
                         .backoff(Duration.ofMillis(10), Duration.ofMillis(20))

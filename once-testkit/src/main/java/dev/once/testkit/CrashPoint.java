@@ -31,31 +31,6 @@ public enum CrashPoint {
   /** API, after commit, before the response is written: the retry gets the stored response. */
   API_AFTER_COMMIT_BEFORE_RESPONSE;
 
-  /**
-   * @deprecated the same window as {@link #CONSUMER_AFTER_EFFECT_BEFORE_COMMIT}, named as its label
-   */
-  @Deprecated(forRemoval = true)
-  public static final CrashPoint CONSUMER_AFTER_EFFECT = CONSUMER_AFTER_EFFECT_BEFORE_COMMIT;
-
-  /**
-   * @deprecated the same window as {@link #CONSUMER_AFTER_COMMIT_BEFORE_ACK}
-   */
-  @Deprecated(forRemoval = true)
-  public static final CrashPoint CONSUMER_AFTER_COMMIT = CONSUMER_AFTER_COMMIT_BEFORE_ACK;
-
-  /**
-   * @deprecated the same window as {@link #RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT}
-   */
-  @Deprecated(forRemoval = true)
-  public static final CrashPoint RELAY_AFTER_PUBLISH = RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT;
-
-  /**
-   * @deprecated the same window as {@link #OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED}
-   */
-  @Deprecated(forRemoval = true)
-  public static final CrashPoint OPERATION_ACCEPTED_BEFORE_RESULT_STORED =
-      OPERATION_PROVIDER_ACCEPTED_BEFORE_RESULT_STORED;
-
   /** The window's name in reports and JSON, e.g. {@code relay.after-publish-before-mark-sent}. */
   public String label() {
     String n = name().toLowerCase(Locale.ROOT);

@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code Idempotency-Key} for a servlet container. For a request its {@link Policy} picks (by
@@ -48,8 +50,11 @@ public class IdempotencyFilter extends HttpFilter {
     IdempotencySettings settingsFor(HttpServletRequest request);
   }
 
+  private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+
   private final transient Supplier<RequestKeys> keys;
   private final transient Policy policy;
+  private volatile boolean warnedScopeMissing;
 
   public IdempotencyFilter(RequestKeys keys, Policy policy) {
     this(() -> keys, policy);
@@ -104,11 +109,16 @@ public class IdempotencyFilter extends HttpFilter {
     }
     String scope = settings.scope().of(req);
     if (scope == null || scope.isEmpty()) {
-      Problem.write(
-          res,
-          Type.SCOPE_MISSING,
-          "a keyed request needs a client scope (an authenticated principal, or the configured"
-              + " scope header)");
+      String missing = settings.scope().missing();
+      if (!warnedScopeMissing) {
+        warnedScopeMissing = true; // once: a client may send any number of these
+        log.warn(
+            "a keyed {} {} was refused with 400 scope-missing (logged once): {}",
+            req.getMethod(),
+            req.getRequestURI(),
+            missing);
+      }
+      Problem.write(res, Type.SCOPE_MISSING, missing);
       return;
     }
     RequestKey requestKey;

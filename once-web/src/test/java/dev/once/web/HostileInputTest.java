@@ -121,8 +121,43 @@ class HostileInputTest extends WebFixture {
     serve(new OnceListener() {});
     HttpResponse<byte[]> r = post(newKey(), "{}", SCOPE_HEADER, "");
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(new String(r.body())).contains("client scope");
+    assertThat(new String(r.body()))
+        .contains("urn:once:problem:scope-missing")
+        .contains("this request has no X-Client header")
+        .contains("ClientScope.header(\\\"X-Client\\\")");
     assertThat(orders()).isZero();
+  }
+
+  /**
+   * The default scope is the authenticated principal: an application without login gets 400 on
+   * every keyed request, and the answer names the settings that fit it.
+   */
+  @Test
+  void aKeyedRequestWithoutLoginIs400NamingTheScopesThatWorkWithoutLogin() {
+    serve(new OnceListener() {}, o -> o.requestKeys().build(), IdempotencySettings.DEFAULT);
+    HttpResponse<byte[]> r = post(newKey(), "{}");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(new String(r.body(), StandardCharsets.UTF_8))
+        .contains("urn:once:problem:scope-missing")
+        .contains("no authenticated principal")
+        .contains("ClientScope.shared()")
+        .contains("ClientScope.header(name)");
+    assertThat(orders()).isZero();
+  }
+
+  @Test
+  void withASharedScopeAKeyedRequestWithoutLoginRunsAndItsRetryIsReplayed() {
+    serve(
+        new OnceListener() {},
+        o -> o.requestKeys().build(),
+        IdempotencySettings.builder().scope(ClientScope.shared()).build());
+    String key = newKey();
+    HttpResponse<byte[]> first = post(key, "{}", SCOPE_HEADER, "");
+    HttpResponse<byte[]> retry = post(key, "{}", SCOPE_HEADER, "");
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(replayed(retry)).isTrue();
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(orders()).isOne();
   }
 
   record Raw(int status, String body) {}

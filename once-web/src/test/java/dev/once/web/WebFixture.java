@@ -57,9 +57,15 @@ abstract class WebFixture {
    * Serves {@code /orders} with request keys made by {@code keys} from a Once with the listener.
    */
   WebServer serve(OnceListener listener, Function<Once, RequestKeys> keys) {
+    return serve(
+        listener,
+        keys,
+        IdempotencySettings.builder().scope(ClientScope.header(SCOPE_HEADER)).build());
+  }
+
+  WebServer serve(
+      OnceListener listener, Function<Once, RequestKeys> keys, IdempotencySettings settings) {
     RequestKeys k = keys.apply(once(listener));
-    IdempotencySettings settings =
-        IdempotencySettings.builder().scope(ClientScope.header(SCOPE_HEADER)).build();
     return WebServer.get()
         .serve(IdempotencyFilter.forPostAndPatch(k, settings), new OrdersServlet());
   }

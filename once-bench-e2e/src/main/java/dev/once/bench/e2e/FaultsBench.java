@@ -41,9 +41,9 @@ public final class FaultsBench {
       EnumSet.of(
           CrashPoint.CONSUMER_BEFORE_TRANSACTION,
           CrashPoint.CONSUMER_AFTER_MARKER,
-          CrashPoint.CONSUMER_AFTER_EFFECT,
-          CrashPoint.CONSUMER_AFTER_COMMIT,
-          CrashPoint.RELAY_AFTER_PUBLISH);
+          CrashPoint.CONSUMER_AFTER_EFFECT_BEFORE_COMMIT,
+          CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK,
+          CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT);
 
   static final int HOPS = 2;
 

@@ -8,7 +8,6 @@ import dev.once.spi.TransactionWaits;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.time.Clock;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import javax.sql.DataSource;
 
@@ -20,7 +19,7 @@ import javax.sql.DataSource;
  * @param batchWaits the bounds a batch transaction sets with its markers, its first statement
  * @param newTx the handle a handler gets on the batch's connection
  * @param outboxCommitted called after a batch whose handlers published committed: wakes the relays
- * @param started registers a started consumer, closed with its {@code Once}
+ * @param lifecycle tells the {@code Once} that the consumer starts and stops
  */
 public record ConsumerContext(
     DataSource dataSource,
@@ -33,4 +32,20 @@ public record ConsumerContext(
     Clock clock,
     Function<Connection, TxImpl> newTx,
     Runnable outboxCommitted,
-    Consumer<AutoCloseable> started) {}
+    Lifecycle lifecycle) {
+
+  /** How a consumer tells its {@code Once} that it starts and stops. */
+  public interface Lifecycle {
+    /**
+     * Before its workers start: counts what they take of the pool, and throws if the pool is too
+     * small for every engine running.
+     */
+    void starting(dev.once.Consumer consumer);
+
+    /** Its workers run: it is closed with its {@code Once}. */
+    void started(dev.once.Consumer consumer);
+
+    /** It stopped: what it took of the pool is free again. */
+    void stopped(dev.once.Consumer consumer);
+  }
+}

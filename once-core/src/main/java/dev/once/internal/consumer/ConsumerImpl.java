@@ -63,6 +63,7 @@ public final class ConsumerImpl implements Consumer {
     if (running) {
       return this;
     }
+    context.lifecycle().starting(this);
     running = true;
     for (int i = 0; i < config.workers(); i++) {
       Worker worker = new Worker(config.consumerId(), pipeline, this::newSettlement, this::running);
@@ -71,7 +72,7 @@ public final class ConsumerImpl implements Consumer {
       threads.add(t);
       t.start();
     }
-    context.started().accept(this);
+    context.lifecycle().started(this);
     return this;
   }
 
@@ -84,6 +85,7 @@ public final class ConsumerImpl implements Consumer {
     List<Thread> toJoin;
     synchronized (this) {
       running = false;
+      context.lifecycle().stopped(this);
       toJoin = new ArrayList<>(threads);
       threads.clear();
       if (callerSettlement != null) {

@@ -79,6 +79,7 @@ public final class Publisher implements AutoCloseable {
     BitSet confirmed = new BitSet(n);
     Map<Integer, String> failures = new HashMap<>();
     BitSet lost = new BitSet(n);
+    BitSet unroutable = new BitSet(n); // no topic yet: waits for a consumer group, uncharged
     List<Future<RecordMetadata>> sent = new ArrayList<>(n);
     Map<String, Integer> failedKey = new HashMap<>(); // key → first failed index
     String unreachable = null; // a send blocked on metadata: do not block again for every event
@@ -102,6 +103,7 @@ public final class Publisher implements AutoCloseable {
                   + " does not exist (no consumer group of destination "
                   + e.destination()
                   + " was declared)";
+          unroutable.set(i);
         }
       } catch (RuntimeException ex) {
         refused = "cluster unreachable: " + ex.getMessage();
@@ -186,7 +188,7 @@ public final class Publisher implements AutoCloseable {
         firstFailure.put(key, i);
       }
     }
-    return new PublishResult(confirmed, failures, lost);
+    return new PublishResult(confirmed, failures, lost, unroutable);
   }
 
   /**

@@ -15,9 +15,9 @@ import java.util.TreeMap;
  * index counts as confirmed only if the broker acked it and did not return it (a mandatory message
  * that reached no queue is returned, then acked). Everything else — nack, return, lost channel, no
  * answer in time — is a failure with its reason, so the relay keeps the row. A nack, a return and a
- * channel the broker closed over the batch's messages are refusals; a connection lost, a message
- * never sent and no answer in time are losses ({@link PublishResult}), which the relay does not
- * charge.
+ * channel the broker closed over the batch's messages are refusals; a return for no route (no queue
+ * bound yet) is unroutable, and a connection lost, a message never sent and no answer in time are
+ * losses ({@link PublishResult}): the relay charges neither.
  */
 final class BatchConfirms {
   private final NavigableMap<Long, Integer> outstanding = new TreeMap<>();
@@ -25,6 +25,11 @@ final class BatchConfirms {
   private final BitSet confirmed = new BitSet();
   private final Map<Integer, String> failures = new HashMap<>();
   private final BitSet lost = new BitSet();
+  private final BitSet unroutable = new BitSet();
+
+  /** AMQP's reply code of a message returned because no queue is bound to its routing key. */
+  private static final int NO_ROUTE = 312;
+
   private boolean timedOut;
 
   synchronized void sent(long seqNo, int index, String messageId) {
@@ -56,6 +61,9 @@ final class BatchConfirms {
     for (int index : byMessageId.getOrDefault(messageId, List.of())) {
       failures.put(
           index, "unroutable: returned by the broker (" + replyCode + " " + replyText + ")");
+      if (replyCode == NO_ROUTE) {
+        unroutable.set(index);
+      }
     }
   }
 
@@ -107,7 +115,7 @@ final class BatchConfirms {
       }
     }
     this.timedOut = timedOut;
-    return new PublishResult(ok, failures, lost);
+    return new PublishResult(ok, failures, lost, unroutable);
   }
 
   synchronized boolean timedOut() {

@@ -1,5 +1,6 @@
 package dev.once.spring.autoconfigure;
 
+import dev.once.ConfigurationException;
 import dev.once.DeadLetters;
 import dev.once.Once;
 import dev.once.OnceBuilder;
@@ -18,6 +19,8 @@ import dev.once.spring.OncePublisher;
 import dev.once.spring.SpringTransactions;
 import dev.once.tablequeue.TableQueueTransport;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -70,12 +73,35 @@ public class OnceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public OnceHandlers onceHandlers(ListableBeanFactory beans, ObjectProvider<PayloadCodec> codec) {
-    return new OnceHandlers(beans, codecOf(codec));
+    OnceHandlers handlers = new OnceHandlers(beans, codecOf(codec));
+    List<String> typed = handlers.typedPayloadMethods();
+    if (!typed.isEmpty() && codec.getIfAvailable() == null) {
+      find(codec, "the typed payload of @OnceHandler " + String.join(", ", typed));
+    }
+    return handlers;
   }
 
   /** The codec bean, or the one on the classpath (once-jackson); looked up at first use. */
   static Supplier<PayloadCodec> codecOf(ObjectProvider<PayloadCodec> codec) {
-    return () -> codec.getIfAvailable(PayloadCodec::discover);
+    return () -> find(codec, "a typed payload");
+  }
+
+  /** The advice names what a Spring application adds, not the core's builder. */
+  private static PayloadCodec find(ObjectProvider<PayloadCodec> codec, String forWhat) {
+    PayloadCodec bean = codec.getIfAvailable();
+    if (bean != null) {
+      return bean;
+    }
+    if (ServiceLoader.load(PayloadCodec.class).findFirst().isEmpty()) {
+      throw new ConfigurationException(
+          "codec",
+          "is required for "
+              + forWhat
+              + ", and there is none: add the dependency dev.once:once-jackson, or Jackson 3"
+              + " (spring-boot-starter-jackson: Once then uses the application's JsonMapper), or"
+              + " declare a PayloadCodec bean");
+    }
+    return PayloadCodec.discover(); // the one on the classpath; more than one is refused
   }
 
   @Bean

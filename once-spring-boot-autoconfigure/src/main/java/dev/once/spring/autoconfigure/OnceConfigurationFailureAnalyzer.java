@@ -13,6 +13,13 @@ class OnceConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Configura
 
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, ConfigurationException cause) {
+    if (cause.path().equals("codec")) {
+      return new FailureAnalysis(
+          "Once has no PayloadCodec: " + cause.getMessage(),
+          "Add the dependency dev.once:once-jackson (or spring-boot-starter-jackson), or declare a"
+              + " PayloadCodec bean (docs/SPRING.md, \"Typed payloads need a codec\").",
+          cause);
+    }
     return new FailureAnalysis(
         "Once refused the setting " + cause.path() + ": " + cause.getMessage(),
         "Change the once.* property, the @OnceHandler attribute or the bean of yours that sets "

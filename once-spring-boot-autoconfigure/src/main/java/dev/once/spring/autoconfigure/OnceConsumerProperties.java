@@ -1,7 +1,6 @@
 package dev.once.spring.autoconfigure;
 
 import java.time.Duration;
-import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /** The settings of one consumer, {@code once.consumers.<id>.*}. */
 public class OnceConsumerProperties {
@@ -56,27 +55,6 @@ public class OnceConsumerProperties {
 
   public void setIdleWait(Duration idleWait) {
     this.idleWait = idleWait;
-  }
-
-  /**
-   * The idle wait under its old name, {@code poll-timeout}.
-   *
-   * @deprecated use {@code idle-wait}: one name for the idle wait of every engine
-   */
-  @Deprecated(since = "1.1", forRemoval = true)
-  @DeprecatedConfigurationProperty(replacement = "once.consumers.*.idle-wait", since = "1.1")
-  public Duration getPollTimeout() {
-    return idleWait;
-  }
-
-  /**
-   * Sets the idle wait under its old name.
-   *
-   * @deprecated use {@code idle-wait}
-   */
-  @Deprecated(since = "1.1", forRemoval = true)
-  public void setPollTimeout(Duration pollTimeout) {
-    this.idleWait = pollTimeout;
   }
 
   public int getMaxAttempts() {

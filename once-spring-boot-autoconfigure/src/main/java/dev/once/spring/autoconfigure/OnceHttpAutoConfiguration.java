@@ -62,10 +62,7 @@ public class OnceHttpAutoConfiguration {
             .fingerprintHeaders(p.getFingerprintHeaders())
             .storedHeaders(Set.copyOf(p.getStoredHeaders()))
             .maxRequestBytes(p.getMaxRequestBytes())
-            .scope(
-                p.getScope() == OnceHttpProperties.Scope.HEADER
-                    ? ClientScope.header(p.getScopeHeader())
-                    : ClientScope.principal());
+            .scope(scope(p));
     IdempotencySettings required = base.required(true).build();
     IdempotencySettings optional = base.required(false).build();
     return new IdempotencyFilter(
@@ -81,6 +78,29 @@ public class OnceHttpAutoConfiguration {
                   : a.required() == Idempotent.Required.YES;
           return req ? required : optional;
         });
+  }
+
+  /** The client scope of {@code once.http.scope}, telling a request without one which to set. */
+  static ClientScope scope(OnceHttpProperties p) {
+    return switch (p.getScope()) {
+      case PRINCIPAL ->
+          ClientScope.principal()
+              .whenMissing(
+                  "this request has no authenticated principal, and @Idempotent keys are scoped by"
+                      + " client (once.http.scope=principal, the default): put Spring Security"
+                      + " (or another login) in front, or set once.http.scope=shared in an"
+                      + " application without login, or once.http.scope=header (header"
+                      + " once.http.scope-header, X-Client-Id) behind a gateway that sets it");
+      case HEADER ->
+          ClientScope.header(p.getScopeHeader())
+              .whenMissing(
+                  "this request has no "
+                      + p.getScopeHeader()
+                      + " header, and @Idempotent keys are scoped by it (once.http.scope=header,"
+                      + " once.http.scope-header): send it, or have the gateway in front of the"
+                      + " application set it");
+      case SHARED -> ClientScope.shared();
+    };
   }
 
   /** The {@link Idempotent} of the handler method the request maps to, or null. */

@@ -19,7 +19,10 @@ public class OnceHttpProperties {
   /** Response headers stored and replayed, besides status and body. */
   private List<String> storedHeaders = List.of("Content-Type", "Location", "Content-Language");
 
-  /** Who the client is: principal (the authenticated user) or header. */
+  /**
+   * Who the client is: principal (the authenticated user), header (a header a gateway sets), or
+   * shared (one scope for every client: for an application without login; a key is then a secret).
+   */
   private Scope scope = Scope.PRINCIPAL;
 
   /** With scope=header: the header naming the client (set or checked by a gateway). */
@@ -40,7 +43,8 @@ public class OnceHttpProperties {
   /** Who the client is. */
   public enum Scope {
     PRINCIPAL,
-    HEADER
+    HEADER,
+    SHARED
   }
 
   public String getHeaderName() {

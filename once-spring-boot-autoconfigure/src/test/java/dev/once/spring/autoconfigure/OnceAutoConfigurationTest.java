@@ -3,6 +3,7 @@ package dev.once.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Handler;
@@ -36,10 +37,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.json.JsonMapper;
 
 /** What the auto-configuration creates, from which properties, and when it backs off. */
 class OnceAutoConfigurationTest {
@@ -194,6 +197,61 @@ class OnceAutoConfigurationTest {
                       "unknown destination 'undeclared': declared destinations are [inferred,"
                           + " orders] (add it to once.destinations; the destinations of"
                           + " @OnceHandler methods are declared by themselves)");
+            });
+  }
+
+  record OrderPaid(long orderId) {}
+
+  static class TypedHandlers {
+    @OnceHandler(consumer = "warehouse", destination = "orders")
+    public void on(OrderPaid paid, ReceivedEvent event) {}
+  }
+
+  /** No Jackson and no once-jackson on the classpath, as in an application without a web layer. */
+  private static ApplicationContextRunner withoutACodec() {
+    return runner().withClassLoader(new FilteredClassLoader(JsonMapper.class));
+  }
+
+  @Test
+  void aTypedHandlerWithoutACodecFailsTheStartNamingOnceJacksonAndTheMethod() {
+    withoutACodec()
+        .withBean(TypedHandlers.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasFailed();
+              assertThat(FailureReport.of(ctx.getStartupFailure()))
+                  .contains("Once has no PayloadCodec")
+                  .contains(".on(OrderPaid)")
+                  .contains("dev.once:once-jackson")
+                  .contains("declare a PayloadCodec bean")
+                  .doesNotContain("OnceBuilder");
+            });
+  }
+
+  @Test
+  void aTypedPublishWithoutACodecIsAdvisedOnceJacksonNotTheCoreBuilder() {
+    withoutACodec()
+        .withBean(Handlers.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              OncePublisher publisher = ctx.getBean(OncePublisher.class);
+              TransactionTemplate tx =
+                  new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+              assertThat(
+                      catchThrowable(
+                          () ->
+                              tx.executeWithoutResult(
+                                  s ->
+                                      publisher.publish(
+                                          EventId.of("order-paid", 1),
+                                          "orders",
+                                          "1",
+                                          new OrderPaid(1)))))
+                  .isInstanceOf(ConfigurationException.class)
+                  .hasMessageContaining("dev.once:once-jackson")
+                  .hasMessageContaining("PayloadCodec bean")
+                  .hasMessageNotContaining("OnceBuilder");
             });
   }
 

@@ -84,12 +84,6 @@ class OncePropertiesCheckTest {
   }
 
   @Test
-  void theIdleWaitsOldNamePollTimeoutStillBinds() {
-    assertThat(refused("once.consumers.billing.poll-timeout=0s"))
-        .contains("Reason: must be > 0, was PT0S");
-  }
-
-  @Test
   void theRelaysMaxAttemptsNamesTheRelaysProperty() {
     assertThat(refused("once.relay.max-attempts=-3"))
         .contains("Property: once.relay.max-attempts")

@@ -1,0 +1,95 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.spi.ForwardingDataSource;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The README's first program (a consumer of 2 workers and a relay on the table queue, all on one
+ * pool) on pools of every size: one that cannot serve them is refused at {@code start()}, naming
+ * what is needed, the pool's size and its setting, instead of starving for a minute and blaming the
+ * database; the smallest one it accepts delivers.
+ */
+class PoolSizeAtStartTest {
+  /** Two LISTENs held for good, the relay's second connection, and one to make progress. */
+  private static final int AT_LEAST = 4;
+
+  /** 2 workers, the relay's 2, 2 LISTENs, the NOTIFY sender and a producer. */
+  private static final int ALL_AT_ONCE = 8;
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void aPoolTooSmallForTheEnginesIsRefusedAtStart(int size) {
+    try (TestDatabase db = TestDatabase.embedded();
+        HikariDataSource pool = db.newPool(size)) {
+      assertRefused(db, pool, pool.getPoolName(), size);
+    }
+  }
+
+  @Test
+  void aPoolUnderAWrapperIsReadThroughUnwrap() {
+    try (TestDatabase db = TestDatabase.embedded();
+        HikariDataSource pool = db.newPool(3)) {
+      DataSource wrapped = new ForwardingDataSource(pool) {};
+      assertRefused(db, wrapped, pool.getPoolName(), 3);
+    }
+  }
+
+  private static void assertRefused(TestDatabase db, DataSource ds, String name, int size) {
+    try (TableQueueTransport transport = TableQueueTransport.create(ds);
+        Once once =
+            Once.builder().dataSource(ds).transport(transport).destinations("orders").build()) {
+      once.consumer("shipping").subscribe("orders", (tx, e) -> {}).build().start();
+      long start = System.nanoTime();
+
+      assertThatThrownBy(() -> once.newRelay().start())
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("pool '" + name + "' of " + size + " connections")
+          .hasMessageContaining("Once needs at least " + AT_LEAST)
+          .hasMessageContaining("and " + ALL_AT_ONCE + " to run them all at once")
+          .hasMessageContaining("set the pool's maximumPoolSize to " + ALL_AT_ONCE)
+          .hasMessageContaining("consumer shipping (2 workers)");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {AT_LEAST, ALL_AT_ONCE})
+  void theSmallestPoolAcceptedDelivers(int size) {
+    try (TestDatabase db = TestDatabase.embedded();
+        HikariDataSource pool = db.newPool(size);
+        TableQueueTransport transport = TableQueueTransport.create(pool);
+        Once once =
+            Once.builder().dataSource(pool).transport(transport).destinations("orders").build()) {
+      db.execute("CREATE TABLE shipments (order_id text)");
+      once.consumer("shipping")
+          .subscribe(
+              "orders", (tx, e) -> tx.update("INSERT INTO shipments VALUES (?)", e.payloadText()))
+          .build()
+          .start();
+      once.newRelay().start();
+
+      for (int i = 0; i < 20; i++) {
+        String order = "A-" + i;
+        once.inTransaction(
+            tx ->
+                tx.publish(
+                    Event.of(EventId.of("order-placed", order), "orders", order, "Placed", order)));
+      }
+
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> db.count("SELECT count(*) FROM shipments"), n -> n == 20);
+    }
+  }
+}
