@@ -29,7 +29,8 @@ public record WorkloadStatus(
    * @param name a destination, consumer group or consumer id
    * @param waiting rows waiting
    * @param parked outbox rows the relay gave up on (dead letters of {@code (relay)}); 0 elsewhere
-   * @param oldestAge age of the oldest waiting row (zero when none)
+   * @param oldestAge age of the oldest waiting row (zero when none); of an open dead letter, the
+   *     time since it was dead-lettered
    */
   public record Backlog(String name, long waiting, long parked, Duration oldestAge) {}
 

@@ -78,6 +78,43 @@ class DatabaseOptionsTest {
   }
 
   @Test
+  void withoutSchemaEveryCommandUsesTheNamespaceTheUrlNamesAsJdbcDoes() {
+    for (String command : COMMANDS.stream().filter(c -> !c.startsWith("bench")).toList()) {
+      for (String url :
+          List.of(
+              "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=shop",
+              "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=shop,public&user=postgres",
+              "jdbc:mariadb://127.0.0.1:3306/shop?user=root")) {
+        CommandLine root = Main.commandLine();
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.addAll(List.of("--db", url));
+        if (command.equals("produce")) {
+          args.addAll(List.of("--events", "1"));
+        }
+        root.parseArgs(args.toArray(String[]::new));
+        assertThat(mixin(find(root, command)).schema()).as(command + " " + url).isEqualTo("shop");
+      }
+    }
+  }
+
+  @Test
+  void aSchemaAndAUrlThatNameTwoDifferentOnesAreOneLineNamingBoth() {
+    String url = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=shop";
+    for (String command : List.of("status", "dead-letters list", "schema apply", "demo")) {
+      List<String> args = new ArrayList<>(List.of(command.split(" ")));
+      args.addAll(List.of("--db", url, "--schema", "app"));
+      Cli.run(args.toArray(String[]::new))
+          .assertRefusedInOneLine(
+              "--schema app and currentSchema=shop in --db name two different schemas");
+    }
+    Cli.run("status", "--db", "jdbc:mariadb://127.0.0.1:3306/shop?user=root", "--schema", "app")
+        .assertRefusedInOneLine(
+            "--schema app and the database shop in --db name two different databases");
+    Cli.run("status", "--db", url.replace("shop", "Shop"))
+        .assertRefusedInOneLine("currentSchema in --db must be 1 to 63 lower-case letters");
+  }
+
+  @Test
   void afterTheDemoOnAServerDeadLettersStatusAndSchemaStatusSeeItsRowsWithTheSameSchema()
       throws SQLException {
     String url = LocalServer.url();
@@ -136,7 +173,7 @@ class DatabaseOptionsTest {
       assertThat(r.err())
           .as(what)
           .contains("once: schema " + schema + " not found on jdbc:postgresql://127.0.0.1:5432")
-          .contains("--schema (default once_demo, where once demo runs)")
+          .contains("--schema or in the URL (default once_demo, where once demo runs)")
           .doesNotContain("\tat ");
       assertThat(count(url, "SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'"))
           .as(what + " created the schema")

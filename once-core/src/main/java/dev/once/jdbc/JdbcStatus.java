@@ -73,9 +73,9 @@ public class JdbcStatus implements StatusDialect {
             """),
         backlogs(
             c,
-            null,
+            now,
             """
-            SELECT consumer_id, count(*) AS waiting, 0 AS parked, NULL AS oldest
+            SELECT consumer_id, count(*) AS waiting, 0 AS parked, min(dead_at) AS oldest
               FROM once_dead_letter
              WHERE status = 'dead'
              GROUP BY consumer_id
@@ -83,7 +83,7 @@ public class JdbcStatus implements StatusDialect {
             """));
   }
 
-  /** Rows (name, waiting, parked, oldest); no age without {@code now}. */
+  /** Rows (name, waiting, parked, oldest). */
   private List<Backlog> backlogs(Connection c, Instant now, String query) throws SQLException {
     return sql.list(
         c,
@@ -93,7 +93,7 @@ public class JdbcStatus implements StatusDialect {
                 rs.getString(1),
                 rs.getLong("waiting"),
                 rs.getLong("parked"),
-                now == null ? Duration.ZERO : age(readOldest(rs, "oldest"), now)));
+                age(readOldest(rs, "oldest"), now)));
   }
 
   /** A computed column: some drivers type {@code min(CASE … END)} loosely. */

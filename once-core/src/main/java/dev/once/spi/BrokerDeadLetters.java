@@ -7,6 +7,15 @@ package dev.once.spi;
  */
 public interface BrokerDeadLetters {
 
+  /**
+   * Whether the broker holds {@code consumerId}'s group for {@code destination} — a consumer of it
+   * was started there —, so that admin tools show the groups that exist and no invented ones. The
+   * default, for a broker that cannot tell, says yes.
+   */
+  default boolean hasGroup(String destination, String consumerId) {
+    return true;
+  }
+
   /** How many messages the broker itself dead-lettered for {@code consumerId}. */
   long count(String destination, String consumerId);
 

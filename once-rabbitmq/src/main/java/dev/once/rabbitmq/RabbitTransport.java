@@ -121,6 +121,12 @@ public final class RabbitTransport
         event, topology.names().queue(event.destination(), consumerId), confirmTimeout);
   }
 
+  /** Whether the group's queue {@code <destination>.<group>} exists (a passive declare). */
+  @Override
+  public boolean hasGroup(String destination, String consumerId) {
+    return topology.exists(destination, consumerId);
+  }
+
   /** Ready messages in the group's dead-letter queue {@code <queue>.dead-letter}. */
   @Override
   public long count(String destination, String consumerId) {

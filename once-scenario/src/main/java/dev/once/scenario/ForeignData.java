@@ -210,8 +210,8 @@ public final class ForeignData {
             + what
             + " It clears every row of the demo's consumers (warehouse, notifier), destinations"
             + " (orders, dispatch) and providers (payments, mail), and where others keep rows"
-            + " those names may be theirs. Run it in a namespace of its own (--schema NAME; the"
-            + " default, once_demo, is one unless something else writes there), or add "
+            + " those names may be theirs. Run it in a namespace of its own (--schema NAME, e.g."
+            + " --schema once_demo; a URL that names no schema means once_demo), or add "
             + FORCE_FLAG
             + " to clear the demo's rows here all the same.");
   }

@@ -21,10 +21,12 @@ import javax.sql.DataSource;
  * .once/pg} in the working directory, fsync and synchronous_commit on.
  *
  * <p>Every command but the bench runs in a namespace, {@link #openScenario}: a PostgreSQL schema,
- * or a MariaDB database, named by {@code --schema} (default {@value #DEMO_SCHEMA}, where the demo
- * runs), whatever schema the URL names, so that the demo's commands cannot clear or count a user's
- * consumers of the same names, and the operator's commands (status, dead-letters, dashboard,
- * schema) look where the demo wrote ({@link DatabaseOptions}).
+ * or a MariaDB database, named by {@code --schema}, else by the URL as JDBC has it ({@code
+ * currentSchema} on PostgreSQL, the database on MariaDB), else {@value #DEMO_SCHEMA}, where the
+ * demo runs ({@link JdbcUrls#namespace}); {@code --schema} and a URL that name two different ones
+ * are an error. So {@code once demo --db URL} and {@code once status --db URL} look at the same
+ * tables, and a URL a user pastes from the application means what it means there ({@link
+ * DatabaseOptions}).
  */
 public final class Database implements AutoCloseable {
   public static final Path EMBEDDED_DATA = Path.of(".once", "pg");
@@ -37,9 +39,6 @@ public final class Database implements AutoCloseable {
 
   /** The namespace of the demo scenario's commands unless {@code --schema} names another. */
   public static final String DEMO_SCHEMA = "once_demo";
-
-  private static final java.util.regex.Pattern SCHEMA_NAME =
-      java.util.regex.Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   private final EmbeddedPostgres embedded;
   private final HikariDataSource dataSource;
@@ -61,16 +60,14 @@ public final class Database implements AutoCloseable {
    */
   public static Database open(String flag, int poolSize) {
     String url = url(flag);
-    checkUrl(url);
+    JdbcUrls.check(url);
     return url == null ? embedded(poolSize, null) : server(url, poolSize);
   }
 
   /**
-   * Opens the demo scenario's namespace: schema {@code schema} (null: {@value #DEMO_SCHEMA}) of the
-   * PostgreSQL at {@code url} (or {@code $ONCE_DB}) or of the embedded one, or database {@code
-   * schema} of the MariaDB at {@code url}, created if needed. The URL's own schema or database is
-   * not used: the demo's consumers ({@code warehouse}, {@code notifier}) may be names a user has
-   * too.
+   * Opens the namespace {@link JdbcUrls#namespace} names for {@code --schema} {@code schema} (null:
+   * not given) and the URL {@code url} (or {@code $ONCE_DB}): a schema of that PostgreSQL or of the
+   * embedded one, or a database of that MariaDB, created if needed.
    */
   public static Database openScenario(String url, String schema, int poolSize) {
     return openScenario(url, schema, poolSize, true);
@@ -82,60 +79,18 @@ public final class Database implements AutoCloseable {
    */
   public static Database openScenario(String flag, String schema, int poolSize, boolean create) {
     String url = url(flag);
-    checkUrl(url);
-    String name = schema == null ? DEMO_SCHEMA : schema;
-    if (!SCHEMA_NAME.matcher(name).matches()) {
-      throw new UserError(
-          "--schema must be 1 to 63 lower-case letters, digits and underscores, not starting with"
-              + " a digit, was '"
-              + name
-              + "'");
-    }
+    String name = JdbcUrls.namespace(url, schema);
     if (url == null) {
       return embedded(poolSize, name, create);
     }
     createNamespace(url, name, redact(url), create);
-    return server(inNamespace(url, name), poolSize);
-  }
-
-  private static void checkUrl(String url) {
-    if (url != null && !url.startsWith("jdbc:postgresql:") && !isMariaDb(url)) {
-      throw new UserError(
-          "--db must be a PostgreSQL or MariaDB/MySQL JDBC URL such as"
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
-              + " jdbc:mariadb://127.0.0.1:3306/test?user=root, was '"
-              + redact(url)
-              + "'");
-    }
-  }
-
-  /**
-   * {@code url} with {@code schema} as its namespace: PostgreSQL's {@code currentSchema} parameter
-   * (any other one removed), MariaDB's database (the path).
-   */
-  static String inNamespace(String url, String schema) {
-    int query = url.indexOf('?');
-    String head = query < 0 ? url : url.substring(0, query);
-    String params = query < 0 ? "" : url.substring(query + 1);
-    if (isMariaDb(url)) {
-      int authority = head.indexOf("//");
-      int slash = authority < 0 ? -1 : head.indexOf('/', authority + 2);
-      String server = slash < 0 ? head : head.substring(0, slash);
-      return server + "/" + schema + (params.isEmpty() ? "" : "?" + params);
-    }
-    StringBuilder kept = new StringBuilder();
-    for (String param : params.split("&")) {
-      if (!param.isEmpty() && !param.toLowerCase(Locale.ROOT).startsWith("currentschema=")) {
-        kept.append(param).append('&');
-      }
-    }
-    return head + "?" + kept + "currentSchema=" + schema;
+    return server(JdbcUrls.inNamespace(url, name), poolSize);
   }
 
   /** Creates the schema (PostgreSQL) or database (MariaDB) if it is not there. */
   private static void createNamespace(
       String url, String schema, String description, boolean create) {
-    boolean mariadb = isMariaDb(url);
+    boolean mariadb = JdbcUrls.isMariaDb(url);
     try {
       DriverManager.getDriver(url); // a driver takes a URL only if it can parse it
     } catch (SQLException e) {
@@ -156,11 +111,12 @@ public final class Database implements AutoCloseable {
                   + schema
                   + " not found on "
                   + description
-                  + ": name the one that holds the Once tables with --schema (default "
+                  + ": name the one that holds the Once tables with --schema or in the URL"
+                  + " (default "
                   + DEMO_SCHEMA
-                  + ", where once demo runs), or create it with once demo --schema "
+                  + ", where once demo runs), or create it with once schema apply --schema "
                   + schema
-                  + " or once schema apply --schema "
+                  + " or once demo --schema "
                   + schema);
         }
         s.execute(
@@ -213,10 +169,6 @@ public final class Database implements AutoCloseable {
     return url;
   }
 
-  private static boolean isMariaDb(String url) {
-    return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
-  }
-
   private static Database server(String url, int poolSize) {
     return new Database(null, pool(url, poolSize), redact(url), url);
   }
@@ -242,7 +194,7 @@ public final class Database implements AutoCloseable {
           pg.close();
           throw e;
         }
-        url = inNamespace(url, schema);
+        url = JdbcUrls.inNamespace(url, schema);
         description = "embedded PostgreSQL (" + EMBEDDED_DATA + "), schema " + schema;
       }
       return new Database(pg, pool(url, poolSize), description, url);
@@ -287,7 +239,7 @@ public final class Database implements AutoCloseable {
     StringBuilder out = new StringBuilder(url);
     char sep = query < 0 ? '?' : (url.endsWith("?") || url.endsWith("&") ? 0 : '&');
     List<Map.Entry<String, String>> bounds =
-        !isMariaDb(url)
+        !JdbcUrls.isMariaDb(url)
             ? POSTGRES_BOUNDS
             : url.startsWith("jdbc:mysql:")
                 ? MARIADB_BOUNDS.subList(0, 3) // MySQL has no idle_transaction_timeout

@@ -6,11 +6,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code --db} and {@code --schema}: where a command finds the Once tables. Every command that
  * opens a database takes this mixin (and {@link TransportOptions} beside it when it moves events),
- * so the options mean the same everywhere: the tables are in the namespace {@code --schema} names —
- * a PostgreSQL schema, or on MariaDB/MySQL a database — whatever schema the URL names; by default
- * {@value Database#DEMO_SCHEMA}, where {@code once demo} runs, so that {@code once dead-letters
- * list --db URL} looks where {@code once demo --db URL} wrote. {@code once bench} alone keeps the
- * URL's own schema unless {@code --schema} is given (its tables and consumers are its own).
+ * so the options mean the same everywhere: the tables are in the namespace — a PostgreSQL schema,
+ * or on MariaDB/MySQL a database — that {@code --schema} names, else the one the URL names as JDBC
+ * has it ({@code currentSchema}; MariaDB: the database in the path), else {@value
+ * Database#DEMO_SCHEMA}, where {@code once demo} runs; the two naming different ones is an error
+ * ({@link JdbcUrls#namespace}). {@code once bench} alone keeps the URL's own schema, the server's
+ * default one included, unless {@code --schema} is given (its tables and consumers are its own).
  */
 public final class DatabaseOptions {
   @Option(
@@ -18,18 +19,18 @@ public final class DatabaseOptions {
       paramLabel = "URL",
       description =
           "PostgreSQL or MariaDB/MySQL JDBC URL, e.g."
-              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres or"
-              + " jdbc:mariadb://127.0.0.1:3306/test?user=root; the tables are in --schema there."
-              + " Default: $ONCE_DB (put a URL with a password there: a command line is visible to"
-              + " every user in ps), else the embedded PostgreSQL in .once/pg.")
+              + " jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=app or"
+              + " jdbc:mariadb://127.0.0.1:3306/app?user=root. Default: $ONCE_DB (put a URL with a"
+              + " password there: a command line is visible to every user in ps), else the"
+              + " embedded PostgreSQL in .once/pg.")
   String db;
 
   @Option(
       names = "--schema",
       paramLabel = "NAME",
       description =
-          "The namespace of the Once tables: a PostgreSQL schema (on MariaDB/MySQL: a database),"
-              + " whatever schema --db names. Default: "
+          "The namespace of the Once tables: a PostgreSQL schema (on MariaDB/MySQL: a database)."
+              + " Default: the one --db names (currentSchema; MariaDB: the database), else "
               + Database.DEMO_SCHEMA
               + ", where the demo runs (bench: the schema --db names).")
   String schema;
@@ -39,9 +40,9 @@ public final class DatabaseOptions {
     return db;
   }
 
-  /** The namespace's name. */
+  /** The namespace's name: {@code --schema}, else the URL's, else the demo's. */
   public String schema() {
-    return schema == null ? Database.DEMO_SCHEMA : schema;
+    return JdbcUrls.namespace(Database.url(db), schema);
   }
 
   /** Opens the namespace, creating it if needed: for the commands that write the demo's tables. */

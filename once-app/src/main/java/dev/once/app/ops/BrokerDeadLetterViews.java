@@ -11,7 +11,6 @@ import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code once dead-letters list --broker} and {@code once dead-letters move}: what the broker
@@ -43,13 +42,15 @@ final class BrokerDeadLetterViews {
   }
 
   static void list(
-      PrintStream out, DeadLetters d, Transport t, Map<String, String> groups, int limit) {
+      PrintStream out, DeadLetters d, Transport t, List<BrokerGroups.Group> groups, int limit) {
     out.printf(
         "%-12s %-28s %-16s %-15s %-6s %-20s %s%n",
         "CONSUMER", "EVENT", "TYPE", "REASON", "DEATHS", "DEAD AT", "PAYLOAD");
     StringBuilder totals = new StringBuilder();
     groups.forEach(
-        (group, destination) -> {
+        g -> {
+          String group = g.consumer();
+          String destination = g.destination();
           long count = brokerDeadLetters(t, destination, group);
           List<BrokerDeadLetter> seen =
               count == 0 ? List.of() : d.peekBroker(destination, group, limit);
@@ -81,10 +82,12 @@ final class BrokerDeadLetterViews {
       PrintStream err,
       DeadLetters d,
       Transport t,
-      Map<String, String> groups,
+      List<BrokerGroups.Group> groups,
       int limit) {
     groups.forEach(
-        (group, destination) -> {
+        g -> {
+          String group = g.consumer();
+          String destination = g.destination();
           long before = brokerDeadLetters(t, destination, group);
           String place = place(t, destination, group);
           BrokerMove done =

@@ -7,11 +7,11 @@ import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.common.UserError;
 import dev.once.dashboard.Dashboard;
-import dev.once.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -58,6 +58,8 @@ public final class DashboardCommand implements Callable<Integer> {
 
   @Mixin TransportOptions transportOptions;
 
+  @Mixin BrokerGroups groups;
+
   @Override
   public Integer call() throws InterruptedException {
     DashboardOptions.checkPort(port);
@@ -77,7 +79,11 @@ public final class DashboardCommand implements Callable<Integer> {
                 .port(port)
                 .token(secret)
                 .readOnly(readOnly)
-                .transport(transport, WarehouseTables.CONSUMER_DESTINATIONS)
+                .transport(
+                    transport,
+                    transportOptions.keepsBrokerDeadLetters()
+                        ? groups.byConsumer(database.dataSource(), transport, System.err)
+                        : Map.of())
                 .actor(
                     actor != null ? actor : DeadLetterResolutions.defaultActor() + " (dashboard)"),
             System.out);

@@ -41,6 +41,9 @@ final class DeadLetterResolutions {
 
     abstract List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor);
 
+    /** What was done, in the past tense: "replayed", "discarded". */
+    abstract String done();
+
     @Override
     public Integer call() {
       DeadLetterFilter f = filter("dead", ids);
@@ -59,9 +62,33 @@ final class DeadLetterResolutions {
                 return act(d, f, who);
               },
               transport);
-      DeadLettersCommand.print(System.out, done);
+      for (DeadLetter d : done) {
+        System.out.println(line(done(), d));
+      }
+      if (done.size() > 1) {
+        System.out.println(done() + " " + done.size() + " dead letters");
+      }
+      if (done.isEmpty() && notes.isEmpty()) {
+        notes.add("no open dead letter matches" + DeadLetterIds.withFilters(f));
+      }
+      if (done.isEmpty()) {
+        notes.set(notes.size() - 1, notes.get(notes.size() - 1) + ": nothing " + done());
+      }
       notes.forEach(n -> System.err.println("once: " + n));
       return notes.isEmpty() ? 0 : 1;
+    }
+
+    /** {@code replayed dead letter 7 (event order-paid:2, consumer warehouse)}. */
+    static String line(String done, DeadLetter d) {
+      return done
+          + " dead letter "
+          + d.id()
+          + " (event "
+          + d.event().id()
+          + ", "
+          + (d.isRelay() ? "relay: back to the outbox of " + d.event().destination() : "consumer ")
+          + (d.isRelay() ? "" : d.consumerId())
+          + ")";
     }
 
     /** Why some of the ids asked for are not acted on: missing, or not open any more. */
@@ -104,6 +131,11 @@ final class DeadLetterResolutions {
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
       return beyondHorizon ? d.replayBeyondHorizon(f, actor, reason) : d.replay(f, actor, reason);
     }
+
+    @Override
+    String done() {
+      return "replayed";
+    }
   }
 
   @Command(name = "discard", description = "Close the selected open dead letters without replay.")
@@ -111,6 +143,11 @@ final class DeadLetterResolutions {
     @Override
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
       return d.discard(f, actor, reason);
+    }
+
+    @Override
+    String done() {
+      return "discarded";
     }
   }
 

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,21 +53,24 @@ public final class DeadLettersCommand {
     }
 
     <T> T withDeadLetters(Function<DeadLetters, T> work, TransportOptions transportOptions) {
-      return openDeadLetters(db, (d, t) -> work.apply(d), transportOptions);
+      return openDeadLetters(db, (d, t, ds) -> work.apply(d), transportOptions);
     }
   }
 
+  /** What runs with the dead letters, the transport and the namespace's data source open. */
+  interface Work<T> {
+    T run(DeadLetters deadLetters, Transport transport, javax.sql.DataSource dataSource);
+  }
+
   static <T> T openDeadLetters(
-      DatabaseOptions db,
-      BiFunction<DeadLetters, Transport, T> work,
-      TransportOptions transportOptions) {
+      DatabaseOptions db, Work<T> work, TransportOptions transportOptions) {
     try (Database database = db.openExisting(4)) {
       Migrations.requirePresent(database.dataSource());
       try (Transport transport =
           transportOptions.open(database.dataSource(), Duration.ofSeconds(30))) {
         try (Once once =
             Once.builder().dataSource(database.dataSource()).transport(transport).build()) {
-          return work.apply(once.deadLetters(), transport);
+          return work.run(once.deadLetters(), transport, database.dataSource());
         }
       }
     }
@@ -104,12 +106,20 @@ public final class DeadLettersCommand {
                 + " rabbitmq; takes --consumer, --group and --limit.")
     boolean broker;
 
+    @Option(
+        names = "--json",
+        description =
+            "Print one JSON object on stdout: the page's dead letters (no payload, no error"
+                + " message: 'show' has them) and next_after, the id to give --after for the next"
+                + " page (null on the last).")
+    boolean json;
+
     @Mixin BrokerGroups groups;
 
     @Mixin TransportOptions transport;
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
       if (after < 0) {
         throw new UserError("--after must be an id 0 or more, was " + after);
       }
@@ -119,17 +129,20 @@ public final class DeadLettersCommand {
         BrokerDeadLetterViews.requireBroker(transport, "--broker");
         filters.onlyConsumerAndLimit("--broker", status.equals("dead"));
         Flags.range("--limit with --broker", f.limit(), 1, 1_000); // each one is held in memory
+        if (json) {
+          throw new UserError("--json lists Once's own dead letters; --broker prints a table");
+        }
         if (after != 0) {
           throw new UserError(
               "--broker takes --consumer, --group and --limit only; --after pages Once's own"
                   + " dead letters");
         }
-        Map<String, String> selected = groups.select(f.consumerId());
         return openDeadLetters(
             db,
-            (d, t) -> {
-              BrokerDeadLetterViews.list(System.out, d, t, selected, f.limit());
-              return 0;
+            (d, t, ds) -> {
+              BrokerGroups.Selection selected = groups.select(f.consumerId(), ds, t);
+              BrokerDeadLetterViews.list(System.out, d, t, selected.groups(), f.limit());
+              return note(selected);
             },
             transport);
       }
@@ -137,8 +150,13 @@ public final class DeadLettersCommand {
       DeadLetterFilter oneMore = f.limit(f.limit() + 1);
       List<DeadLetter> found = withDeadLetters(d -> d.summaries(oneMore, after), transport);
       List<DeadLetter> page = found.size() > f.limit() ? found.subList(0, f.limit()) : found;
+      Long next = found.size() > f.limit() ? page.get(page.size() - 1).id() : null;
+      if (json) {
+        System.out.println(JSON.writeValueAsString(toJson(page, next)));
+        return 0;
+      }
       print(System.out, page);
-      if (found.size() > f.limit()) {
+      if (next != null) {
         System.out.printf(
             "more: once dead-letters list --after %d (with the same filters)%n",
             page.get(page.size() - 1).id());
@@ -178,15 +196,55 @@ public final class DeadLettersCommand {
     public Integer call() {
       Flags.range("--limit", limit, 1, 1_000_000);
       BrokerDeadLetterViews.requireBroker(transport, "move");
-      Map<String, String> selected = groups.select(consumer);
       return openDeadLetters(
           db,
-          (d, t) -> {
-            BrokerDeadLetterViews.move(System.out, System.err, d, t, selected, limit);
-            return 0;
+          (d, t, ds) -> {
+            BrokerGroups.Selection selected = groups.select(consumer, ds, t);
+            BrokerDeadLetterViews.move(System.out, System.err, d, t, selected.groups(), limit);
+            return note(selected);
           },
           transport);
     }
+  }
+
+  /** Says which recorded consumers have no queue on the broker; 0, as that is no failure. */
+  private static int note(BrokerGroups.Selection selected) {
+    if (selected.notFoundNote() != null) {
+      System.err.println("once: " + selected.notFoundNote());
+    }
+    return 0;
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** The page as {@code list --json} prints it: keys as {@code status --json} names them. */
+  static Map<String, Object> toJson(List<DeadLetter> page, Long nextAfter) {
+    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    json.put(
+        "dead_letters",
+        page.stream()
+            .map(
+                d -> {
+                  Map<String, Object> m = new java.util.LinkedHashMap<>();
+                  m.put("id", d.id());
+                  m.put("consumer", d.consumerId());
+                  m.put("event_id", d.event().id().value());
+                  m.put("destination", d.event().destination());
+                  m.put("type", d.event().type());
+                  m.put("status", d.status().value());
+                  m.put("attempts", d.attempts());
+                  m.put("error_class", d.errorClass());
+                  m.put("fingerprint", d.errorFingerprint());
+                  m.put("final_attempt_crashed", d.finalAttemptCrashed());
+                  m.put("first_failed_at", String.valueOf(d.firstFailedAt()));
+                  m.put("dead_at", String.valueOf(d.deadAt()));
+                  m.put("resolved_at", d.resolvedAt() == null ? null : d.resolvedAt().toString());
+                  return m;
+                })
+            .toList());
+    json.put("next_after", nextAfter);
+    return json;
   }
 
   static void print(PrintStream out, List<DeadLetter> found) {

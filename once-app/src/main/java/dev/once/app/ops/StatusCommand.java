@@ -46,9 +46,10 @@ public final class StatusCommand implements Callable<Integer> {
     try (Database database = db.openExisting(2)) {
       Migrations.requirePresent(database.dataSource());
       WorkloadStatus s = WorkloadStatus.read(database.dataSource());
+      List<String> notes = new ArrayList<>();
       List<BrokerCount> broker =
           transport.keepsBrokerDeadLetters()
-              ? BrokerCount.read(transport, groups.select(null), database.dataSource())
+              ? BrokerCount.read(transport, groups, database.dataSource(), notes)
               : null;
       if (json) {
         System.out.println(new ObjectMapper().writeValueAsString(toJson(s, broker)));
@@ -56,6 +57,7 @@ public final class StatusCommand implements Callable<Integer> {
         print(System.out, s, database.description());
         printBroker(System.out, broker);
       }
+      notes.forEach(n -> System.err.println("once: " + n));
       return broker != null && broker.stream().anyMatch(b -> b.error() != null) ? 1 : 0;
     }
   }
@@ -82,11 +84,25 @@ public final class StatusCommand implements Callable<Integer> {
    */
   record BrokerCount(String consumer, String destination, Long count, String error) {
 
+    /**
+     * The counts of the groups {@code groups} selects; why some were not found to {@code notes}.
+     */
     static List<BrokerCount> read(
-        TransportOptions options, Map<String, String> groups, DataSource dataSource) {
+        TransportOptions options, BrokerGroups groups, DataSource dataSource, List<String> notes) {
       try (Transport transport = options.open(dataSource, Duration.ofSeconds(30))) {
+        BrokerGroups.Selection selected;
+        try {
+          selected = groups.select(null, dataSource, transport);
+        } catch (dev.once.app.common.UserError e) {
+          throw e;
+        } catch (RuntimeException e) { // the broker: the database's status is still worth a look
+          return List.of(new BrokerCount("-", null, null, e.getMessage()));
+        }
+        if (selected.notFoundNote() != null) {
+          notes.add(selected.notFoundNote());
+        }
         List<BrokerCount> counts = new ArrayList<>();
-        groups.forEach((group, destination) -> counts.add(read(transport, group, destination)));
+        selected.groups().forEach(g -> counts.add(read(transport, g.consumer(), g.destination())));
         return counts;
       }
     }
@@ -120,12 +136,22 @@ public final class StatusCommand implements Callable<Integer> {
     if (broker == null) {
       return;
     }
+    if (broker.isEmpty()) {
+      out.printf("  %-10s %-22s %10s%n", "broker", "-", "-");
+    }
     for (BrokerCount b : broker) {
       if (b.error() != null) {
-        out.printf("  %-10s %-22s not read: %s%n", "broker", b.consumer(), b.error());
+        out.printf(
+            "  %-10s %-22s not read: %s%n",
+            "broker",
+            b.destination() == null ? b.consumer() : b.consumer() + " (" + b.destination() + ")",
+            b.error());
       } else {
         out.printf(
-            "  %-10s %-22s %10s%n", "broker", b.consumer(), b.count() == null ? "-" : b.count());
+            "  %-10s %-22s %10s%n",
+            "broker",
+            b.destination() == null ? b.consumer() : b.consumer() + " (" + b.destination() + ")",
+            b.count() == null ? "-" : b.count());
       }
     }
     out.printf(
@@ -168,7 +194,7 @@ public final class StatusCommand implements Callable<Integer> {
           b.name(),
           b.waiting(),
           what.equals("outbox") ? Long.toString(b.parked()) : "",
-          what.equals("dead") ? "" : age(b.oldestAge()));
+          age(b.oldestAge()));
     }
   }
 

@@ -163,7 +163,9 @@ class DeadLettersCommandTest {
             "--reason",
             "cancelled");
     assertThat(discard.exit()).as(discard.err()).isZero();
-    assertThat(discard.out()).contains("order-paid:1", "1 dead letters");
+    assertThat(discard.out())
+        .isEqualToIgnoringNewLines(
+            "discarded dead letter " + ids.get(0) + " (event order-paid:1, consumer warehouse)");
 
     Run replay =
         run(
@@ -175,8 +177,8 @@ class DeadLettersCommandTest {
             schema,
             ids.get(0) + "-" + ids.get(1));
     assertThat(replay.out())
-        .contains("order-paid:2", "1 dead letters")
-        .doesNotContain("order-paid:1 ");
+        .isEqualToIgnoringNewLines(
+            "replayed dead letter " + ids.get(1) + " (event order-paid:2, consumer warehouse)");
     assertThat(replay.err())
         .contains("once: dead letter " + ids.get(0) + " is discarded, not open: left as it is");
     assertThat(replay.exit()).isEqualTo(1);
@@ -184,6 +186,77 @@ class DeadLettersCommandTest {
         .as("replayed to the consumer group")
         .isEqualTo(1);
     assertThat(count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'")).isEqualTo(2);
+  }
+
+  @Test
+  void withoutSchemaTheCommandsReadTheSchemaTheUrlNames() {
+    Run list = run("dead-letters", "list", "--db", url);
+    Run status = run("status", "--db", url);
+
+    assertThat(list.exit()).as(list.err()).isZero();
+    assertThat(list.out()).contains("4 dead letters");
+    assertThat(status.exit()).as(status.err()).isZero();
+    assertThat(status.out()).containsPattern("dead +warehouse +4 ");
+  }
+
+  @Test
+  void replaySaysWhatItReplayedOneLineEachAndNoTable() {
+    List<Long> ids = idsOf(run("dead-letters", "list", "--db", url).out());
+
+    Run replay = run("dead-letters", "replay", "--db", url, "" + ids.get(1));
+
+    assertThat(replay.exit()).as(replay.err()).isZero();
+    assertThat(replay.out().lines())
+        .containsExactly(
+            "replayed dead letter " + ids.get(1) + " (event order-paid:2, consumer warehouse)");
+    assertThat(replay.err()).isEmpty();
+    assertThat(count("SELECT count(*) FROM once_queue WHERE event_id = 'order-paid:2'"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void replayOfAnUnknownIdFailsInOneLineNamingItAndDoesNothing() {
+    Run replay = run("dead-letters", "replay", "--db", url, "999999");
+
+    assertThat(replay.exit()).isEqualTo(1);
+    assertThat(replay.out()).isEmpty();
+    assertThat(replay.err().strip()).isEqualTo("once: no dead letter 999999: nothing replayed");
+    assertThat(count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'")).isEqualTo(4);
+  }
+
+  @Test
+  void listJsonIsOneObjectWithThePageAndTheNextIdAndNoPayload() throws Exception {
+    Run json = run("dead-letters", "list", "--db", url, "--limit", "3", "--json");
+
+    assertThat(json.exit()).as(json.err()).isZero();
+    var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
+    assertThat(tree.get("dead_letters")).hasSize(3);
+    var first = tree.get("dead_letters").get(0);
+    assertThat(first.get("consumer").asText()).isEqualTo("warehouse");
+    assertThat(first.get("event_id").asText()).isEqualTo("order-paid:1");
+    assertThat(first.get("status").asText()).isEqualTo("dead");
+    assertThat(first.get("fingerprint").asText()).isEqualTo("f1");
+    assertThat(first.has("payload")).isFalse();
+    assertThat(tree.get("next_after").asLong())
+        .isEqualTo(tree.get("dead_letters").get(2).get("id").asLong());
+    Run last =
+        run("dead-letters", "list", "--db", url, "--json", "--after", tree.get("next_after") + "");
+    var lastPage = new com.fasterxml.jackson.databind.ObjectMapper().readTree(last.out());
+    assertThat(lastPage.get("dead_letters")).hasSize(1);
+    assertThat(lastPage.get("next_after").isNull()).isTrue();
+  }
+
+  @Test
+  void statusGivesTheAgeOfTheOldestOpenDeadLetterInTextAndJson() throws Exception {
+    exec(url, "UPDATE once_dead_letter SET dead_at = now() - interval '90 minutes'");
+
+    Run text = run("status", "--db", url);
+    Run json = run("status", "--db", url, "--json");
+
+    assertThat(text.out()).containsPattern("dead +warehouse +4 +90 min");
+    var dead = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
+    assertThat(dead.get("dead_letters").get(0).get("oldest_age_seconds").asDouble())
+        .isBetween(5400.0, 5400.0 + 600);
   }
 
   @Test

@@ -108,6 +108,30 @@ public final class Topology {
     }
   }
 
+  /**
+   * Whether the group's queue exists: a passive declare, which the broker answers with 404 (closing
+   * the channel) when it does not; any other failure is one.
+   */
+  public boolean exists(String destination, String group) {
+    String queue = names.queue(destination, group);
+    Channel ch = connections.publishChannel();
+    try {
+      ch.queueDeclarePassive(queue);
+      return true;
+    } catch (IOException | ShutdownSignalException e) {
+      Throwable cause = e instanceof ShutdownSignalException ? e : e.getCause();
+      if (cause instanceof ShutdownSignalException s
+          && !s.isHardError()
+          && s.getReason() instanceof AMQP.Channel.Close close
+          && close.getReplyCode() == 404) {
+        return false;
+      }
+      throw failure(queue, e);
+    } finally {
+      closeQuietly(ch);
+    }
+  }
+
   /** After a channel was closed for a missing exchange: declare them again on next use. */
   public void forgetExchanges() {
     knownExchanges.clear();
