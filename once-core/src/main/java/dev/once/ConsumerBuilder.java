@@ -10,11 +10,20 @@ public final class ConsumerBuilder {
   private String destination;
   private Handler handler;
   private Typed<?> typed;
-  private int workers = 2;
-  private int batchSize = 32;
-  private Duration idleWait = Duration.ofSeconds(1);
+  private int workers = DEFAULT_WORKERS;
+  private int batchSize = DEFAULT_BATCH_SIZE;
+  private Duration idleWait = DEFAULT_IDLE_WAIT;
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private Duration batchLinger = DEFAULT_BATCH_LINGER;
+
+  /** The default of {@link #workers}: 2. */
+  public static final int DEFAULT_WORKERS = 2;
+
+  /** The default of {@link #batchSize}: 32. */
+  public static final int DEFAULT_BATCH_SIZE = 32;
+
+  /** The default of {@link #idleWait}: 1 s. */
+  public static final Duration DEFAULT_IDLE_WAIT = Duration.ofSeconds(1);
 
   /**
    * The default of {@link #batchLinger}: 5 ms, a small part of a commit→effect latency budget (the
@@ -49,13 +58,16 @@ public final class ConsumerBuilder {
     return this;
   }
 
-  /** Worker threads, each running one batch transaction at a time. Default 2. */
+  /**
+   * Worker threads, each running one batch transaction at a time. Default {@value
+   * #DEFAULT_WORKERS}.
+   */
   public ConsumerBuilder workers(int workers) {
     this.workers = workers;
     return this;
   }
 
-  /** Deliveries taken into one transaction. Default 32. */
+  /** Deliveries taken into one transaction. Default {@value #DEFAULT_BATCH_SIZE}. */
   public ConsumerBuilder batchSize(int batchSize) {
     this.batchSize = batchSize;
     return this;
@@ -63,7 +75,7 @@ public final class ConsumerBuilder {
 
   /**
    * How long an idle worker's poll waits for the first delivery before it polls again (a wake-up or
-   * an arriving delivery ends the wait sooner). Default 1 s.
+   * an arriving delivery ends the wait sooner). Default {@link #DEFAULT_IDLE_WAIT}.
    */
   public ConsumerBuilder idleWait(Duration idleWait) {
     this.idleWait = idleWait;

@@ -24,16 +24,28 @@ public final class OnceBuilder {
   private final Set<String> destinations = new LinkedHashSet<>();
   private final List<OnceListener> listeners = new ArrayList<>();
   private Tracing tracing = Tracing.NONE;
-  private int partitions = 16;
-  private int relayBatchSize = 200;
-  private Duration relayIdleWait = Duration.ofSeconds(1);
-  private Duration confirmTimeout = Duration.ofSeconds(30);
+  private int partitions = DEFAULT_PARTITIONS;
+  private int relayBatchSize = DEFAULT_RELAY_BATCH_SIZE;
+  private Duration relayIdleWait = DEFAULT_RELAY_IDLE_WAIT;
+  private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
   private RetryPolicy relayRetry = DEFAULT_RELAY_RETRY;
   private RetentionPolicy retention = RetentionPolicy.DEFAULT;
   private PayloadCodec codec;
   private Clock clock = Clock.systemUTC();
   private TransactionRunner transactions;
   private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
+
+  /** The default of {@link #partitions}: 16. */
+  public static final int DEFAULT_PARTITIONS = 16;
+
+  /** The default of {@link #relayBatchSize}: 200. */
+  public static final int DEFAULT_RELAY_BATCH_SIZE = 200;
+
+  /** The default of {@link #relayIdleWait}: 1 s. */
+  public static final Duration DEFAULT_RELAY_IDLE_WAIT = Duration.ofSeconds(1);
+
+  /** The default of {@link #confirmTimeout}: 30 s. */
+  public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
 
   /** 10 publish attempts, 5 s doubling to 5 min, half jitter. */
   public static final RetryPolicy DEFAULT_RELAY_RETRY =

@@ -9,22 +9,20 @@ public class SchemaMissingException extends OnceException {
   private final String table;
   private final String schema;
 
-  public SchemaMissingException(String table, String schema) {
-    this(
-        table,
-        schema,
-        "table "
-            + table
-            + " not found in schema '"
-            + schema
-            + "': apply the Once schema first ('once schema print' shows it; Schema.apply, 'once"
-            + " schema apply' or your own migrations apply it)");
-  }
-
   private SchemaMissingException(String table, String schema, String message) {
     super(message);
     this.table = table;
     this.schema = schema;
+  }
+
+  /**
+   * {@code table} is missing from {@code schema}.
+   *
+   * @param note what to add after the schema's name, e.g. {@code " (on MariaDB/MySQL the database
+   *     is the schema)"}; empty for nothing
+   */
+  public static SchemaMissingException tableNotFound(String table, String schema, String note) {
+    return new SchemaMissingException(table, schema, tableMessage(table, schema, note));
   }
 
   /**
@@ -35,6 +33,17 @@ public class SchemaMissingException extends OnceException {
    */
   public static SchemaMissingException schemaNotFound(String schema, String message) {
     return new SchemaMissingException(null, schema, message);
+  }
+
+  private static String tableMessage(String table, String schema, String note) {
+    return "table "
+        + table
+        + " not found in schema '"
+        + schema
+        + "'"
+        + note
+        + ": apply the Once schema first ('once schema print' shows it; Schema.apply, 'once schema"
+        + " apply' or your own migrations apply it)";
   }
 
   /** The first missing table, or {@code null} when the schema itself is missing. */

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.WorkloadStatus.Backlog;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.LogLines;
-import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -48,7 +48,7 @@ class MissingSchemaTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"embedded", "local"})
-  void buildCheckAndStatusNameTheMissingSchemaNotTheDatabase(String kind) {
+  void buildAndCheckNameTheMissingSchemaNotTheDatabase(String kind) {
     try (TestDatabase db = TestDatabase.empty(kind)) {
       db.execute("DROP SCHEMA " + db.schema());
       String database = kind.equals("embedded") ? "postgres" : "test";
@@ -56,7 +56,6 @@ class MissingSchemaTest {
       for (Runnable entry :
           new Runnable[] {
             () -> Schema.check(db.dataSource()),
-            () -> Schema.status(db.dataSource()),
             () ->
                 Once.builder()
                     .dataSource(db.dataSource())
@@ -77,6 +76,20 @@ class MissingSchemaTest {
             .hasMessageNotContaining("schema '" + database + "'");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(AT_ONCE);
       }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"embedded", "local"})
+  void statusOfAMissingSchemaNamesItWithNothingApplied(String kind) {
+    try (TestDatabase db = TestDatabase.empty(kind)) {
+      db.execute("DROP SCHEMA " + db.schema());
+
+      SchemaStatus status = Schema.status(db.dataSource());
+
+      assertThat(status.schema()).isEqualTo(db.schema());
+      assertThat(status.recorded()).isFalse();
+      assertThat(status.appliedVersion()).isZero();
     }
   }
 
@@ -116,6 +129,18 @@ class MissingSchemaTest {
           .hasMessageContaining("on MariaDB/MySQL the database is the schema")
           .hasMessageContaining("CREATE DATABASE");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(AT_ONCE);
+    }
+  }
+
+  @Test
+  void onMariaDbAMissingTableSaysTheDatabaseIsTheSchema() {
+    try (TestDatabase db = TestDatabase.empty("mariadb")) {
+      assertThatThrownBy(() -> Schema.check(db.dataSource()))
+          .isInstanceOf(SchemaMissingException.class)
+          .hasMessageContaining(
+              "not found in schema '"
+                  + db.schema()
+                  + "' (on MariaDB/MySQL the database is the schema)");
     }
   }
 

@@ -2,8 +2,8 @@ package dev.once;
 
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.FakeProvider;
-import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;

@@ -25,6 +25,11 @@ final class MariaDbStatus extends JdbcStatus {
   }
 
   @Override
+  public String schemaNote() {
+    return " (on MariaDB/MySQL the database is the schema)";
+  }
+
+  @Override
   public Optional<MissingSchema> missingSchema(Connection c) throws SQLException {
     if (c.getCatalog() != null) {
       return Optional.empty();

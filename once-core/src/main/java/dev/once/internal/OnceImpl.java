@@ -153,7 +153,8 @@ public final class OnceImpl implements Once {
       SchemaHistory.requireCurrent(c, dialect);
       for (String table : REQUIRED_TABLES) {
         if (!dialect.status().tableExists(c, table)) {
-          throw new SchemaMissingException(table, dialect.status().currentSchema(c));
+          throw SchemaMissingException.tableNotFound(
+              table, dialect.status().currentSchema(c), dialect.status().schemaNote());
         }
       }
     } catch (SQLException e) {
@@ -239,7 +240,11 @@ public final class OnceImpl implements Once {
             OnceImpl.this.starting(
                 consumer,
                 new PoolNeeds.Need(
-                    "consumer " + c.consumerId() + " (" + c.workers() + " workers)",
+                    "consumer "
+                        + c.consumerId()
+                        + " ("
+                        + c.workers()
+                        + (c.workers() == 1 ? " worker)" : " workers)"),
                     c.workers(),
                     0,
                     0));

@@ -1,6 +1,5 @@
 package dev.once.internal;
 
-import dev.once.Backoff;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.OnceConfig;
@@ -23,8 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,8 +61,8 @@ final class RelayImpl implements Relay {
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
 
-  /** Destinations whose rows wait for a consumer to be bound, said once each (see defer). */
-  private final Set<String> unbound = ConcurrentHashMap.newKeySet();
+  /** Rows whose destination has no consumer bound yet wait, uncharged. */
+  private final UnboundDestinations unbound;
 
   /** How many messages of a batch were lost on their way to the broker, and the first reason. */
   private record Lost(int count, String reason) {
@@ -82,6 +79,7 @@ final class RelayImpl implements Relay {
     this.config = once.config();
     this.dialect = once.dialect();
     this.deadLetters = new DeadLetterWriter(dialect);
+    this.unbound = new UnboundDestinations(dialect, config.relayRetry().backoff());
     this.inDatabase =
         once.transport()
             .capability(InDatabasePublish.class)
@@ -122,7 +120,7 @@ final class RelayImpl implements Relay {
         }
       }
       once.listener().published(confirmed.stream().map(Row::event).toList());
-      confirmed.forEach(r -> unbound.remove(r.event().destination()));
+      confirmed.forEach(r -> unbound.published(r.event().destination()));
       markSent(c, confirmed);
       markFailed(c, rows, result);
       c.commit();
@@ -273,7 +271,7 @@ final class RelayImpl implements Relay {
         continue;
       }
       if (result.isUnroutable(f.getKey())) {
-        defer(c, row, reason, now);
+        unbound.defer(c, row.id(), row.event().destination(), row.createdAt(), reason, now);
         continue;
       }
       int attempts = row.attempts() + 1;
@@ -294,29 +292,6 @@ final class RelayImpl implements Relay {
       dialect.store().markPublishFailed(c, row.id(), reason, next);
     }
     lost = lostCount == 0 ? Lost.NONE : new Lost(lostCount, lostReason);
-  }
-
-  /**
-   * No consumer is bound to the row's destination yet: nothing is wrong with the event, so it waits
-   * in the outbox, uncharged (never a dead letter for this), and is published again after a while
-   * as long as it has waited, between the relay's first and longest backoff; the first of a
-   * destination's rows to wait says so once, until one of them is published.
-   */
-  private void defer(Connection c, Row row, String reason, Instant now) throws SQLException {
-    Backoff b = config.relayRetry().backoff();
-    Duration waited = Duration.between(row.createdAt(), now);
-    Duration delay = waited.compareTo(b.initial()) < 0 ? b.initial() : waited;
-    delay = delay.compareTo(b.max()) > 0 ? b.max() : delay;
-    dialect.store().deferPublish(c, row.id(), reason, now.plus(delay));
-    if (unbound.add(row.event().destination())) {
-      log.warn(
-          "relay: no consumer is bound to destination '{}' ({}): its events wait in the outbox,"
-              + " counted as waiting by status, and are published again every {} at most until"
-              + " a consumer subscribes; they are not dead-lettered",
-          row.event().destination(),
-          reason,
-          b.max());
-    }
   }
 
   private void park(Connection c, Row row, int attempts, String reason, Instant now)

@@ -47,7 +47,10 @@ final class RequestKeysImpl implements RequestKeys {
   private void checkTable() {
     try (Connection c = once.dataSource().getConnection()) {
       if (!once.dialect().status().tableExists(c, "once_request")) {
-        throw new SchemaMissingException("once_request", once.dialect().status().currentSchema(c));
+        throw SchemaMissingException.tableNotFound(
+            "once_request",
+            once.dialect().status().currentSchema(c),
+            once.dialect().status().schemaNote());
       }
     } catch (SQLException e) {
       throw new StoreException("check the once_request table", e);

@@ -48,9 +48,11 @@ public final class SchemaHistory {
 
   private SchemaHistory() {}
 
-  /** What the history of the connection's schema says; changes nothing. */
+  /**
+   * What the history of the connection's schema says (nothing applied, for a schema that does not
+   * exist yet: {@code Schema.apply} creates it); changes nothing.
+   */
   public static SchemaStatus status(Connection c, Dialect dialect) throws SQLException {
-    SchemaPlace.require(c, dialect);
     String schema = dialect.status().currentSchema(c);
     int expected = SchemaFiles.expected(dialect);
     if (!dialect.status().tableExists(c, TABLE)) {

@@ -3,9 +3,9 @@ package dev.once.spi;
 import javax.sql.DataSource;
 
 /**
- * A transport that takes connections from a data source (the table queue), telling how many of them
- * it takes from the pool Once runs on, so that Once can tell at {@code start()} how large a pool
- * its engines need, and refuse one too small to serve them.
+ * A capability of a {@link Transport} that takes connections from a data source (the table queue):
+ * how many it takes from the pool Once runs on, so that Once can tell at {@code start()} how large
+ * a pool its engines need, and refuse one too small to serve them.
  */
 public interface ConnectionUse {
   /**

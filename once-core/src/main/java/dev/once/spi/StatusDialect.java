@@ -41,6 +41,14 @@ public interface StatusDialect {
     return java.util.Optional.empty();
   }
 
+  /**
+   * What to add after the schema's name in a message, where the database calls it otherwise, e.g.
+   * {@code " (on MariaDB/MySQL the database is the schema)"}; empty by default.
+   */
+  default String schemaNote() {
+    return "";
+  }
+
   /** Whether {@code table} exists in the connection's current schema. */
   boolean tableExists(Connection c, String table) throws SQLException;
 }

@@ -18,7 +18,9 @@ import java.util.Optional;
  *   <li>{@link InDatabasePublish} — the relay can write its batch in its own transaction;
  *   <li>{@link Replay} — a dead letter can be published again for one consumer group only;
  *   <li>{@link QueueAdmin} — how many messages wait for a group, and discarding them;
- *   <li>{@link BrokerDeadLetters} — the messages the broker dead-lettered itself.
+ *   <li>{@link BrokerDeadLetters} — the messages the broker dead-lettered itself;
+ *   <li>{@link ConnectionUse} — the connections it takes from Once's pool (the table queue), for
+ *       the pool check at {@code start()}.
  * </ul>
  *
  * A transport that wraps another (to inject faults, count or trace) extends {@link

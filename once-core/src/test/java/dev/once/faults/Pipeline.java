@@ -1,5 +1,8 @@
 package dev.once.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.Consumer;
@@ -8,6 +11,7 @@ import dev.once.Relay;
 import dev.once.Schema;
 import dev.once.spi.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.CountingDataSource;
 import dev.once.test.FaultRun;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -68,6 +72,35 @@ final class Pipeline implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Connections each worker thread ({@code once-warehouse-<i>}) took from {@code ds} so far. */
+  static long[] workerConnections(CountingDataSource ds) {
+    long[] n = new long[WORKERS];
+    for (int i = 0; i < WORKERS; i++) {
+      n[i] = ds.gotOn("once-warehouse-" + i);
+    }
+    return n;
+  }
+
+  /**
+   * Waits until every worker took at least {@code polls} more connections from {@code ds} than in
+   * {@code before}: each poll, claim or batch takes one, so a worker that stayed dead or hung fails
+   * this, whoever won the deliveries. A live worker polls at least every idle wait (200 ms) once
+   * its pause after a failure (at most 5 s) is over: 30 s is ample.
+   */
+  static void awaitEveryWorkerPolls(CountingDataSource ds, long[] before, int polls) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              long[] now = workerConnections(ds);
+              for (int i = 0; i < WORKERS; i++) {
+                assertThat(now[i] - before[i])
+                    .as("connections worker once-warehouse-%d took since the restart", i)
+                    .isGreaterThanOrEqualTo(polls);
+              }
+            });
   }
 
   /** Waits until {@code run} shows at least {@code n} effects, at most 30 s. */

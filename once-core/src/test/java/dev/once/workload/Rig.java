@@ -13,8 +13,8 @@ import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.WorkloadStatus;
 import dev.once.tablequeue.TableQueueTransport;
-import dev.once.test.SettableClock;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 

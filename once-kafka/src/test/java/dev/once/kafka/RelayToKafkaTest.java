@@ -65,6 +65,26 @@ class RelayToKafkaTest {
   }
 
   @Test
+  void anEventToADestinationNoGroupDeclaredIsUnroutableNotARefusal() {
+    String declared = PipelineNames.unique("declared");
+    String undeclared = PipelineNames.unique("undeclared");
+    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
+      t.declare(declared, "g");
+      PublishResult r =
+          t.publish(
+              List.of(
+                  Event.of(EventId.of("a", undeclared), undeclared, "k", "T", "{}"),
+                  Event.of(EventId.of("b", declared), declared, "k2", "T", "{}")),
+              Duration.ofSeconds(10));
+
+      assertThat(r.isUnroutable(0)).as("no topic yet: waits uncharged").isTrue();
+      assertThat(r.isRefused(0)).isFalse();
+      assertThat(r.failures().get(0)).contains("unroutable: topic");
+      assertThat(r.isConfirmed(1)).isTrue();
+    }
+  }
+
+  @Test
   void afterAFailedSendNoLaterEventOfThatKeyCountsAsSentWhileOtherKeysDo() {
     String dest = PipelineNames.unique("overtake");
     try (KafkaTransport t = Broker.transport().build()) {

@@ -48,6 +48,28 @@ final class Broker {
     }
   }
 
+  /**
+   * Messages in {@code queue} of the broker at {@code uri}, ready to be delivered: with its
+   * consumers closed (their unacknowledged messages back in the queue), what could still be
+   * redelivered.
+   */
+  static long messagesIn(String uri, String queue) {
+    com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+    try {
+      factory.setUri(uri);
+      if (factory.getVirtualHost().isEmpty()) {
+        factory.setVirtualHost(
+            "/"); // amqp://host:port/ names the vhost "", the transport means "/"
+      }
+      try (com.rabbitmq.client.Connection c = factory.newConnection();
+          com.rabbitmq.client.Channel ch = c.createChannel()) {
+        return ch.messageCount(queue);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("message count of " + queue + ": " + e, e);
+    }
+  }
+
   static String uri(String vhost) {
     return uri(5672, vhost);
   }

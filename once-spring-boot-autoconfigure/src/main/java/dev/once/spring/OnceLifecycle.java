@@ -3,7 +3,6 @@ package dev.once.spring;
 import dev.once.Consumer;
 import dev.once.Once;
 import dev.once.Operations;
-import dev.once.RetryPolicy;
 import dev.once.spring.OnceHandlers.Subscription;
 import dev.once.spring.autoconfigure.OnceProperties;
 import java.util.ArrayList;
@@ -74,17 +73,9 @@ public class OnceLifecycle implements SmartLifecycle {
   }
 
   private Consumer consumer(Subscription s, OnceProperties.Consumer c) {
-    RetryPolicy retry =
-        RetryPolicy.builder()
-            .maxAttempts(c.getMaxAttempts())
-            .backoff(c.getRetryDelay(), c.getMaxRetryDelay())
-            .build();
-    return once.consumer(s.consumer())
-        .subscribe(s.destination(), handlers.handler(s.consumer(), s.destination()))
-        .workers(c.getWorkers())
-        .batchSize(c.getBatchSize())
-        .idleWait(c.getIdleWait())
-        .retry(retry)
+    return c.applyTo(
+            once.consumer(s.consumer())
+                .subscribe(s.destination(), handlers.handler(s.consumer(), s.destination())))
         .build();
   }
 

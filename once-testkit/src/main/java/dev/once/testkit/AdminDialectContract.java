@@ -22,11 +22,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The part of {@link DialectContract} that checks attempts, suspects and dead letters. */
-public abstract class AdminDialectContract extends StoreDialectContract {
+interface AdminDialectContract extends ContractFixture {
   // ---- attempts and suspects
 
   @Test
-  void anAttemptIsCountedUpKeepingTheHigherCountAndTheFirstFailure() throws SQLException {
+  default void anAttemptIsCountedUpKeepingTheHigherCountAndTheFirstFailure() throws SQLException {
     String consumer = unique("c");
     Instant first = now().minusSeconds(60);
     Instant later = now();
@@ -50,7 +50,7 @@ public abstract class AdminDialectContract extends StoreDialectContract {
     assertEquals(Map.of(), tx(c -> dialect().attempts().loadAttempts(c, consumer, List.of("e"))));
   }
 
-  Void record(Connection c, String consumer, String id, int n, Instant first, Instant last)
+  default Void record(Connection c, String consumer, String id, int n, Instant first, Instant last)
       throws SQLException {
     dialect()
         .attempts()
@@ -71,7 +71,7 @@ public abstract class AdminDialectContract extends StoreDialectContract {
   }
 
   @Test
-  void aSuspicionKeepsTheHigherLevelUntilCleared() throws SQLException {
+  default void aSuspicionKeepsTheHigherLevelUntilCleared() throws SQLException {
     String consumer = unique("c");
     tx(c -> raise(c, consumer, Map.of("a", 2, "b", 1)));
     tx(c -> raise(c, consumer, Map.of("a", 1, "b", 3)));
@@ -87,7 +87,8 @@ public abstract class AdminDialectContract extends StoreDialectContract {
         Map.of("b", 3), tx(c -> dialect().attempts().loadSuspects(c, consumer, List.of("a", "b"))));
   }
 
-  Void raise(Connection c, String consumer, Map<String, Integer> levels) throws SQLException {
+  default Void raise(Connection c, String consumer, Map<String, Integer> levels)
+      throws SQLException {
     dialect().attempts().raiseSuspects(c, consumer, levels, now());
     return null;
   }
@@ -95,7 +96,8 @@ public abstract class AdminDialectContract extends StoreDialectContract {
   // ---- dead letters
 
   @Test
-  void aDeadLetterIsWrittenOnceWhileOpenAndReopenedAfterItWasResolved() throws SQLException {
+  default void aDeadLetterIsWrittenOnceWhileOpenAndReopenedAfterItWasResolved()
+      throws SQLException {
     String consumer = unique("c");
     Event e = event("orders", unique("e"), Map.of("trace", "t1"));
     assertTrue(yes(c -> deadLetter(c, consumer, e, 3)));
@@ -131,7 +133,8 @@ public abstract class AdminDialectContract extends StoreDialectContract {
     assertNull(reopened.resolvedAt());
   }
 
-  boolean deadLetter(Connection c, String consumer, Event e, int attempts) throws SQLException {
+  default boolean deadLetter(Connection c, String consumer, Event e, int attempts)
+      throws SQLException {
     Instant now = now();
     return dialect()
         .deadLetters()
@@ -152,7 +155,7 @@ public abstract class AdminDialectContract extends StoreDialectContract {
   }
 
   @Test
-  void deadLettersAreFilteredPagedByKeyCountedAndGrouped() throws SQLException {
+  default void deadLettersAreFilteredPagedByKeyCountedAndGrouped() throws SQLException {
     String consumer = unique("c");
     for (int i = 0; i < 5; i++) {
       Event e = event("orders", consumer + "-e" + i, Map.of("n", "" + i));

@@ -12,6 +12,7 @@ import dev.once.Event;
 import dev.once.OperationState;
 import dev.once.spi.DeadLetterQuery;
 import dev.once.spi.Delivery;
+import dev.once.spi.Dialect;
 import dev.once.spi.Lease;
 import dev.once.spi.OperationInsert;
 import dev.once.spi.OperationRow;
@@ -25,6 +26,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,11 +36,22 @@ import org.junit.jupiter.api.Test;
  * test; a new database's dialect is ready for the guarantee tests when its subclass passes. Each
  * test works under names of its own, so one schema serves the whole class.
  *
- * <p>The tests are grouped by concern in its superclasses ({@link FlavourContract}, {@link
- * StoreDialectContract}, {@link AdminDialectContract}); this class holds retention, status,
- * operations and the table queue.
+ * <p>A flat suite: this one abstract class, and one small subclass per database. The tests are
+ * grouped by concern in the interfaces it implements side by side ({@link FlavourContract}, {@link
+ * StoreDialectContract}, {@link AdminDialectContract}, over {@link ContractFixture}); this class
+ * holds retention, status, operations and the table queue.
  */
-public abstract class DialectContract extends AdminDialectContract {
+public abstract class DialectContract
+    implements FlavourContract, StoreDialectContract, AdminDialectContract {
+
+  /** A data source whose current schema holds Once's tables. */
+  @Override
+  public abstract DataSource dataSource();
+
+  /** The dialect under test. */
+  @Override
+  public abstract Dialect dialect();
+
   // ---- retention
 
   @Test

@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
  * The part of {@link DialectContract} that checks the flavour's primitives: instants, lists,
  * duplicate keys, missing tables, locks.
  */
-public abstract class FlavourContract extends DialectContractBase {
+interface FlavourContract extends ContractFixture {
   // ---- the flavour's primitives
 
   @Test
-  void anInstantComesBackAsItWasBoundToTheMicrosecond() throws SQLException {
+  default void anInstantComesBackAsItWasBoundToTheMicrosecond() throws SQLException {
     Instant at = Instant.parse("2031-05-06T07:08:09.123456Z");
     String dest = unique("d");
     tx(c -> dialect().store().insertOutbox(c, event(dest, unique("e"), Map.of()), 1));
@@ -42,7 +42,7 @@ public abstract class FlavourContract extends DialectContractBase {
   }
 
   @Test
-  void aListBindsAsOneConditionAndAnEmptyListMatchesNothing() throws SQLException {
+  default void aListBindsAsOneConditionAndAnEmptyListMatchesNothing() throws SQLException {
     String dest = unique("d");
     tx(
         c -> {
@@ -66,7 +66,8 @@ public abstract class FlavourContract extends DialectContractBase {
   }
 
   @Test
-  void aDuplicateKeyIsClassifiedAsOneAndSkippedByInsertUnlessDuplicate() throws SQLException {
+  default void aDuplicateKeyIsClassifiedAsOneAndSkippedByInsertUnlessDuplicate()
+      throws SQLException {
     String consumer = unique("c");
     String insert = "INSERT INTO once_inbox (consumer_id, event_id) VALUES (?, ?)";
     assertTrue(
@@ -80,7 +81,7 @@ public abstract class FlavourContract extends DialectContractBase {
   }
 
   @Test
-  void aMissingTableIsClassifiedAsOneAndNotAsTransient() {
+  default void aMissingTableIsClassifiedAsOneAndNotAsTransient() {
     SQLException e =
         assertThrows(
             SQLException.class,
@@ -91,7 +92,7 @@ public abstract class FlavourContract extends DialectContractBase {
   }
 
   @Test
-  void theRetentionLockIsHeldByOneSessionAtATime() throws SQLException {
+  default void theRetentionLockIsHeldByOneSessionAtATime() throws SQLException {
     try (Connection a = dataSource().getConnection();
         Connection b = dataSource().getConnection()) {
       assertTrue(dialect().retention().tryRetentionLock(a));

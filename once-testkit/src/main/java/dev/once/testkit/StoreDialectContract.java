@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Test;
  * The part of {@link DialectContract} that checks the store: markers, outbox rows, versions,
  * partition locks and claims.
  */
-public abstract class StoreDialectContract extends FlavourContract {
+interface StoreDialectContract extends ContractFixture {
   // ---- store
 
   @Test
-  void aMarkerIsInsertedOnceAndReportedPresentTheSecondTime() throws SQLException {
+  default void aMarkerIsInsertedOnceAndReportedPresentTheSecondTime() throws SQLException {
     String consumer = unique("c");
     assertEquals(
         Set.of("a", "b"),
@@ -51,7 +51,8 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void aMarkerInsertedByATransactionThatCommitsIsNotInsertedByAConcurrentOne() throws Exception {
+  default void aMarkerInsertedByATransactionThatCommitsIsNotInsertedByAConcurrentOne()
+      throws Exception {
     String consumer = unique("c");
     try (Connection first = dataSource().getConnection()) {
       first.setAutoCommit(false);
@@ -74,7 +75,7 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void anOutboxRowIsWrittenOnceAndClaimedWithItsHeaders() throws SQLException {
+  default void anOutboxRowIsWrittenOnceAndClaimedWithItsHeaders() throws SQLException {
     String dest = unique("d");
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("trace", "a=b&c d");
@@ -104,7 +105,7 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void aVersionIsStoredOnlyIfNewer() throws SQLException {
+  default void aVersionIsStoredOnlyIfNewer() throws SQLException {
     String id = unique("v");
     assertTrue(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)));
     assertFalse(yes(c -> dialect().store().applyIfNewer(c, "order", id, 1)), "the same");
@@ -113,7 +114,7 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void aPartitionOneTransactionHoldsIsSkippedByAnotherUntilItEnds() throws SQLException {
+  default void aPartitionOneTransactionHoldsIsSkippedByAnotherUntilItEnds() throws SQLException {
     try (Connection a = dataSource().getConnection();
         Connection b = dataSource().getConnection()) {
       a.setAutoCommit(false);
@@ -128,7 +129,8 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void aRelayBatchBeginsWithTheDuePartitionsLockingTheFreeOnesOfItsShare() throws SQLException {
+  default void aRelayBatchBeginsWithTheDuePartitionsLockingTheFreeOnesOfItsShare()
+      throws SQLException {
     String dest = unique("d");
     Instant now = now();
     tx(
@@ -168,7 +170,7 @@ public abstract class StoreDialectContract extends FlavourContract {
    * beyond its share (a third relay still finds the rest free).
    */
   @Test
-  void aRelayTakesItsShareFromThePartitionsNoOtherRelayHolds() throws SQLException {
+  default void aRelayTakesItsShareFromThePartitionsNoOtherRelayHolds() throws SQLException {
     String dest = unique("d");
     Instant due = now().plusSeconds(1);
     tx(
@@ -219,7 +221,7 @@ public abstract class StoreDialectContract extends FlavourContract {
    * to its limit, and none of a partition another relay holds.
    */
   @Test
-  void aRelayBatchClaimsTheRowsOfThePartitionsItLockedOnly() throws SQLException {
+  default void aRelayBatchClaimsTheRowsOfThePartitionsItLockedOnly() throws SQLException {
     String dest = unique("d");
     Instant due = now().plusSeconds(1);
     Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
@@ -247,7 +249,7 @@ public abstract class StoreDialectContract extends FlavourContract {
           claim.rows().stream().filter(r -> dest.equals(r.message().destination())).toList();
       assertEquals(
           sortedIds(byPartition.get(41), byPartition.get(43)),
-          ours.stream().map(DialectContract::idOf).sorted().toList(),
+          ours.stream().map(StoreDialectContract::idOf).sorted().toList(),
           "the rows of the locked partitions, none of the held one");
       assertEquals(
           ours.stream().map(OutboxRow::id).sorted().toList(),
@@ -274,7 +276,7 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void markersInsertedWithTheBoundsOfTheTransactionAreInsertedOnce() throws SQLException {
+  default void markersInsertedWithTheBoundsOfTheTransactionAreInsertedOnce() throws SQLException {
     String consumer = unique("c");
     TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
     assertEquals(
@@ -292,7 +294,7 @@ public abstract class StoreDialectContract extends FlavourContract {
   }
 
   @Test
-  void onlyDueRowsAreClaimedOldestFirstNeverParkedOrSentOnes() throws SQLException {
+  default void onlyDueRowsAreClaimedOldestFirstNeverParkedOrSentOnes() throws SQLException {
     String dest = unique("d");
     int partition = 11;
     Instant now = now();
@@ -325,7 +327,7 @@ public abstract class StoreDialectContract extends FlavourContract {
         tx(c -> dialect().store().claimOutbox(c, List.of(partition), now.plusSeconds(1), 1000))
             .stream()
             .filter(r -> dest.equals(r.message().destination()))
-            .map(DialectContract::idOf)
+            .map(StoreDialectContract::idOf)
             .toList();
     assertEquals(List.of(ids.get(3)), due);
     List<Integer> pending =

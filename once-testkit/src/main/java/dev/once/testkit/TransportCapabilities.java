@@ -1,6 +1,7 @@
 package dev.once.testkit;
 
 import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.DeliveryLimit;
 import dev.once.spi.ForwardingTransport;
 import dev.once.spi.InDatabasePublish;
@@ -35,7 +36,8 @@ public final class TransportCapabilities {
           InDatabasePublish.class,
           Replay.class,
           QueueAdmin.class,
-          BrokerDeadLetters.class);
+          BrokerDeadLetters.class,
+          ConnectionUse.class);
 
   private TransportCapabilities() {}
 

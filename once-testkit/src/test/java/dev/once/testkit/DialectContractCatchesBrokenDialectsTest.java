@@ -33,12 +33,12 @@ class DialectContractCatchesBrokenDialectsTest {
     Dialect broken = ((JdbcDialect) db.dialect()).withStore(store);
     return new DialectContract() {
       @Override
-      protected DataSource dataSource() {
+      public DataSource dataSource() {
         return db.dataSource();
       }
 
       @Override
-      protected Dialect dialect() {
+      public Dialect dialect() {
         return broken;
       }
     };

@@ -21,12 +21,12 @@ class MariaDbDialectContractTest extends DialectContract {
   }
 
   @Override
-  protected DataSource dataSource() {
+  public DataSource dataSource() {
     return db.dataSource();
   }
 
   @Override
-  protected Dialect dialect() {
+  public Dialect dialect() {
     return db.dialect();
   }
 }

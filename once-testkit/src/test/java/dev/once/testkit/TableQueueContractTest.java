@@ -2,6 +2,7 @@ package dev.once.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Replay;
@@ -61,6 +62,7 @@ class TableQueueContractTest extends TransportContract {
   @Test
   void hasItsCapabilities() {
     assertThat(TransportCapabilities.of(transport()))
-        .containsExactlyInAnyOrder(InDatabasePublish.class, Replay.class, QueueAdmin.class);
+        .containsExactlyInAnyOrder(
+            InDatabasePublish.class, Replay.class, QueueAdmin.class, ConnectionUse.class);
   }
 }

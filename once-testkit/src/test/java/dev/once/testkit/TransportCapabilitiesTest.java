@@ -7,6 +7,7 @@ import dev.once.Event;
 import dev.once.RetentionPolicy;
 import dev.once.spi.BrokerDeadLetterReader;
 import dev.once.spi.BrokerDeadLetters;
+import dev.once.spi.ConnectionUse;
 import dev.once.spi.DeliveryLimit;
 import dev.once.spi.ForwardingTransport;
 import dev.once.spi.InDatabasePublish;
@@ -178,7 +179,8 @@ class TransportCapabilitiesTest {
           InDatabasePublish,
           Replay,
           QueueAdmin,
-          BrokerDeadLetters {
+          BrokerDeadLetters,
+          ConnectionUse {
     final AtomicInteger published = new AtomicInteger();
     final AtomicInteger publishedInDatabase = new AtomicInteger();
 
@@ -247,6 +249,21 @@ class TransportCapabilitiesTest {
     @Override
     public BrokerDeadLetterReader reader(String destination, String consumerId) {
       throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int perPublish(javax.sql.DataSource dataSource) {
+      return 0;
+    }
+
+    @Override
+    public int heldWhileReceiving(javax.sql.DataSource dataSource) {
+      return 0;
+    }
+
+    @Override
+    public int notifying(javax.sql.DataSource dataSource) {
+      return 0;
     }
 
     @Override

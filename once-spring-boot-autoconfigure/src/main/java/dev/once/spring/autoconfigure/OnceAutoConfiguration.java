@@ -7,7 +7,6 @@ import dev.once.OnceBuilder;
 import dev.once.OnceListener;
 import dev.once.Operations;
 import dev.once.PayloadCodec;
-import dev.once.RetryPolicy;
 import dev.once.Tracing;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
@@ -18,6 +17,7 @@ import dev.once.spring.OnceLifecycle;
 import dev.once.spring.OncePublisher;
 import dev.once.spring.SpringTransactions;
 import dev.once.tablequeue.TableQueueTransport;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -127,9 +127,12 @@ public class OnceAutoConfiguration {
       matchIfMissing = true)
   public TableQueueTransport onceTableQueue(
       DataSource dataSource, OnceProperties properties, OnceSchemaInitializer schema) {
-    return TableQueueTransport.builder(dataSource)
-        .visibilityTimeout(properties.getTable().getVisibilityTimeout())
-        .build();
+    TableQueueTransport.Builder b = TableQueueTransport.builder(dataSource);
+    Duration visibilityTimeout = properties.getTable().getVisibilityTimeout();
+    if (visibilityTimeout != null) {
+      b.visibilityTimeout(visibilityTimeout);
+    }
+    return b.build();
   }
 
   @Bean(destroyMethod = "close")
@@ -151,18 +154,8 @@ public class OnceAutoConfiguration {
             .dataSource(dataSource)
             .transport(transport)
             .transactions(transactions)
-            .destinations(destinations.toArray(String[]::new))
-            .partitions(properties.getPartitions())
-            .relayBatchSize(properties.getRelay().getBatchSize())
-            .relayIdleWait(properties.getRelay().getIdleWait())
-            .confirmTimeout(properties.getRelay().getConfirmTimeout())
-            .relayRetry(
-                RetryPolicy.builder()
-                    .maxAttempts(properties.getRelay().getMaxAttempts())
-                    .backoff(
-                        properties.getRelay().getRetryDelay(),
-                        properties.getRelay().getMaxRetryDelay())
-                    .build());
+            .destinations(destinations.toArray(String[]::new));
+    properties.applyTo(b);
     codec.ifAvailable(b::codec);
     listeners.orderedStream().forEach(b::listener);
     tracing.ifAvailable(b::tracing);

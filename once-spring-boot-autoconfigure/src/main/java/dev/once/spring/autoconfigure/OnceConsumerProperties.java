@@ -1,29 +1,57 @@
 package dev.once.spring.autoconfigure;
 
+import dev.once.ConsumerBuilder;
+import dev.once.RetryPolicy;
 import java.time.Duration;
 
-/** The settings of one consumer, {@code once.consumers.<id>.*}. */
+/**
+ * The settings of one consumer, {@code once.consumers.<id>.*}. A setting left unset stays unset
+ * (null) and the consumer gets core's default ({@link ConsumerBuilder}, {@link
+ * RetryPolicy#DEFAULT}): no default is copied here.
+ */
 public class OnceConsumerProperties {
   /** Whether this consumer runs in this application. */
   private boolean enabled = true;
 
-  /** Worker threads, each polling and committing its own batches. */
-  private int workers = 2;
+  /** Worker threads, each polling and committing its own batches. Unset: core's default. */
+  private Integer workers;
 
-  /** Deliveries per batch transaction (1 to 64). */
-  private int batchSize = 32;
+  /** Deliveries per batch transaction (1 to 64). Unset: core's default. */
+  private Integer batchSize;
 
-  /** How long an idle worker's poll waits for deliveries before it polls again. */
-  private Duration idleWait = Duration.ofSeconds(1);
+  /**
+   * How long an idle worker's poll waits for deliveries before it polls again. Unset: core's
+   * default.
+   */
+  private Duration idleWait;
 
-  /** Attempts of one event before it is dead-lettered. */
-  private int maxAttempts = 10;
+  /** Attempts of one event before it is dead-lettered. Unset: core's default. */
+  private Integer maxAttempts;
 
-  /** Backoff before the second attempt; it doubles up to max-retry-delay. */
-  private Duration retryDelay = Duration.ofSeconds(1);
+  /** Backoff before the second attempt; it doubles up to max-retry-delay. Unset: core's default. */
+  private Duration retryDelay;
 
-  /** The longest backoff between attempts. */
-  private Duration maxRetryDelay = Duration.ofMinutes(5);
+  /** The longest backoff between attempts. Unset: core's default. */
+  private Duration maxRetryDelay;
+
+  /** Sets on {@code consumer} what is set here; the rest keeps core's defaults. */
+  public ConsumerBuilder applyTo(ConsumerBuilder consumer) {
+    if (workers != null) {
+      consumer.workers(workers);
+    }
+    if (batchSize != null) {
+      consumer.batchSize(batchSize);
+    }
+    if (idleWait != null) {
+      consumer.idleWait(idleWait);
+    }
+    return consumer.retry(retry());
+  }
+
+  /** Core's {@link RetryPolicy#DEFAULT} with what is set here. */
+  RetryPolicy retry() {
+    return RetrySettings.over(RetryPolicy.DEFAULT, maxAttempts, retryDelay, maxRetryDelay);
+  }
 
   public boolean isEnabled() {
     return enabled;
@@ -33,19 +61,19 @@ public class OnceConsumerProperties {
     this.enabled = enabled;
   }
 
-  public int getWorkers() {
+  public Integer getWorkers() {
     return workers;
   }
 
-  public void setWorkers(int workers) {
+  public void setWorkers(Integer workers) {
     this.workers = workers;
   }
 
-  public int getBatchSize() {
+  public Integer getBatchSize() {
     return batchSize;
   }
 
-  public void setBatchSize(int batchSize) {
+  public void setBatchSize(Integer batchSize) {
     this.batchSize = batchSize;
   }
 
@@ -57,11 +85,11 @@ public class OnceConsumerProperties {
     this.idleWait = idleWait;
   }
 
-  public int getMaxAttempts() {
+  public Integer getMaxAttempts() {
     return maxAttempts;
   }
 
-  public void setMaxAttempts(int maxAttempts) {
+  public void setMaxAttempts(Integer maxAttempts) {
     this.maxAttempts = maxAttempts;
   }
 

@@ -2,6 +2,7 @@ package dev.once.spring.autoconfigure;
 
 import dev.once.Once;
 import dev.once.RequestKeys;
+import dev.once.RequestKeysBuilder;
 import dev.once.spring.Idempotent;
 import dev.once.web.ClientScope;
 import dev.once.web.IdempotencyFilter;
@@ -37,12 +38,35 @@ public class OnceHttpAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnBean(Once.class)
   public RequestKeys onceRequestKeys(Once once, OnceHttpProperties p) {
-    return once.requestKeys()
-        .retention(p.getRetention())
-        .maxWait(p.getMaxWait())
-        .maxResponseBytes(p.getMaxResponseBytes())
-        .build()
-        .start();
+    RequestKeysBuilder b = once.requestKeys();
+    if (p.getRetention() != null) {
+      b.retention(p.getRetention());
+    }
+    if (p.getMaxWait() != null) {
+      b.maxWait(p.getMaxWait());
+    }
+    if (p.getMaxResponseBytes() != null) {
+      b.maxResponseBytes(p.getMaxResponseBytes());
+    }
+    return b.build().start();
+  }
+
+  /** once-web's settings with what {@code once.http.*} sets; the rest keeps once-web's defaults. */
+  static IdempotencySettings.Builder settings(OnceHttpProperties p) {
+    IdempotencySettings.Builder b = IdempotencySettings.builder();
+    if (p.getHeaderName() != null) {
+      b.headerName(p.getHeaderName());
+    }
+    if (p.getFingerprintHeaders() != null) {
+      b.fingerprintHeaders(p.getFingerprintHeaders());
+    }
+    if (p.getStoredHeaders() != null) {
+      b.storedHeaders(Set.copyOf(p.getStoredHeaders()));
+    }
+    if (p.getMaxRequestBytes() != null) {
+      b.maxRequestBytes(p.getMaxRequestBytes());
+    }
+    return b;
   }
 
   /**
@@ -56,13 +80,7 @@ public class OnceHttpAutoConfiguration {
       ObjectProvider<RequestKeys> keys,
       OnceHttpProperties p,
       ObjectProvider<RequestMappingHandlerMapping> mappings) {
-    IdempotencySettings.Builder base =
-        IdempotencySettings.builder()
-            .headerName(p.getHeaderName())
-            .fingerprintHeaders(p.getFingerprintHeaders())
-            .storedHeaders(Set.copyOf(p.getStoredHeaders()))
-            .maxRequestBytes(p.getMaxRequestBytes())
-            .scope(scope(p));
+    IdempotencySettings.Builder base = settings(p).scope(scope(p));
     IdempotencySettings required = base.required(true).build();
     IdempotencySettings optional = base.required(false).build();
     return new IdempotencyFilter(

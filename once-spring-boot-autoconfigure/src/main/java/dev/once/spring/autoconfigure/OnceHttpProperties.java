@@ -7,17 +7,20 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /** Idempotency-Key on @Idempotent handler methods (module once-web): once.http.*. */
 @ConfigurationProperties(prefix = "once.http")
 public class OnceHttpProperties {
-  /** The request header with the client's key. */
-  private String headerName = "Idempotency-Key";
+  /** The request header with the client's key. Unset: once-web's default. */
+  private String headerName;
 
   /** Refuse a request to an @Idempotent method without the key (400). */
   private boolean required = true;
 
-  /** Request headers in the fingerprint, besides method, path, query and body. */
-  private List<String> fingerprintHeaders = List.of("Content-Type");
+  /**
+   * Request headers in the fingerprint, besides method, path, query and body. Unset: once-web's
+   * default.
+   */
+  private List<String> fingerprintHeaders;
 
-  /** Response headers stored and replayed, besides status and body. */
-  private List<String> storedHeaders = List.of("Content-Type", "Location", "Content-Language");
+  /** Response headers stored and replayed, besides status and body. Unset: once-web's default. */
+  private List<String> storedHeaders;
 
   /**
    * Who the client is: principal (the authenticated user), header (a header a gateway sets), or
@@ -28,17 +31,23 @@ public class OnceHttpProperties {
   /** With scope=header: the header naming the client (set or checked by a gateway). */
   private String scopeHeader = "X-Client-Id";
 
-  /** The largest request body fingerprinted; a larger one is refused with 413. */
-  private int maxRequestBytes = 1024 * 1024;
+  /**
+   * The largest request body fingerprinted; a larger one is refused with 413. Unset: once-web's
+   * default.
+   */
+  private Integer maxRequestBytes;
 
-  /** The largest response body stored (at most 16 MiB - 1). */
-  private int maxResponseBytes = 1024 * 1024;
+  /** The largest response body stored (at most 16 MiB - 1). Unset: core's default. */
+  private Integer maxResponseBytes;
 
-  /** How long a key is kept; a retry after that runs again. */
-  private Duration retention = Duration.ofHours(24);
+  /** How long a key is kept; a retry after that runs again. Unset: core's default. */
+  private Duration retention;
 
-  /** How long a retry polls for a first request in progress before 409 (0: 409 at once). */
-  private Duration maxWait = Duration.ZERO;
+  /**
+   * How long a retry polls for a first request in progress before 409 (0: 409 at once). Unset:
+   * core's default.
+   */
+  private Duration maxWait;
 
   /** Who the client is. */
   public enum Scope {
@@ -95,19 +104,19 @@ public class OnceHttpProperties {
     this.scopeHeader = scopeHeader;
   }
 
-  public int getMaxRequestBytes() {
+  public Integer getMaxRequestBytes() {
     return maxRequestBytes;
   }
 
-  public void setMaxRequestBytes(int maxRequestBytes) {
+  public void setMaxRequestBytes(Integer maxRequestBytes) {
     this.maxRequestBytes = maxRequestBytes;
   }
 
-  public int getMaxResponseBytes() {
+  public Integer getMaxResponseBytes() {
     return maxResponseBytes;
   }
 
-  public void setMaxResponseBytes(int maxResponseBytes) {
+  public void setMaxResponseBytes(Integer maxResponseBytes) {
     this.maxResponseBytes = maxResponseBytes;
   }
 

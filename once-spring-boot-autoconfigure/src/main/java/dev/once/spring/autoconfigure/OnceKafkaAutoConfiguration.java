@@ -29,7 +29,14 @@ public class OnceKafkaAutoConfiguration {
 
   /** The transport's settings from {@code once.kafka.*} (checked at binding, too). */
   static KafkaTransport.Builder builder(OnceProperties.Kafka k) {
-    return KafkaTransport.builder().namePrefix(k.getNamePrefix()).partitions(k.getPartitions());
+    KafkaTransport.Builder b = KafkaTransport.builder();
+    if (k.getNamePrefix() != null) {
+      b.namePrefix(k.getNamePrefix());
+    }
+    if (k.getPartitions() != null) {
+      b.partitions(k.getPartitions());
+    }
+    return b;
   }
 
   /** {@code spring.kafka.bootstrap-servers}, given as a list or a comma-separated string. */

@@ -32,8 +32,10 @@ public class OnceProperties {
    */
   private boolean failOnUnknownConsumers = true;
 
-  /** Partitions of the outbox (events with the same key keep their order). */
-  private int partitions = 16;
+  /**
+   * Partitions of the outbox (events with the same key keep their order). Unset: core's default.
+   */
+  private Integer partitions;
 
   private final Table table = new Table();
   private final Rabbitmq rabbitmq = new Rabbitmq();
@@ -63,11 +65,11 @@ public class OnceProperties {
   }
 
   public static class Kafka {
-    /** Put before every topic and consumer-group name. */
-    private String namePrefix = "";
+    /** Put before every topic and consumer-group name. Unset: the transport's default. */
+    private String namePrefix;
 
-    /** Partitions of the topics Once creates. */
-    private int partitions = 6;
+    /** Partitions of the topics Once creates. Unset: the transport's default. */
+    private Integer partitions;
 
     public String getNamePrefix() {
       return namePrefix;
@@ -77,18 +79,21 @@ public class OnceProperties {
       this.namePrefix = namePrefix;
     }
 
-    public int getPartitions() {
+    public Integer getPartitions() {
       return partitions;
     }
 
-    public void setPartitions(int partitions) {
+    public void setPartitions(Integer partitions) {
       this.partitions = partitions;
     }
   }
 
   public static class Table {
-    /** How long a delivery stays invisible before it comes back unacknowledged. */
-    private Duration visibilityTimeout = Duration.ofSeconds(30);
+    /**
+     * How long a delivery stays invisible before it comes back unacknowledged. Unset: the table
+     * queue's default.
+     */
+    private Duration visibilityTimeout;
 
     public Duration getVisibilityTimeout() {
       return visibilityTimeout;
@@ -100,17 +105,17 @@ public class OnceProperties {
   }
 
   public static class Rabbitmq {
-    /** Prefix of Once's exchanges and queues. */
-    private String namePrefix = "";
+    /** Prefix of Once's exchanges and queues. Unset: the transport's default. */
+    private String namePrefix;
 
-    /** Unacknowledged deliveries per receiver. */
-    private int prefetch = 64;
+    /** Unacknowledged deliveries per receiver. Unset: the transport's default. */
+    private Integer prefetch;
 
     /**
      * Deliveries of one message before the broker dead-letters it; every return counts, also a
-     * crash's or a cut connection's. Default 1000.
+     * crash's or a cut connection's. Unset: the transport's default.
      */
-    private int deliveryLimit = 1_000;
+    private Integer deliveryLimit;
 
     public String getNamePrefix() {
       return namePrefix;
@@ -120,19 +125,19 @@ public class OnceProperties {
       this.namePrefix = namePrefix;
     }
 
-    public int getPrefetch() {
+    public Integer getPrefetch() {
       return prefetch;
     }
 
-    public void setPrefetch(int prefetch) {
+    public void setPrefetch(Integer prefetch) {
       this.prefetch = prefetch;
     }
 
-    public int getDeliveryLimit() {
+    public Integer getDeliveryLimit() {
       return deliveryLimit;
     }
 
-    public void setDeliveryLimit(int deliveryLimit) {
+    public void setDeliveryLimit(Integer deliveryLimit) {
       this.deliveryLimit = deliveryLimit;
     }
   }
@@ -240,11 +245,11 @@ public class OnceProperties {
     this.transport = transport;
   }
 
-  public int getPartitions() {
+  public Integer getPartitions() {
     return partitions;
   }
 
-  public void setPartitions(int partitions) {
+  public void setPartitions(Integer partitions) {
     this.partitions = partitions;
   }
 
@@ -286,6 +291,17 @@ public class OnceProperties {
 
   public void setConsumers(Map<String, Consumer> consumers) {
     this.consumers = consumers;
+  }
+
+  /**
+   * Sets on {@code once} what is set under {@code once.partitions} and {@code once.relay}; the rest
+   * keeps core's defaults.
+   */
+  public dev.once.OnceBuilder applyTo(dev.once.OnceBuilder once) {
+    if (partitions != null) {
+      once.partitions(partitions);
+    }
+    return relay.applyTo(once);
   }
 
   /** The settings of {@code consumerId}: its own, or the defaults. */

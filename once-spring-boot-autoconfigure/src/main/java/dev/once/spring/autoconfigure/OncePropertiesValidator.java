@@ -1,7 +1,9 @@
 package dev.once.spring.autoconfigure;
 
 import dev.once.ConfigurationException;
+import dev.once.ConsumerBuilder;
 import dev.once.ConsumerConfig;
+import dev.once.OnceBuilder;
 import dev.once.OnceConfig;
 import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
@@ -99,7 +101,11 @@ final class OncePropertiesValidator implements Validator {
       check(
           errors,
           Map.of("visibilityTimeout", "visibilityTimeout"),
-          () -> Validate.positive("visibilityTimeout", t.getVisibilityTimeout()));
+          () -> {
+            if (t.getVisibilityTimeout() != null) {
+              Validate.positive("visibilityTimeout", t.getVisibilityTimeout());
+            }
+          });
     } else if (target instanceof OnceProperties.Rabbitmq r && present(RABBITMQ_CLASS)) {
       check(errors, TransportChecks.RABBITMQ, () -> TransportChecks.rabbitmq(r));
     } else if (target instanceof OnceProperties.Kafka k && present(KAFKA_CLASS)) {
@@ -121,10 +127,10 @@ final class OncePropertiesValidator implements Validator {
         () ->
             new OnceConfig(
                 new LinkedHashSet<>(p.getDestinations()),
-                p.getPartitions(),
-                200,
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(30),
+                or(p.getPartitions(), OnceBuilder.DEFAULT_PARTITIONS),
+                OnceBuilder.DEFAULT_RELAY_BATCH_SIZE,
+                OnceBuilder.DEFAULT_RELAY_IDLE_WAIT,
+                OnceBuilder.DEFAULT_CONFIRM_TIMEOUT,
                 RetryPolicy.DEFAULT,
                 RetentionPolicy.DEFAULT,
                 null,
@@ -175,11 +181,11 @@ final class OncePropertiesValidator implements Validator {
                 "consumer",
                 "destination",
                 (tx, event) -> {},
-                c.getWorkers(),
-                c.getBatchSize(),
-                c.getIdleWait(),
+                or(c.getWorkers(), ConsumerBuilder.DEFAULT_WORKERS),
+                or(c.getBatchSize(), ConsumerBuilder.DEFAULT_BATCH_SIZE),
+                or(c.getIdleWait(), ConsumerBuilder.DEFAULT_IDLE_WAIT),
                 RetryPolicy.DEFAULT));
-    check(errors, RETRY, () -> retry(c.getMaxAttempts(), c.getRetryDelay(), c.getMaxRetryDelay()));
+    check(errors, RETRY, c::retry);
   }
 
   private void relay(OnceProperties.Relay r, Errors errors) {
@@ -190,22 +196,19 @@ final class OncePropertiesValidator implements Validator {
             new OnceConfig(
                 Set.of(),
                 1,
-                r.getBatchSize(),
-                r.getIdleWait(),
-                r.getConfirmTimeout(),
+                or(r.getBatchSize(), OnceBuilder.DEFAULT_RELAY_BATCH_SIZE),
+                or(r.getIdleWait(), OnceBuilder.DEFAULT_RELAY_IDLE_WAIT),
+                or(r.getConfirmTimeout(), OnceBuilder.DEFAULT_CONFIRM_TIMEOUT),
                 RetryPolicy.DEFAULT,
                 RetentionPolicy.DEFAULT,
                 null,
                 Clock.systemUTC()));
-    check(errors, RETRY, () -> retry(r.getMaxAttempts(), r.getRetryDelay(), r.getMaxRetryDelay()));
+    check(errors, RETRY, r::retry);
   }
 
-  /** The retry policy of a consumer's or the relay's properties, as the core builds it. */
-  static RetryPolicy retry(int maxAttempts, Duration retryDelay, Duration maxRetryDelay) {
-    return RetryPolicy.builder()
-        .maxAttempts(maxAttempts)
-        .backoff(retryDelay, maxRetryDelay)
-        .build();
+  /** A property's value, or core's default when it is unset. */
+  private static <T> T or(T value, T coreDefault) {
+    return value != null ? value : coreDefault;
   }
 
   /** The health thresholds are Spring's own (the core has no health): checked here. */

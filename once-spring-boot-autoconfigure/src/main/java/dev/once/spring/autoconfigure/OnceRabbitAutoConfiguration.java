@@ -30,10 +30,17 @@ public class OnceRabbitAutoConfiguration {
 
   /** The transport's settings from {@code once.rabbitmq.*} (checked at binding, too). */
   static RabbitTransportBuilder builder(OnceProperties.Rabbitmq r) {
-    return RabbitTransport.builder()
-        .namePrefix(r.getNamePrefix())
-        .prefetch(r.getPrefetch())
-        .deliveryLimit(r.getDeliveryLimit());
+    RabbitTransportBuilder b = RabbitTransport.builder();
+    if (r.getNamePrefix() != null) {
+      b.namePrefix(r.getNamePrefix());
+    }
+    if (r.getPrefetch() != null) {
+      b.prefetch(r.getPrefetch());
+    }
+    if (r.getDeliveryLimit() != null) {
+      b.deliveryLimit(r.getDeliveryLimit());
+    }
+    return b;
   }
 
   /** An AMQP URI from {@code spring.rabbitmq.*}; the password never reaches a log from here. */

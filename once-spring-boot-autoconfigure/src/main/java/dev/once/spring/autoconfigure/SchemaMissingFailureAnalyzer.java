@@ -4,17 +4,26 @@ import dev.once.SchemaMissingException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-/** Once's tables are missing at start: say which, and the {@code once.schema.*} ways to fix it. */
+/**
+ * Once's tables (or the schema itself) are missing at start: say which, and the {@code
+ * once.schema.*} ways to fix it (each creates a PostgreSQL schema the URL names when the role may).
+ */
 class SchemaMissingFailureAnalyzer extends AbstractFailureAnalyzer<SchemaMissingException> {
 
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, SchemaMissingException cause) {
+    String description =
+        cause.table() == null
+            ? "The application's DataSource works in no schema that exists: "
+                + cause.getMessage()
+                + "."
+            : "Once's table "
+                + cause.table()
+                + " is missing from schema '"
+                + cause.schema()
+                + "' of the application's DataSource.";
     return new FailureAnalysis(
-        "Once's table "
-            + cause.table()
-            + " is missing from schema '"
-            + cause.schema()
-            + "' of the application's DataSource.",
+        description,
         """
         Let Once apply its schema when the application starts, with one of:
 

@@ -110,6 +110,37 @@ class SchemaLifecycleStartTest {
     }
   }
 
+  @Test
+  void onceSchemaApplyCreatesTheSchemaTheUrlNamesWhenItDoesNotExistYet() {
+    String missing = "life_new_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
+    String missingUrl = TestDatabase.embeddedUrl() + "&currentSchema=" + missing;
+    long start = System.nanoTime();
+
+    runner(APPLY, missingUrl).run(ctx -> assertThat(ctx).hasNotFailed());
+
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+        .isLessThan(java.time.Duration.ofSeconds(30));
+    SchemaStatus status = Schema.status(new DriverManagerDataSource(missingUrl));
+    assertThat(status.schema()).isEqualTo(missing);
+    assertThat(status.upToDate()).isTrue();
+  }
+
+  @Test
+  void withoutSchemaApplyAMissingSchemaStopsTheStartNamingIt() {
+    String missing = "life_none_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
+    String missingUrl = TestDatabase.embeddedUrl() + "&currentSchema=" + missing;
+
+    runner("once.schema.apply=false", missingUrl, "once.schema.flyway=false")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasFailed();
+              assertThat(FailureReport.of(ctx.getStartupFailure()))
+                  .contains("schema '" + missing + "'")
+                  .contains("does not exist in database 'postgres'")
+                  .contains("CREATE SCHEMA");
+            });
+  }
+
   private void assertRecordsEveryMigrationOnce() {
     SchemaStatus status = Schema.status(dataSource());
     assertThat(status.upToDate()).isTrue();
@@ -122,6 +153,10 @@ class SchemaLifecycleStartTest {
   }
 
   private ApplicationContextRunner runner(String way) {
+    return runner(way, url);
+  }
+
+  private static ApplicationContextRunner runner(String way, String url, String... more) {
     return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(
@@ -132,7 +167,8 @@ class SchemaLifecycleStartTest {
             "spring.datasource.url=" + url,
             "spring.datasource.hikari.maximum-pool-size=4",
             "once.destinations=orders",
-            way);
+            way)
+        .withPropertyValues(more);
   }
 
   private DriverManagerDataSource dataSource() {

@@ -1,6 +1,7 @@
 package dev.once.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Event;
 import dev.once.EventId;
@@ -12,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -128,28 +130,40 @@ public final class FaultRun {
             + ")");
   }
 
-  /** Waits until every one of {@code n} events has an effect and no outbox row is pending. */
+  /**
+   * Waits until every one of {@code n} events has an effect and no outbox row is pending; fails
+   * after {@code max}, saying which of the two was missing.
+   */
   public void awaitAll(int n, Duration max) {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        if (distinctEffects() >= n && pending() == 0) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        // the database is not back yet
-      }
-      sleep(Duration.ofMillis(100));
-    }
+    await()
+        .atMost(max)
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions() // the database is not back yet
+        .untilAsserted(
+            () -> {
+              assertThat(distinctEffects()).as("events with an effect").isGreaterThanOrEqualTo(n);
+              assertThat(pending()).as("outbox rows not sent").isZero();
+            });
+  }
+
+  /** {@link #assertEachProcessedOnce(int, LongSupplier)} on the table queue (its rows left). */
+  public void assertEachProcessedOnce(int n) {
+    assertEachProcessedOnce(n, () -> count("SELECT count(*) FROM once_queue"));
   }
 
   /**
    * Checks the data, not the acknowledgements: each of {@code n} events has exactly one effect and
-   * one marker, no outbox row is pending and nothing was dead-lettered. Waits a second first, so
-   * that a late redelivery would have made its second effect.
+   * one marker, no outbox row is pending and nothing was dead-lettered. First waits until the
+   * broker has nothing left to deliver ({@code undelivered} counts it: queue rows, messages): from
+   * then on no redelivery can come, so a doubled effect would already show — counted, not waited
+   * for.
    */
-  public void assertEachProcessedOnce(int n) {
-    sleep(Duration.ofSeconds(1));
+  public void assertEachProcessedOnce(int n, LongSupplier undelivered) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> undelivered.getAsLong() == 0);
     assertThat(pending()).as("outbox rows not sent").isZero();
     assertThat(count("SELECT count(*) FROM once_dead_letter")).as("dead letters").isZero();
     assertThat(distinctEffects()).as("events with an effect (none lost)").isEqualTo(n);

@@ -15,26 +15,28 @@ import javax.sql.DataSource;
 
 /**
  * What the parts of {@link DialectContract} share: the data source and dialect under test, and
- * transactions of their own for each statement.
+ * transactions of their own for each statement. The parts ({@link FlavourContract}, {@link
+ * StoreDialectContract}, {@link AdminDialectContract}) are interfaces of test methods over it,
+ * which {@link DialectContract} implements side by side: one abstract class, no chain.
  */
-public abstract class DialectContractBase {
+interface ContractFixture {
 
   /** A data source whose current schema holds Once's tables. */
-  protected abstract DataSource dataSource();
+  DataSource dataSource();
 
   /** The dialect under test. */
-  protected abstract Dialect dialect();
+  Dialect dialect();
 
-  Sql sql() {
+  default Sql sql() {
     return new Sql(dialect().flavour());
   }
 
-  static String unique(String prefix) {
+  default String unique(String prefix) {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
   /** Now, truncated to what every database keeps (microseconds). */
-  static Instant now() {
+  default Instant now() {
     return Instant.now().truncatedTo(ChronoUnit.MICROS);
   }
 
@@ -44,7 +46,7 @@ public abstract class DialectContractBase {
   }
 
   /** Runs {@code work} in a transaction of its own and commits it. */
-  <T> T tx(Work<T> work) throws SQLException {
+  default <T> T tx(Work<T> work) throws SQLException {
     try (Connection c = dataSource().getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -59,16 +61,16 @@ public abstract class DialectContractBase {
   }
 
   /** {@link #tx} of a yes-or-no statement. */
-  boolean yes(Work<Boolean> work) throws SQLException {
+  default boolean yes(Work<Boolean> work) throws SQLException {
     return tx(work);
   }
 
   /** {@link #tx} of a statement that counts. */
-  long count(Work<? extends Number> work) throws SQLException {
+  default long count(Work<? extends Number> work) throws SQLException {
     return tx(work).longValue();
   }
 
-  static Event event(String destination, String id, Map<String, String> headers) {
+  default Event event(String destination, String id, Map<String, String> headers) {
     return new Event(
         new EventId(id),
         destination,

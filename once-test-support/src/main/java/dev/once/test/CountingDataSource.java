@@ -1,28 +1,27 @@
 package dev.once.test;
 
-import java.io.PrintWriter;
+import dev.once.spi.ForwardingDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A {@link DataSource} that counts the connections asked of it and the asks that failed: during a
  * fault, the attempts an engine makes (a hot loop shows as thousands). Failures are also counted
- * per thread name, to tell the engine's threads ({@code once-…}) from the test's own.
+ * per thread name, to tell the engine's threads ({@code once-…}) from the test's own, and so are
+ * the connections handed out (a worker's polls).
  */
-public final class CountingDataSource implements DataSource {
-  private final DataSource delegate;
+public final class CountingDataSource extends ForwardingDataSource {
   private final AtomicLong asked = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final Map<String, AtomicLong> failedByThread = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> gotByThread = new ConcurrentHashMap<>();
 
   public CountingDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Calls of getConnection so far. */
@@ -43,6 +42,22 @@ public final class CountingDataSource implements DataSource {
         .sum();
   }
 
+  /**
+   * Connections handed out so far to the thread named {@code thread}: each poll, claim or batch of
+   * an engine's thread takes one, so a thread whose count stops growing has stopped working.
+   */
+  public long gotOn(String thread) {
+    AtomicLong n = gotByThread.get(thread);
+    return n == null ? 0 : n.get();
+  }
+
+  private Connection got(Connection c) {
+    gotByThread
+        .computeIfAbsent(Thread.currentThread().getName(), n -> new AtomicLong())
+        .incrementAndGet();
+    return c;
+  }
+
   private void fail() {
     failed.incrementAndGet();
     failedByThread
@@ -54,7 +69,7 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection() throws SQLException {
     asked.incrementAndGet();
     try {
-      return delegate.getConnection();
+      return got(delegate().getConnection());
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
@@ -65,45 +80,10 @@ public final class CountingDataSource implements DataSource {
   public Connection getConnection(String user, String password) throws SQLException {
     asked.incrementAndGet();
     try {
-      return delegate.getConnection(user, password);
+      return got(delegate().getConnection(user, password));
     } catch (SQLException | RuntimeException e) {
       fail();
       throw e;
     }
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
   }
 }
