@@ -13,12 +13,11 @@ import java.time.Instant;
  * @param finalAttemptCrashed the attempt that used up the last one ended without a recorded outcome
  *     (the process died or hung); the rest is then the last real failure before it, if any
  */
-public record Failure(
-    String errorClass, String fingerprint, String message, boolean finalAttemptCrashed) {
+record Failure(String errorClass, String fingerprint, String message, boolean finalAttemptCrashed) {
   static final int MAX_MESSAGE = 500;
   private static final int FRAMES = 5;
 
-  public static Failure of(Throwable error, byte[] payload) {
+  static Failure of(Throwable error, byte[] payload) {
     Throwable root = rootCause(error);
     StringBuilder shape = new StringBuilder(root.getClass().getName());
     StackTraceElement[] frames = root.getStackTrace();
@@ -39,7 +38,7 @@ public record Failure(
    * crash): the last real failure recorded before, so that it groups with its poison siblings, or
    * {@code AttemptsExhausted} when every attempt crashed.
    */
-  public static Failure exhausted(int deliveries, Failure lastRecorded) {
+  static Failure exhausted(int deliveries, Failure lastRecorded) {
     if (lastRecorded != null) {
       return new Failure(
           lastRecorded.errorClass, lastRecorded.fingerprint, lastRecorded.message, true);
@@ -57,7 +56,7 @@ public record Failure(
    * A message that cannot be decoded into an event ({@code reason} names the field, never its
    * value): retrying cannot fix it.
    */
-  public static Failure malformed(String reason) {
+  static Failure malformed(String reason) {
     String shape = reason.replaceAll("[0-9]+", "#");
     String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
     return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
@@ -96,7 +95,7 @@ public record Failure(
   }
 
   /** This failure as the attempt row of (consumer, event). */
-  public FailedAttempt attempt(
+  FailedAttempt attempt(
       String consumerId,
       String eventId,
       int attempts,
@@ -128,7 +127,7 @@ public record Failure(
    * where it was thrown ({@code java.lang.AssertionError at a.B.c(B.java:12)}), never the message,
    * which may quote a payload.
    */
-  public static String withoutMessage(Throwable e) {
+  static String withoutMessage(Throwable e) {
     StackTraceElement[] frames = e.getStackTrace();
     return e.getClass().getName()
         + (frames.length == 0 ? "" : " at " + frames[0])

@@ -9,27 +9,27 @@ import java.time.Duration;
  * be confused with {@link dev.once.Backoff}, the configured delay between the attempts of a
  * message, a row or an operation.
  */
-public final class Pause {
+final class Pause {
   private static final Duration FIRST = Duration.ofMillis(100);
-  public static final Duration MAX = Duration.ofSeconds(5);
+  static final Duration MAX = Duration.ofSeconds(5);
   private Duration next = FIRST;
 
-  public Duration next() {
+  Duration next() {
     return next;
   }
 
-  public void reset() {
+  void reset() {
     next = FIRST;
   }
 
   /** Sleeps the current pause and doubles the next one. */
-  public void take() {
+  void take() {
     sleep(next);
     next = next.multipliedBy(2).compareTo(MAX) <= 0 ? next.multipliedBy(2) : MAX;
   }
 
   /** Sleeps, keeping the thread's interrupt flag if interrupted. */
-  public static void sleep(Duration d) {
+  static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
     } catch (InterruptedException e) {

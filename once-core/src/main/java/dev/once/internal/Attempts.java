@@ -1,8 +1,6 @@
-package dev.once.internal.consumer;
+package dev.once.internal;
 
 import dev.once.StoreException;
-import dev.once.internal.Failure;
-import dev.once.internal.Jdbc;
 import dev.once.spi.Dialect;
 import dev.once.spi.FailedAttempt;
 import java.sql.Connection;

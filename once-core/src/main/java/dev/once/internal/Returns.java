@@ -1,4 +1,4 @@
-package dev.once.internal.consumer;
+package dev.once.internal;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
