@@ -25,11 +25,11 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -59,8 +59,12 @@ class DocExamplesTest {
   private static URLClassLoader docs;
   private static List<Class<?>> docClasses;
 
-  /** The application around the docs' classes: JPA and the example's OrderService, nothing else. */
-  @SpringBootConfiguration
+  /**
+   * The application around the docs' classes: JPA and the example's OrderService, nothing else. A
+   * plain configuration, not a {@code @SpringBootConfiguration}: the package's other
+   * {@code @SpringBootTest}s look one up and must find only WarehouseApplication.
+   */
+  @Configuration(proxyBeanMethods = false)
   @EnableAutoConfiguration
   @Import(OrderService.class)
   static class DocsApplication {}
