@@ -49,12 +49,17 @@ class DocSnippetsTest {
       import dev.once.tablequeue.*;
       import dev.once.rabbitmq.*;
       import dev.once.kafka.*;
+      import dev.once.sqs.*;
       import dev.once.micrometer.*;
       import dev.once.testkit.*;
       import dev.once.dashboard.*;
       import java.time.*;
       import java.util.*;
       import javax.sql.DataSource;
+      import java.net.URI;
+      import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+      import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+      import software.amazon.awssdk.services.sqs.SqsAsyncClient;
       import io.micrometer.core.instrument.MeterRegistry;
       import dev.once.scenario.simulator.ProviderClient;
       """;
@@ -70,6 +75,7 @@ class DocSnippetsTest {
         public Operations payments;
         public long orderId;
         public String requestJson;
+        public SqsAsyncClient sqsAsyncClient;
       """;
 
   static final String CLASSPATH = System.getProperty("java.class.path");
