@@ -10,18 +10,18 @@ import java.time.Duration;
  * upserts of one row) is no outage, and the unit gives the same result whenever it succeeds. A lost
  * connection is not retried here: it is the caller's outage.
  */
-final class Conflicts {
+public final class Conflicts {
   /** How often a unit is tried again after a conflict. */
   static final int RETRIES = 10;
 
   private Conflicts() {}
 
   /** A unit of work on the database, run again as a whole after a conflict. */
-  interface Unit<T> {
+  public interface Unit<T> {
     T run() throws SQLException;
   }
 
-  static <T> T retry(Dialect dialect, Unit<T> unit) throws SQLException {
+  public static <T> T retry(Dialect dialect, Unit<T> unit) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
         return unit.run();

@@ -1,6 +1,7 @@
 package dev.once.tablequeue;
 
 import dev.once.StoreException;
+import dev.once.internal.Conflicts;
 import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.spi.Delivery;
@@ -95,25 +96,46 @@ final class TableQueueReceiver implements Receiver {
 
   private List<Delivery> claim(int max) {
     Instant now = clock.instant();
-    List<Delivery> deliveries = new ArrayList<>();
+    QueueClaim claim = new QueueClaim(group, now, max, now.plus(visibilityTimeout));
     // A claim lost in a database crash only hides the rows for less time and loses one
     // delivery-count increment; any later synchronous commit (the consumer's) flushes it anyway.
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        dialect.store().beginEngineTransaction(c, waits);
-        deliveries.addAll(
-            dialect.queue().claim(c, new QueueClaim(group, now, max, now.plus(visibilityTimeout))));
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    List<Delivery> deliveries;
+    try {
+      deliveries = new ArrayList<>(transaction(c -> dialect.queue().claim(c, claim)));
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
     }
     deliveries.sort(Comparator.comparingLong(d -> (Long) d.handle()));
     return deliveries;
+  }
+
+  /** Work on the queue table. */
+  private interface Work<T> {
+    T on(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one engine transaction; a deadlock with another receiver's claim or ack
+   * (InnoDB's next-key locks on the queue table) rolls it back whole, and it runs again instead of
+   * failing as a store outage.
+   */
+  private <T> T transaction(Work<T> work) throws SQLException {
+    return Conflicts.retry(
+        dialect,
+        () -> {
+          try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+              dialect.store().beginEngineTransaction(c, waits);
+              T result = work.on(c);
+              c.commit();
+              return result;
+            } catch (SQLException | RuntimeException e) {
+              Jdbc.rollbackQuietly(c);
+              throw e;
+            }
+          }
+        });
   }
 
   @Override
@@ -139,20 +161,16 @@ final class TableQueueReceiver implements Receiver {
       return;
     }
     List<Long> ids = deliveries.stream().map(d -> (Long) d.handle()).toList();
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        dialect.store().beginEngineTransaction(c, waits);
-        switch (what) {
-          case "ack" -> dialect.queue().ack(c, ids);
-          case "release" -> dialect.queue().release(c, ids, visibleAt);
-          default -> dialect.queue().nack(c, ids, visibleAt);
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    try {
+      transaction(
+          c -> {
+            switch (what) {
+              case "ack" -> dialect.queue().ack(c, ids);
+              case "release" -> dialect.queue().release(c, ids, visibleAt);
+              default -> dialect.queue().nack(c, ids, visibleAt);
+            }
+            return null;
+          });
     } catch (SQLException e) {
       throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);
     }
