@@ -33,7 +33,7 @@ class QueuePlanTest {
           """);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
-        Dialects.postgresql().store().beginEngineTransaction(c);
+        Dialects.postgresql().flavour().beginEngineTransaction(c);
         String plan = explain(c, PostgresQueue.CLAIM);
         c.rollback();
 

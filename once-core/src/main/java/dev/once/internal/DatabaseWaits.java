@@ -58,12 +58,12 @@ public final class DatabaseWaits {
     }
     TransactionWaits session;
     try (Connection c = dataSource.getConnection()) {
-      session = dialect.store().sessionWaits(c);
+      session = dialect.flavour().sessionWaits(c);
     } catch (SQLException e) {
       log.debug("{}: could not read the session's lock and idle timeouts", who, e);
       session = TransactionWaits.NONE;
     }
-    boolean scopes = dialect.store().boundsTransactionWaits();
+    boolean scopes = dialect.flavour().boundsTransactionWaits();
     TransactionWaits missing = session.missingFrom(wanted);
     if (missing.isNone() || scopes) {
       return new DatabaseWaits(timeouts, missing, scopes ? session : null);

@@ -120,9 +120,9 @@ public final class OnceImpl implements Once {
     this.config = config;
     this.listener = new Listeners(listeners);
     this.outboxNotifier =
-        dialect.store().notifies()
+        dialect.flavour().notifies()
             ? new PgNotifier(
-                this.dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
+                this.dataSource, c -> dialect.flavour().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
   }
 
@@ -303,8 +303,8 @@ public final class OnceImpl implements Once {
   synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
       outboxListener =
-          dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
+          dialect.flavour().notifies()
+              ? dialect.flavour().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
               : () -> {};
       started.add(outboxListener);
     }
@@ -344,7 +344,7 @@ public final class OnceImpl implements Once {
     needs.put(engine, need);
     boolean relay = engine instanceof RelayImpl;
     ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
-    if (relay && dialect.store().notifies()) {
+    if (relay && dialect.flavour().notifies()) {
       needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
     }
     if (use != null && relay && use.notifying(givenDataSource) > 0) {

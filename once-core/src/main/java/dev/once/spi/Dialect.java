@@ -9,9 +9,6 @@ import java.util.List;
  * another database (most of it is {@code dev.once.jdbc.JdbcDialect} over a {@link SqlFlavour}; see
  * {@link DialectProvider}). Every method of the parts runs its statements on the connection it is
  * given, inside the caller's transaction unless its Javadoc says otherwise; none commits.
- *
- * <p>A database without a table queue leaves {@link #queue()} as it is: RabbitMQ, Kafka and other
- * brokers never ask for it.
  */
 public interface Dialect {
 
@@ -22,22 +19,16 @@ public interface Dialect {
   List<String> schemaResources();
 
   /**
-   * How this database differs from standard SQL, for modules that add statements of their own
-   * (through {@link Sql}).
-   *
-   * @throws UnsupportedOperationException if the dialect is not built on one
+   * How this database differs from standard SQL: its locks, transaction bounds and wake-ups, and
+   * what modules that add statements of their own use (through {@link Sql}).
    */
-  default SqlFlavour flavour() {
-    throw new UnsupportedOperationException("the " + name() + " dialect has no SQL flavour");
-  }
+  SqlFlavour flavour();
 
   /** Inbox markers, the outbox, relay coordination and cross-process wake-ups. */
   StoreDialect store();
 
   /** The table queue; only the table-queue transport asks for it. */
-  default QueueDialect queue() {
-    throw new UnsupportedOperationException("the " + name() + " dialect has no table queue");
-  }
+  QueueDialect queue();
 
   /** Operations with idempotency keys and their reconciliation. */
   OperationsDialect operations();

@@ -126,7 +126,7 @@ final class TableQueueReceiver implements Receiver {
           try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-              dialect.store().beginEngineTransaction(c, waits);
+              dialect.flavour().beginEngineTransaction(c, waits);
               T result = work.on(c);
               c.commit();
               return result;

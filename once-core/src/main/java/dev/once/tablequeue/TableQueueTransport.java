@@ -92,9 +92,9 @@ public final class TableQueueTransport
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
     this.notifier =
-        dialect.store().notifies()
+        dialect.flavour().notifies()
             ? new PgNotifier(
-                this.dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
+                this.dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }
 
@@ -284,7 +284,7 @@ public final class TableQueueTransport
   /** Receivers wait for the queue's {@code NOTIFY} on one connection, held for good. */
   @Override
   public int heldWhileReceiving(DataSource onceDataSource) {
-    return onceDataSource == givenDataSource && dialect.store().notifies() ? 1 : 0;
+    return onceDataSource == givenDataSource && dialect.flavour().notifies() ? 1 : 0;
   }
 
   @Override
@@ -321,8 +321,8 @@ public final class TableQueueTransport
   private synchronized void startListening() {
     if (listener == null) {
       listener =
-          dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
+          dialect.flavour().notifies()
+              ? dialect.flavour().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
               : () -> {};
     }
   }

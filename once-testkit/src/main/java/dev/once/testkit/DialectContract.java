@@ -1,5 +1,6 @@
 package dev.once.testkit;
 
+import static dev.once.spi.TransactionWaits.NONE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -57,7 +58,7 @@ public abstract class DialectContract
   @Test
   void retentionDeletesAtMostItsLimitOfOldRowsAndNoNewOnes() throws SQLException {
     String consumer = unique("c");
-    tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b", "c")));
+    tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("a", "b", "c")));
     Instant past = now().minusSeconds(3600);
     assertEquals(0, count(c -> dialect().retention().deleteOld(c, Retained.MARKERS, past, 10)));
     Instant future = now().plusSeconds(3600);
@@ -68,7 +69,8 @@ public abstract class DialectContract
     }
     assertEquals(
         Set.of("a", "b", "c"),
-        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b", "c")))),
+        Set.copyOf(
+            tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("a", "b", "c")))),
         "all deleted");
   }
 
