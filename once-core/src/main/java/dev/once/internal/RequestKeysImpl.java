@@ -52,6 +52,7 @@ final class RequestKeysImpl implements RequestKeys {
             once.dialect().status().currentSchema(c),
             once.dialect().status().schemaNote());
       }
+      dialect.check(c);
     } catch (SQLException e) {
       throw new StoreException("check the once_request table", e);
     }

@@ -11,7 +11,7 @@ import java.util.Optional;
 public final class ShippedDialects {
   private ShippedDialects() {}
 
-  /** PostgreSQL 14+, server or embedded: the standard parts, four of them with faster forms. */
+  /** PostgreSQL 14+, server or embedded: the standard parts, six of them with faster forms. */
   public static final class Postgresql implements DialectProvider {
     @Override
     public String name() {
@@ -37,7 +37,10 @@ public final class ShippedDialects {
     }
   }
 
-  /** MariaDB 10.6+ and MySQL 8.0+: the standard parts over its flavour. */
+  /**
+   * MariaDB 10.6+ and MySQL 8.0+: the standard parts over its flavour (request keys on MariaDB
+   * only: the flavour refuses MySQL's by name).
+   */
   public static final class Mariadb implements DialectProvider {
     @Override
     public String name() {
@@ -52,10 +55,7 @@ public final class ShippedDialects {
     @Override
     public Dialect dialect() {
       MariaDbFlavour flavour = new MariaDbFlavour();
-      return JdbcDialect.builder(flavour)
-          .requestKeys(new MariaDbRequestKeys(flavour))
-          .status(new MariaDbStatus(flavour))
-          .build();
+      return JdbcDialect.builder(flavour).status(new MariaDbStatus(flavour)).build();
     }
 
     @Override

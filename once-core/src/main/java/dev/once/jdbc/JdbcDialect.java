@@ -38,7 +38,7 @@ public final class JdbcDialect implements Dialect {
     this.deadLetters = b.deadLetters == null ? new JdbcDeadLetters(flavour) : b.deadLetters;
     this.retention = b.retention == null ? new JdbcRetention(flavour) : b.retention;
     this.status = b.status == null ? new JdbcStatus(flavour) : b.status;
-    this.requestKeys = b.requestKeys;
+    this.requestKeys = b.requestKeys == null ? new JdbcRequestKeys(flavour) : b.requestKeys;
   }
 
   /** Every part the standard one, over {@code flavour}. */
@@ -122,7 +122,6 @@ public final class JdbcDialect implements Dialect {
       return this;
     }
 
-    /** The request-key part ({@code once_request}); without it the dialect has none. */
     public Builder requestKeys(RequestKeysDialect requestKeys) {
       this.requestKeys = requestKeys;
       return this;
@@ -185,7 +184,7 @@ public final class JdbcDialect implements Dialect {
 
   @Override
   public RequestKeysDialect requestKeys() {
-    return requestKeys != null ? requestKeys : Dialect.super.requestKeys();
+    return requestKeys;
   }
 
   @Override

@@ -46,9 +46,7 @@ public interface Dialect {
   StatusDialect status();
 
   /** Request keys of HTTP requests ({@code Idempotency-Key}) and their stored responses. */
-  default RequestKeysDialect requestKeys() {
-    throw new UnsupportedOperationException("the " + name() + " dialect has no request keys");
-  }
+  RequestKeysDialect requestKeys();
 
   /** Whether the failed statement may succeed if the transaction is simply tried again. */
   boolean isTransient(SQLException e);

@@ -13,6 +13,12 @@ import java.time.Instant;
 public interface RequestKeysDialect {
 
   /**
+   * Refuses the database {@code c} is connected to if it cannot run request keys, with a {@link
+   * dev.once.ConfigurationException} that names it; called once, when request keys are built.
+   */
+  void check(Connection c) throws SQLException;
+
+  /**
    * Inserts the key with its fingerprint, in this transaction, unless it is stored or another open
    * transaction holds it; never waits for that other transaction. True if inserted: the caller
    * holds the key until its transaction ends. False if the key is stored (then {@link #find} sees

@@ -1,5 +1,6 @@
 package dev.once.spi;
 
+import dev.once.ConfigurationException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -138,6 +139,24 @@ public interface SqlFlavour {
     return "EXCLUDED." + column;
   }
 
+  /**
+   * {@code insert}, an INSERT of one row, as a statement that gives up at once instead of waiting
+   * when another open transaction holds a row with the same key: it then fails with an error {@link
+   * #isLockNotAvailable} recognises (a stored key fails as a duplicate, {@link #isDuplicateKey},
+   * and must roll back the statement only). Request keys claim a key with it, on {@code c}.
+   * Standard SQL has no such statement: the default refuses the database.
+   *
+   * @throws ConfigurationException naming the database if it has no such statement
+   */
+  default String insertWithoutWaiting(Connection c, String insert) throws SQLException {
+    throw new ConfigurationException(
+        "dialect",
+        "is '"
+            + name()
+            + "', which has no INSERT that gives up at once on a key another transaction holds:"
+            + " request keys (HTTP Idempotency-Key) cannot run on it");
+  }
+
   /** What follows a {@code SELECT} that takes the rows it reads, skipping rows others hold. */
   default String skipLocked() {
     return "FOR UPDATE SKIP LOCKED";
@@ -183,6 +202,14 @@ public interface SqlFlavour {
   default boolean isTransient(SQLException e) {
     String state = e.getSQLState();
     return state != null && (state.equals("40001") || state.startsWith("08"));
+  }
+
+  /**
+   * Whether the statement gave up on a row another transaction holds ({@link
+   * #insertWithoutWaiting}), the statement alone rolled back. Standard: SQLState 55P03.
+   */
+  default boolean isLockNotAvailable(SQLException e) {
+    return "55P03".equals(e.getSQLState());
   }
 
   /** Whether the failure means a table of the schema is missing. Standard: SQLState 42S02. */

@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.jdbc;
 
 import dev.once.RequestKey;
 import dev.once.StoredResponse;
@@ -9,24 +9,71 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The request-key statements both databases share, over the dialect's {@link Sql}; each subclass
- * gives how it claims a key without waiting on another holder and deletes a batch.
+ * The request-key part in standard SQL ({@code once_request}). A key is claimed with one INSERT
+ * that gives up at once instead of waiting when another open transaction holds the key ({@link
+ * SqlFlavour#insertWithoutWaiting}): a stored key fails it as a duplicate, a held one as a lock not
+ * available, and either way the claim is false. A database whose flavour has no such INSERT is
+ * refused by {@link #check} when request keys are built.
  */
-abstract class SqlRequestKeys implements RequestKeysDialect {
-  final Sql sql;
+public class JdbcRequestKeys implements RequestKeysDialect {
+  private static final String CLAIM =
+      """
+      INSERT INTO once_request (scope, request_key, fingerprint, created_at, expires_at)
+      VALUES (?, ?, ?, ?, ?)
+      """;
 
-  SqlRequestKeys(SqlFlavour flavour) {
+  protected final Sql sql;
+
+  public JdbcRequestKeys(SqlFlavour flavour) {
     this.sql = new Sql(flavour);
   }
 
-  int update(Connection c, String statement, Object... params) throws SQLException {
+  protected int update(Connection c, String statement, Object... params) throws SQLException {
     return sql.update(c, statement, params);
+  }
+
+  /** Refuses the database if its flavour cannot claim a key without waiting. */
+  @Override
+  public void check(Connection c) throws SQLException {
+    sql.flavour().insertWithoutWaiting(c, CLAIM);
+  }
+
+  @Override
+  public boolean claim(
+      Connection c, RequestKey key, String fingerprint, Instant now, Instant expiresAt)
+      throws SQLException {
+    try {
+      return update(
+              c,
+              sql.flavour().insertWithoutWaiting(c, CLAIM),
+              key.scope(),
+              key.key(),
+              fingerprint,
+              now,
+              expiresAt)
+          == 1;
+    } catch (SQLException e) {
+      if (sql.flavour().isDuplicateKey(e) || sql.flavour().isLockNotAvailable(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public int deleteExpired(Connection c, Instant now, int limit) throws SQLException {
+    return update(
+        c,
+        sql.flavour().deleteOldest("once_request", "scope, request_key", "expires_at < ?", null),
+        now,
+        limit);
   }
 
   @Override
