@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.internal.Jdbc;
 import dev.once.internal.PostgresQueue;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -3,9 +3,9 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.once.spi.Channel;
-import dev.once.spi.Dialects;
-import dev.once.spi.SqlFlavour;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.SqlFlavour;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;

@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.DatabaseTimeouts;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ForwardingDataSource;
 import dev.once.spi.TransactionRunner;
-import dev.once.spi.TransactionWaits;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

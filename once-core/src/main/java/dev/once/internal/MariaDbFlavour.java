@@ -1,8 +1,8 @@
 package dev.once.internal;
 
 import dev.once.ConfigurationException;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.OutboxRow;
-import dev.once.spi.RelayClaim;
-import dev.once.spi.RelayPartitions;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

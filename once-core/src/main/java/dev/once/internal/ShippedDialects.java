@@ -1,9 +1,9 @@
 package dev.once.internal;
 
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.DialectProvider;
 import dev.once.jdbc.JdbcDialect;
-import dev.once.spi.Dialect;
-import dev.once.spi.DialectProvider;
-import dev.once.spi.MissingSchema;
+import dev.once.jdbc.MissingSchema;
 import java.sql.SQLException;
 import java.util.Optional;
 

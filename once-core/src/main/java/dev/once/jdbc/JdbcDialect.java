@@ -1,15 +1,5 @@
 package dev.once.jdbc;
 
-import dev.once.spi.AttemptsDialect;
-import dev.once.spi.DeadLettersDialect;
-import dev.once.spi.Dialect;
-import dev.once.spi.OperationsDialect;
-import dev.once.spi.QueueDialect;
-import dev.once.spi.RequestKeysDialect;
-import dev.once.spi.RetentionDialect;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.StatusDialect;
-import dev.once.spi.StoreDialect;
 import java.sql.SQLException;
 import java.util.List;
 

@@ -2,9 +2,6 @@ package dev.once.jdbc;
 
 import dev.once.RequestKey;
 import dev.once.StoredResponse;
-import dev.once.spi.RequestKeysDialect;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

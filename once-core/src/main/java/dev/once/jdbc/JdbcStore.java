@@ -1,15 +1,6 @@
 package dev.once.jdbc;
 
 import dev.once.Event;
-import dev.once.spi.OutboxRow;
-import dev.once.spi.RelayClaim;
-import dev.once.spi.RelayPartitions;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlHeaders;
-import dev.once.spi.SqlList;
-import dev.once.spi.StoreDialect;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

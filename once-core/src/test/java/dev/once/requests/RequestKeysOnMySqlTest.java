@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ConfigurationException;
-import dev.once.spi.Dialects;
-import dev.once.spi.RequestKeysDialect;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.RequestKeysDialect;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;

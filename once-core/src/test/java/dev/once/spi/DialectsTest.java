@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ConfigurationException;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 

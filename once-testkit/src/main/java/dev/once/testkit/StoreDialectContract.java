@@ -1,17 +1,17 @@
 package dev.once.testkit;
 
-import static dev.once.spi.TransactionWaits.NONE;
+import static dev.once.jdbc.TransactionWaits.NONE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.Event;
 import dev.once.WorkloadStatus;
-import dev.once.spi.OutboxRow;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.RawMessage;
-import dev.once.spi.RelayClaim;
-import dev.once.spi.RelayPartitions;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

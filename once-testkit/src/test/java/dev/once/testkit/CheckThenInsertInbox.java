@@ -1,10 +1,10 @@
 package dev.once.testkit;
 
+import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.Dialect;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -3,10 +3,10 @@ package dev.once.testkit;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.internal.PostgresFlavour;
+import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.Dialect;
-import dev.once.spi.StoreDialect;
+import dev.once.jdbc.StoreDialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.util.List;
@@ -85,7 +85,7 @@ class DialectContractCatchesBrokenDialectsTest {
               @Override
               public java.util.Set<String> insertMarkers(
                   Connection c,
-                  dev.once.spi.TransactionWaits waits,
+                  dev.once.jdbc.TransactionWaits waits,
                   String consumerId,
                   List<String> eventIds) {
                 return new java.util.LinkedHashSet<>(eventIds); // believes each one is new

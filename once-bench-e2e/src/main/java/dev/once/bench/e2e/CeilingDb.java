@@ -2,10 +2,10 @@ package dev.once.bench.e2e;
 
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.StoreDialect;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.scenario.WarehousePipeline;
-import dev.once.spi.Dialects;
-import dev.once.spi.StoreDialect;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

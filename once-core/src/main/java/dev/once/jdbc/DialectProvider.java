@@ -1,8 +1,8 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 /**
  * A dialect that {@link Dialects} finds with {@link java.util.ServiceLoader}: list the
- * implementation in {@code META-INF/services/dev.once.spi.DialectProvider} of the jar that ships
+ * implementation in {@code META-INF/services/dev.once.jdbc.DialectProvider} of the jar that ships
  * it. It needs a public no-argument constructor.
  */
 public interface DialectProvider {

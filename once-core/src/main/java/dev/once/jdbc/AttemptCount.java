@@ -1,4 +1,4 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 import dev.once.RequestKey;
 import dev.once.StoredResponse;

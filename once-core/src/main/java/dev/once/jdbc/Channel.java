@@ -1,4 +1,4 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 /** What a cross-process wake-up is about; each dialect names its channels itself. */
 public enum Channel {

@@ -1,6 +1,8 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 import dev.once.Event;
+import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 import dev.once.OperationState;
 import java.time.Instant;

@@ -1,5 +1,6 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
+import dev.once.spi.Validate;
 import java.time.Duration;
 
 /**

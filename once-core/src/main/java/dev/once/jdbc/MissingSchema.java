@@ -1,4 +1,4 @@
-package dev.once.spi;
+package dev.once.jdbc;
 
 /**
  * The schema a connection is set to work in, when it does not exist: what it is, and how Once may
