@@ -24,8 +24,13 @@ public final class ShippedDialects {
     }
 
     @Override
+    public PostgresFlavour flavour() {
+      return new PostgresFlavour();
+    }
+
+    @Override
     public Dialect dialect() {
-      PostgresFlavour flavour = new PostgresFlavour();
+      PostgresFlavour flavour = flavour();
       return JdbcDialect.builder(flavour)
           .store(new PostgresStore(flavour))
           .queue(new PostgresQueue(flavour))
@@ -53,8 +58,13 @@ public final class ShippedDialects {
     }
 
     @Override
+    public MariaDbFlavour flavour() {
+      return new MariaDbFlavour();
+    }
+
+    @Override
     public Dialect dialect() {
-      MariaDbFlavour flavour = new MariaDbFlavour();
+      MariaDbFlavour flavour = flavour();
       return JdbcDialect.builder(flavour).status(new MariaDbStatus(flavour)).build();
     }
 

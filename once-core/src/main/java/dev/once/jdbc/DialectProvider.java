@@ -1,9 +1,11 @@
 package dev.once.jdbc;
 
 /**
- * A dialect that {@link Dialects} finds with {@link java.util.ServiceLoader}: list the
+ * A database that {@link Dialects} finds with {@link java.util.ServiceLoader}: list the
  * implementation in {@code META-INF/services/dev.once.jdbc.DialectProvider} of the jar that ships
- * it. It needs a public no-argument constructor.
+ * it. It needs a public no-argument constructor. With its {@link SqlFlavour} and its schema files
+ * it is all a new database implements: {@link #dialect()} makes the statements of {@code
+ * dev.once.jdbc} run on the flavour.
  */
 public interface DialectProvider {
 
@@ -16,8 +18,16 @@ public interface DialectProvider {
    */
   boolean runsOn(String product);
 
-  /** A new dialect. */
-  Dialect dialect();
+  /** How the database differs from standard SQL; a new one each time. */
+  SqlFlavour flavour();
+
+  /**
+   * A new dialect: the standard parts over {@link #flavour()}. A database with a faster form of a
+   * statement family overrides it with {@link JdbcDialect#builder} and its own part.
+   */
+  default Dialect dialect() {
+    return JdbcDialect.of(flavour());
+  }
 
   /**
    * When {@code failure} (of opening a connection, before the dialect is known) says that the
