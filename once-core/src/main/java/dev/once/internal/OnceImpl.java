@@ -58,13 +58,13 @@ public final class OnceImpl implements Once {
   private AutoCloseable outboxListener;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
-  private final PgNotifier outboxNotifier;
+  private final PostgresNotifier outboxNotifier;
 
   /**
    * This instance's token in its outbox notifications: its own listener ignores them, since its
    * relays were woken directly (a second wake-up per commit only made each relay look twice).
    */
-  private final String sender = PgNotifier.newSender();
+  private final String sender = PostgresNotifier.newSender();
 
   public OnceImpl(
       DataSource dataSource,
@@ -121,7 +121,7 @@ public final class OnceImpl implements Once {
     this.listener = new Listeners(listeners);
     this.outboxNotifier =
         dialect.flavour().notifies()
-            ? new PgNotifier(
+            ? new PostgresNotifier(
                 this.dataSource, c -> dialect.flavour().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
   }

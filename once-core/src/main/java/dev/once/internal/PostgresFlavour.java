@@ -302,7 +302,7 @@ public class PostgresFlavour implements SqlFlavour {
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
-    return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
+    return new PostgresListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
   }
 
   private static String channelName(Channel channel) {

@@ -5,7 +5,7 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
-import dev.once.internal.PgNotifier;
+import dev.once.internal.PostgresNotifier;
 import dev.once.internal.Wakeup;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
@@ -64,13 +64,13 @@ public final class TableQueueTransport
   private AutoCloseable listener;
 
   /** Null where the database cannot wake other processes: their receivers poll. */
-  private final PgNotifier notifier;
+  private final PostgresNotifier notifier;
 
   /**
    * This queue's token in its notifications: its own listener ignores them, since its publishes
    * wake its receivers directly.
    */
-  private final String sender = PgNotifier.newSender();
+  private final String sender = PostgresNotifier.newSender();
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
@@ -93,7 +93,7 @@ public final class TableQueueTransport
     this.inRelayTransaction = inRelayTransaction;
     this.notifier =
         dialect.flavour().notifies()
-            ? new PgNotifier(
+            ? new PostgresNotifier(
                 this.dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }

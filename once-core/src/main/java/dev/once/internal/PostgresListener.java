@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  * with one connection of its own. pgjdbc is reached by reflection, so once-core does not depend on
  * it; with any other driver this does nothing and waiters fall back to polling.
  */
-public final class PgListener implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(PgListener.class);
+public final class PostgresListener implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PostgresListener.class);
   private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(1);
 
   private final DataSource dataSource;
@@ -35,7 +35,7 @@ public final class PgListener implements AutoCloseable {
    * @param ownSuffix notifications whose payload ends with it are this process's own (its waiters
    *     were woken directly) and are ignored; null to take every notification
    */
-  public PgListener(
+  public PostgresListener(
       DataSource dataSource,
       String channel,
       String listenSql,
@@ -50,7 +50,7 @@ public final class PgListener implements AutoCloseable {
     this.thread.setDaemon(true);
   }
 
-  public PgListener start() {
+  public PostgresListener start() {
     thread.start();
     return this;
   }

@@ -17,14 +17,14 @@ import javax.sql.DataSource;
  * (backends, WAL writer, checkpointer). The CPU figure is the server's, whoever uses it: it says
  * what a run cost only when the bench has the server to itself, as with the embedded one.
  */
-final class PgCost {
+final class PostgresCost {
   /** A reading: the WAL position; the server's CPU time in nanoseconds, -1 when not readable. */
   record Reading(String lsn, long cpuNanos) {}
 
   /** {@code /proc}'s clock ticks per second (USER_HZ, 100 on Linux). */
   private static final long TICK_NANOS = 10_000_000L;
 
-  private PgCost() {}
+  private PostgresCost() {}
 
   /** Now, or null when the database is not PostgreSQL. */
   static Reading read(DataSource dataSource) {

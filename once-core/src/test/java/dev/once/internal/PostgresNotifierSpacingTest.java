@@ -10,11 +10,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The notifier sends at most one notification per {@link PgNotifier#SPACING} however many commits
- * signal, and the first signal after a quiet spell at once. Its twin without spacing sends one per
- * signal it sees: the bound is what the spacing buys, not what a slow machine gives.
+ * The notifier sends at most one notification per {@link PostgresNotifier#SPACING} however many
+ * commits signal, and the first signal after a quiet spell at once. Its twin without spacing sends
+ * one per signal it sees: the bound is what the spacing buys, not what a slow machine gives.
  */
-class PgNotifierSpacingTest {
+class PostgresNotifierSpacingTest {
   private static final Duration BURST = Duration.ofMillis(500);
 
   /** Longer than the default, so that a loaded machine's scheduling cannot make the bound. */
@@ -40,7 +40,8 @@ class PgNotifierSpacingTest {
   @Test
   void signalsWhileOneIsPendingDoNotWakeTheSender() throws Exception {
     AtomicInteger sent = new AtomicInteger();
-    PgNotifier n = new PgNotifier(connections(), c -> sent.incrementAndGet(), "test", SPACING);
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", SPACING);
     try {
       signalFor(n, BURST);
       assertThat(n.wakeups()).isLessThanOrEqualTo(2L * sent.get() + 2);
@@ -52,11 +53,11 @@ class PgNotifierSpacingTest {
   @Test
   void theFirstSignalAfterAQuietSpellIsSentAtOnce() throws Exception {
     AtomicInteger sent = new AtomicInteger();
-    PgNotifier n = new PgNotifier(connections(), c -> sent.incrementAndGet(), "test");
+    PostgresNotifier n = new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test");
     try {
       n.signal();
       awaitSent(sent, 1);
-      Thread.sleep(PgNotifier.SPACING.toMillis() * 5);
+      Thread.sleep(PostgresNotifier.SPACING.toMillis() * 5);
       long start = System.nanoTime();
       n.signal();
       awaitSent(sent, 2);
@@ -71,7 +72,8 @@ class PgNotifierSpacingTest {
   /** Signals as fast as it can for {@link #BURST}; returns the notifications sent. */
   private static int burst(Duration spacing) throws Exception {
     AtomicInteger sent = new AtomicInteger();
-    PgNotifier n = new PgNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing);
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing);
     try {
       signalFor(n, BURST);
       Thread.sleep(spacing.toMillis() * 3 + 50); // the last signal's notification may follow
@@ -81,7 +83,7 @@ class PgNotifierSpacingTest {
     }
   }
 
-  private static void signalFor(PgNotifier n, Duration burst) {
+  private static void signalFor(PostgresNotifier n, Duration burst) {
     long end = System.nanoTime() + burst.toNanos();
     while (System.nanoTime() < end) {
       n.signal();

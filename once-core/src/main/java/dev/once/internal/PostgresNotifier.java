@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * that dies between a commit and the notification only makes other processes find the rows at their
  * next poll.
  */
-public final class PgNotifier implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(PgNotifier.class);
+public final class PostgresNotifier implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PostgresNotifier.class);
 
   /** The least time between two notifications of one notifier. */
   public static final Duration SPACING = Duration.ofMillis(2);
@@ -54,12 +54,12 @@ public final class PgNotifier implements AutoCloseable {
    * @param send sends the notification, e.g. by {@code SELECT pg_notify('once_outbox', …)}
    * @param channel for the thread's name and logs
    */
-  public PgNotifier(DataSource dataSource, Send send, String channel) {
+  public PostgresNotifier(DataSource dataSource, Send send, String channel) {
     this(dataSource, send, channel, SPACING);
   }
 
   /** With another least time between two notifications (tests: zero for none). */
-  PgNotifier(DataSource dataSource, Send send, String channel, Duration spacing) {
+  PostgresNotifier(DataSource dataSource, Send send, String channel, Duration spacing) {
     this.dataSource = dataSource;
     this.send = send;
     this.channel = channel;
