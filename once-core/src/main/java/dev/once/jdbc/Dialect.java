@@ -5,10 +5,11 @@ import java.util.List;
 
 /**
  * Everything Once needs from one kind of database, in parts by concern, plus how that database's
- * errors are classified. Get one with {@link Dialects#forDataSource}; write one to run Once on
- * another database (most of it is {@code dev.once.jdbc.JdbcDialect} over a {@link SqlFlavour}; see
- * {@link DialectProvider}). Every method of the parts runs its statements on the connection it is
- * given, inside the caller's transaction unless its Javadoc says otherwise; none commits.
+ * errors are classified: the engine's view of the store. Get one with {@link
+ * Dialects#forDataSource}. A new database does not implement it: it writes a {@link SqlFlavour} and
+ * a {@link DialectProvider}, whose dialect is {@link JdbcDialect} over the flavour. Every method of
+ * the parts runs its statements on the connection it is given, inside the caller's transaction
+ * unless its Javadoc says otherwise; none commits.
  */
 public interface Dialect {
 
