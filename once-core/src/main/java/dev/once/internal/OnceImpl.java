@@ -17,6 +17,8 @@ import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
+import dev.once.internal.consumer.ConsumerContext;
+import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.spi.Channel;
 import dev.once.spi.ConnectionUse;
 import dev.once.spi.Dialect;
@@ -216,7 +218,48 @@ public final class OnceImpl implements Once {
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
     consumerChecks.check(consumerConfig);
-    return new ConsumerImpl(this, consumerConfig);
+    return new ConsumerImpl(consumerContext(consumerConfig), consumerConfig);
+  }
+
+  /** What a consumer reads of this instance. */
+  private ConsumerContext consumerContext(ConsumerConfig c) {
+    return new ConsumerContext(
+        dataSource,
+        dialect,
+        transactions,
+        waits.perTransaction(),
+        transport,
+        listener,
+        tracing,
+        config.clock(),
+        this::newTx,
+        this::outboxCommitted,
+        new ConsumerContext.Lifecycle() {
+          @Override
+          public void starting(Consumer consumer) {
+            OnceImpl.this.starting(
+                consumer,
+                new PoolNeeds.Need(
+                    "consumer "
+                        + c.consumerId()
+                        + " ("
+                        + c.workers()
+                        + (c.workers() == 1 ? " worker)" : " workers)"),
+                    c.workers(),
+                    0,
+                    0));
+          }
+
+          @Override
+          public void started(Consumer consumer) {
+            OnceImpl.this.started(consumer);
+          }
+
+          @Override
+          public void stopped(Consumer consumer) {
+            OnceImpl.this.stopped(consumer);
+          }
+        });
   }
 
   @Override
@@ -251,23 +294,6 @@ public final class OnceImpl implements Once {
 
   TransactionRunner transactions() {
     return transactions;
-  }
-
-  /**
-   * Who runs the consumers' batch transactions: the same runner as producers' ({@link
-   * #transactions()}). The server's bounds on a batch's waits ({@link #batchWaits()}) go with its
-   * markers, in the same round trip (see {@code DeliveryRunner.insertMarkers}).
-   */
-  TransactionRunner batchTransactions() {
-    return transactions;
-  }
-
-  /**
-   * The bounds a consumer's batch transaction sets with its markers, its first statement (none if
-   * the sessions have them).
-   */
-  TransactionWaits batchWaits() {
-    return waits.perTransaction();
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */

@@ -1,6 +1,8 @@
-package dev.once.internal;
+package dev.once.internal.consumer;
 
 import dev.once.StoreException;
+import dev.once.internal.Failure;
+import dev.once.internal.Jdbc;
 import dev.once.spi.Dialect;
 import dev.once.spi.FailedAttempt;
 import java.sql.Connection;
