@@ -11,7 +11,6 @@ import dev.once.OnceListener;
 import dev.once.Operations;
 import dev.once.OperationsConfig;
 import dev.once.Relay;
-import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
@@ -104,7 +103,7 @@ public final class OnceImpl implements Once {
       List<OnceListener> listeners,
       Tracing tracing,
       DatabaseTimeouts timeouts) {
-    checkSchema(dataSource, dialect);
+    SchemaCheck.require(dataSource, dialect);
     this.tracing = tracing;
     this.givenDataSource = dataSource;
     this.poolNeeds = new PoolNeeds(() -> PoolSize.of(dataSource));
@@ -126,40 +125,6 @@ public final class OnceImpl implements Once {
             ? new PgNotifier(
                 this.dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
-  }
-
-  /** Tables that must exist for Once to run. */
-  static final List<String> REQUIRED_TABLES =
-      List.of(
-          "once_outbox",
-          "once_inbox",
-          "once_queue",
-          "once_queue_binding",
-          "once_operation",
-          "once_attempt",
-          "once_suspect",
-          "once_dead_letter",
-          "once_dead_letter_action",
-          "once_version");
-
-  /**
-   * Fails with {@link dev.once.SchemaVersionException} when the schema's history records another
-   * version than this Once's, or with {@link SchemaMissingException} naming the first missing
-   * table.
-   */
-  public static void checkSchema(DataSource dataSource, Dialect dialect) {
-    try (Connection c = dataSource.getConnection()) {
-      SchemaPlace.require(c, dialect);
-      SchemaHistory.requireCurrent(c, dialect);
-      for (String table : REQUIRED_TABLES) {
-        if (!dialect.status().tableExists(c, table)) {
-          throw SchemaMissingException.tableNotFound(
-              table, dialect.status().currentSchema(c), dialect.status().schemaNote());
-        }
-      }
-    } catch (SQLException e) {
-      throw new StoreException("check the Once schema", e);
-    }
   }
 
   @Override

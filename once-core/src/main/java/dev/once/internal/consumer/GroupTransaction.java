@@ -6,8 +6,6 @@ import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.internal.StoreOutage;
 import dev.once.internal.consumer.DeliveryRunner.Undo;
-import dev.once.internal.consumer.Isolation.Group;
-import dev.once.internal.consumer.Isolation.Plan;
 import dev.once.spi.Delivery;
 import java.sql.Connection;
 import java.sql.SQLException;

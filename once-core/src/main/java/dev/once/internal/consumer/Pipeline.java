@@ -8,8 +8,6 @@ import dev.once.internal.Failure;
 import dev.once.internal.Spans;
 import dev.once.internal.consumer.GroupTransaction.Batch;
 import dev.once.internal.consumer.GroupTransaction.DeliveryCrashed;
-import dev.once.internal.consumer.Isolation.Group;
-import dev.once.internal.consumer.Isolation.Plan;
 import dev.once.spi.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
