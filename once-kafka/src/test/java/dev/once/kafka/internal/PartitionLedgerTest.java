@@ -1,6 +1,7 @@
 package dev.once.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Event;
 import dev.once.EventId;
@@ -253,7 +254,7 @@ class PartitionLedgerTest {
     List<Delivery> held = poll(r, 2); // 0 and 1 in a worker, 2 never handed out
     CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> released =
         CompletableFuture.supplyAsync(() -> ledger.release(List.of(P0), true, Duration.ofDays(1)));
-    Thread.sleep(200);
+    awaitWaiting(ledger);
     assertThat(released).as("waits while a worker holds records").isNotDone();
     assertThat(poll(new KafkaReceiver(ledger, () -> {}), 10))
         .as("hands out nothing more")
@@ -292,14 +293,19 @@ class PartitionLedgerTest {
     KafkaReceiver r = new KafkaReceiver(real, () -> {});
     CompletableFuture<List<Delivery>> waiting =
         CompletableFuture.supplyAsync(() -> pollQuietly(real, r, Duration.ofDays(1)));
-    Thread.sleep(100);
+    awaitWaiting(real);
     real.add(batch(P0, rec(0, "a")));
     assertThat(waiting.get(10, TimeUnit.SECONDS)).hasSize(1);
     CompletableFuture<List<Delivery>> stopped =
         CompletableFuture.supplyAsync(() -> pollQuietly(real, r, Duration.ofDays(1)));
-    Thread.sleep(100);
+    awaitWaiting(real);
     real.stop();
     assertThat(stopped.get(10, TimeUnit.SECONDS)).isEmpty();
+  }
+
+  /** Until a thread (the one the test started) waits in {@code l} for a change. */
+  private static void awaitWaiting(PartitionLedger l) {
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> l.waiting() == 1);
   }
 
   private static List<Delivery> pollQuietly(PartitionLedger l, KafkaReceiver r, Duration wait) {
