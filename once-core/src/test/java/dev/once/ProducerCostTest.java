@@ -167,7 +167,8 @@ class ProducerCostTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> counter.otherThreads.get() >= 1);
     }
     awaitEnded(notifiers(), before);
-    return new Cost(mine.connections(), mine.executions(), mine.commits(), counter.otherThreads.get());
+    return new Cost(
+        mine.connections(), mine.executions(), mine.commits(), counter.otherThreads.get());
   }
 
   /** The notifier threads alive now ({@code PgNotifier}: one per engine that notifies). */
@@ -182,7 +183,9 @@ class ProducerCostTest {
     for (Thread t : now) {
       if (!before.contains(t)) {
         t.join(Duration.ofSeconds(20).toMillis());
-        assertThat(t.isAlive()).as("%s still running after its engine closed", t.getName()).isFalse();
+        assertThat(t.isAlive())
+            .as("%s still running after its engine closed", t.getName())
+            .isFalse();
       }
     }
   }

@@ -147,8 +147,8 @@ public final class PgNotifier implements AutoCloseable {
   }
 
   /**
-   * Whether a signal waits to be taken, and how many the sending thread took to send so far
-   * (tests: with the sends they count, when every signal asked for has been sent).
+   * Whether a signal waits to be taken, and how many the sending thread took to send so far (tests:
+   * with the sends they count, when every signal asked for has been sent).
    */
   synchronized boolean pending() {
     return pending;

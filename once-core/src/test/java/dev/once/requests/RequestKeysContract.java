@@ -313,9 +313,7 @@ abstract class RequestKeysContract {
                         inside.countDown();
                         // the second request polls meanwhile: held until it claimed twice (its
                         // first answer was "in progress" and it asked again)
-                        await()
-                            .atMost(Duration.ofSeconds(30))
-                            .until(() -> claims() >= 3);
+                        await().atMost(Duration.ofSeconds(30)).until(() -> claims() >= 3);
                         return r;
                       }));
       assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();

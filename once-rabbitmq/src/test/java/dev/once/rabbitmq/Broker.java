@@ -76,8 +76,7 @@ final class Broker {
    * happened instead of waiting for late redeliveries. From {@code rabbitmqctl} (about a second).
    */
   static long messagesUnsettled(String vhost, String queue) {
-    String out =
-        ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "messages");
+    String out = ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "messages");
     for (String line : out.split("\n")) {
       String[] cols = line.strip().split("\t");
       if (cols.length == 2 && cols[0].equals(queue)) {

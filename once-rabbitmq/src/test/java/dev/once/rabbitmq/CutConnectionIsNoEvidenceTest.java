@@ -1,8 +1,8 @@
 package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Event;

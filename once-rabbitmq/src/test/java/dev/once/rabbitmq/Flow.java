@@ -131,7 +131,10 @@ final class Flow implements AutoCloseable {
   /** Waits (at most {@code max}) until the effects count satisfies {@code until}. */
   void awaitEffects(IntPredicate until, Duration max) throws InterruptedException {
     try {
-      await().atMost(max).pollInterval(Duration.ofMillis(100)).until(() -> until.test((int) effects()));
+      await()
+          .atMost(max)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> until.test((int) effects()));
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       // the caller asserts what it needs on what came
     }

@@ -71,19 +71,6 @@ final class PartitionLedger {
     }
   }
 
-  /**
-   * Threads waiting in the ledger for a change (a receiver's poll, a release's wait for records in
-   * flight): a test sees one wait instead of sleeping until it probably does.
-   */
-  int waiting() {
-    lock.lock();
-    try {
-      return lock.getWaitQueueLength(changed);
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** How many partitions are assigned (and not being released). */
   int assignedPartitions() {
     lock.lock();

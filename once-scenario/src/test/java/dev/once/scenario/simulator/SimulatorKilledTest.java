@@ -78,8 +78,7 @@ class SimulatorKilledTest {
         .pollInterval(Duration.ofMillis(20))
         .until(
             () ->
-                f.client.ledger().get("running").asLong() == running
-                    && journalLines() == expected);
+                f.client.ledger().get("running").asLong() == running && journalLines() == expected);
     assertThat(journalLines()).isEqualTo(expected);
     child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 
