@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * on the producer's thread the same connections, statements run (round trips) and commits — one
  * business INSERT, one outbox INSERT, one commit. The wake-up of other processes is one {@code
  * NOTIFY} at most per commit, sent after it on the notifier's thread (and at least {@code
- * PgNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
+ * PostgresNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
  */
 class ProducerCostTest {
   static final int TRANSACTIONS = 40;
@@ -171,7 +171,7 @@ class ProducerCostTest {
         mine.connections(), mine.executions(), mine.commits(), counter.otherThreads.get());
   }
 
-  /** The notifier threads alive now ({@code PgNotifier}: one per engine that notifies). */
+  /** The notifier threads alive now ({@code PostgresNotifier}: one per engine that notifies). */
   private static Set<Thread> notifiers() {
     Set<Thread> threads = new HashSet<>(Thread.getAllStackTraces().keySet());
     threads.removeIf(t -> !t.getName().startsWith("once-notify-"));

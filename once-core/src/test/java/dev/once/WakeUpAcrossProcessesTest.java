@@ -3,10 +3,10 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.once.internal.PgListener;
-import dev.once.spi.Channel;
-import dev.once.spi.Dialects;
-import dev.once.spi.StoreDialect;
+import dev.once.internal.PostgresListener;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.SqlFlavour;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -65,21 +65,22 @@ class WakeUpAcrossProcessesTest {
   @Test
   void aListenerSkipsItsOwnSendersNotifications() throws Exception {
     try (TestDatabase db = TestDatabase.embedded()) {
-      StoreDialect store = Dialects.forDataSource(db.dataSource()).store();
+      SqlFlavour flavour = Dialects.forDataSource(db.dataSource()).flavour();
       AtomicInteger woken = new AtomicInteger();
-      PgListener listener =
-          (PgListener) store.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
+      PostgresListener listener =
+          (PostgresListener)
+              flavour.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(true);
         await().atMost(WOKEN_WITHIN).until(() -> listener.listens() == 1); // LISTEN is in place
-        store.notify(c, Channel.QUEUE, "me");
+        flavour.notify(c, Channel.QUEUE, "me");
         // counted when read: the listener got its own notification and woke nobody for it
         await().atMost(WOKEN_WITHIN).until(() -> listener.notificationsRead() >= 1);
         assertThat(woken.get()).as("after its own notification").isZero();
 
-        store.notify(c, Channel.QUEUE, "someone-else");
+        flavour.notify(c, Channel.QUEUE, "someone-else");
         await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(1));
-        store.notify(c, Channel.QUEUE);
+        flavour.notify(c, Channel.QUEUE, null);
         await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(2));
       } finally {
         listener.close();
