@@ -19,16 +19,34 @@ import org.junit.jupiter.api.Test;
 /**
  * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write:
  * on the producer's thread the same connections, statements run (round trips) and commits — one
- * business INSERT, one outbox INSERT, one commit. The wake-up of other processes is one {@code
- * NOTIFY} at most per commit, sent after it on the notifier's thread (and at least {@code
- * PgNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
+ * business INSERT, one outbox INSERT, one commit. The wake-up of other processes' relays ({@code
+ * NOTIFY}, at least {@code PgNotifier.SPACING} apart) rides in the round trip of a producer
+ * transaction's outbox row, delivered by its commit: no transaction of its own (when the notifier's
+ * thread sent each of them, 400 producer transactions were followed by 82 more on the pool). The
+ * twin with one statement more shows the count sees it.
  */
 class ProducerCostTest {
   static final int TRANSACTIONS = 40;
 
-  record Cost(long connections, long executions, long commits, long otherThreads) {
+  record Cost(
+      long connections,
+      long executions,
+      long commits,
+      long otherThreads,
+      long notifiesCarried,
+      long notifiesApart) {
+    Cost(long connections, long executions, long commits, long otherThreads) {
+      this(connections, executions, commits, otherThreads, 0, 0);
+    }
+
+    /** Per transaction on the producer's thread; what other threads did, in total. */
     Cost per(int n) {
       return new Cost(connections / n, executions / n, commits / n, otherThreads);
+    }
+
+    /** Only what the producer's thread did, per transaction, for comparing with the raw one. */
+    Cost onTheProducersThread(int n) {
+      return new Cost(connections / n, executions / n, commits / n, 0);
     }
   }
 
@@ -37,15 +55,41 @@ class ProducerCostTest {
     try (TestDatabase db = TestDatabase.embedded()) {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Cost raw = raw(db.dataSource(), 0).per(TRANSACTIONS);
-      Cost once = once(db.dataSource(), 1_000, false);
-      Cost per = once.per(TRANSACTIONS);
+      Cost once = once(db.dataSource(), 1_000, false, 0);
       assertThat(raw).as("the raw producer, per transaction").isEqualTo(new Cost(1, 2, 1, 0));
-      assertThat(new Cost(per.connections(), per.executions(), per.commits(), 0))
+      assertThat(once.onTheProducersThread(TRANSACTIONS))
           .as("Once's producer, per transaction, on its thread")
           .isEqualTo(raw);
-      assertThat(once.otherThreads())
-          .as("statements on other threads (NOTIFY): at most one per commit")
+      assertThat(once.notifiesCarried())
+          .as("NOTIFYs carried by producer transactions, with their outbox rows")
           .isBetween(1L, (long) TRANSACTIONS);
+      // the notifier's thread sends only for commits after which no transaction carried one
+      // within twice the spacing: the last of the burst, or after a stall of the producer
+      assertThat(once.otherThreads())
+          .as("statements on other threads (a NOTIFY no transaction carried)")
+          .isEqualTo(once.notifiesApart())
+          .isLessThanOrEqualTo(once.notifiesCarried() + 1);
+    }
+  }
+
+  /**
+   * Producers alone at a pace slower than one per {@code PgNotifier.SPACING} (an API at a few
+   * hundred orders a second): each transaction carries its own notification in its outbox row's
+   * round trip — the other processes' relays are woken by the commit itself, and nothing runs on
+   * another thread or connection.
+   */
+  @Test
+  void pacedProducersCarryTheirNotificationsInTheirOwnTransactions() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
+      Cost once = once(db.dataSource(), 1_000, false, 3);
+      assertThat(once.onTheProducersThread(TRANSACTIONS))
+          .as("Once's producer, per transaction, on its thread")
+          .isEqualTo(new Cost(1, 2, 1, 0));
+      assertThat(once.notifiesCarried())
+          .as("NOTIFYs carried by the %d producer transactions", TRANSACTIONS)
+          .isEqualTo(TRANSACTIONS);
+      assertThat(once.otherThreads()).as("statements on other threads").isZero();
     }
   }
 
@@ -59,7 +103,7 @@ class ProducerCostTest {
     try (TestDatabase db = TestDatabase.embedded()) {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Counter counter = new Counter(db.dataSource());
-      once(counter, 1_000, false);
+      once(counter, 1_000, false, 0);
       assertThat(counter.executions.get()).as("statements counted").isPositive();
       assertThat(counter.conversions.get())
           .as("createArrayOf, setArray and setTimestamp calls")
@@ -83,7 +127,7 @@ class ProducerCostTest {
           Relay relay = once.newRelay().start()) {
         transport.declare("orders", "shipping"); // a consumer group the rows are published to
         counter.reset();
-        placeOrders(once, 0, false);
+        placeOrders(once, 0, false, 0);
         org.awaitility.Awaitility.await()
             .atMost(java.time.Duration.ofSeconds(20))
             .until(() -> db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL") == 0);
@@ -93,8 +137,8 @@ class ProducerCostTest {
             .isZero();
       }
       Counter alone = new Counter(db.dataSource());
-      once(alone, 2_000, false);
-      assertThat(alone.outboxNotifies.get())
+      once(alone, 2_000, false, 0);
+      assertThat(alone.outboxNotifies.get() + alone.outboxNotifiesApart.get())
           .as("NOTIFY once_outbox from producers alone")
           .isBetween(1L, (long) TRANSACTIONS);
     }
@@ -105,7 +149,7 @@ class ProducerCostTest {
     try (TestDatabase db = TestDatabase.embedded()) {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Cost raw = raw(db.dataSource(), 0).per(TRANSACTIONS);
-      Cost heavier = once(db.dataSource(), 1_000, true).per(TRANSACTIONS);
+      Cost heavier = once(db.dataSource(), 1_000, true, 0).per(TRANSACTIONS);
       assertThat(heavier.executions()).isEqualTo(raw.executions() + 1);
     }
   }
@@ -139,16 +183,21 @@ class ProducerCostTest {
     return counter.cost();
   }
 
-  /** Once's producer: {@code tx.update} + {@code tx.publish}; {@code extra}: one UPDATE more. */
-  private static Cost once(DataSource ds, long first, boolean extra) throws Exception {
-    return once(new Counter(ds), first, extra);
+  /**
+   * Once's producer: {@code tx.update} + {@code tx.publish}; {@code extra}: one UPDATE more; {@code
+   * pauseMillis} between two transactions (0: none).
+   */
+  private static Cost once(DataSource ds, long first, boolean extra, long pauseMillis)
+      throws Exception {
+    return once(new Counter(ds), first, extra, pauseMillis);
   }
 
-  private static Cost once(Counter counter, long first, boolean extra) throws Exception {
+  private static Cost once(Counter counter, long first, boolean extra, long pauseMillis)
+      throws Exception {
     try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
         Once once = producer(counter, transport)) {
       counter.reset();
-      placeOrders(once, first, extra);
+      placeOrders(once, first, extra, pauseMillis);
       Thread.sleep(200); // the notifier's last NOTIFY
       return counter.cost();
     }
@@ -164,8 +213,12 @@ class ProducerCostTest {
   }
 
   /** {@link #TRANSACTIONS} orders from {@code first}: {@code tx.update} + {@code tx.publish}. */
-  private static void placeOrders(Once once, long first, boolean extra) {
+  private static void placeOrders(Once once, long first, boolean extra, long pauseMillis)
+      throws InterruptedException {
     for (long id = first; id < first + TRANSACTIONS; id++) {
+      if (pauseMillis > 0) {
+        Thread.sleep(pauseMillis); // a pace, not a wait for something
+      }
       long orderId = id;
       once.useTransaction(
           tx -> {
@@ -194,7 +247,11 @@ class ProducerCostTest {
     final AtomicLong executions = new AtomicLong();
     final AtomicLong commits = new AtomicLong();
     final AtomicLong otherThreads = new AtomicLong();
+    /** {@code pg_notify(once_outbox, …)} bound on the producer's thread (in its transaction). */
     final AtomicLong outboxNotifies = new AtomicLong();
+
+    /** The same on other threads (the notifier's, in a transaction of its own). */
+    final AtomicLong outboxNotifiesApart = new AtomicLong();
 
     /**
      * Calls on this thread that make pgjdbc look an SQL type up or format a time through a {@code
@@ -216,10 +273,18 @@ class ProducerCostTest {
       commits.set(0);
       otherThreads.set(0);
       conversions.set(0);
+      outboxNotifies.set(0);
+      outboxNotifiesApart.set(0);
     }
 
     Cost cost() {
-      return new Cost(connections.get(), executions.get(), commits.get(), otherThreads.get());
+      return new Cost(
+          connections.get(),
+          executions.get(),
+          commits.get(),
+          otherThreads.get(),
+          outboxNotifies.get(),
+          outboxNotifiesApart.get());
     }
 
     interface Call {
@@ -268,7 +333,7 @@ class ProducerCostTest {
           && args.length > 1
           && args[1] instanceof String channel
           && channel.equals("once_outbox")) {
-        outboxNotifies.incrementAndGet();
+        (mine() ? outboxNotifies : outboxNotifiesApart).incrementAndGet();
       }
       return onStatement(target, m, args);
     }

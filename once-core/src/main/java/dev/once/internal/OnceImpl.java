@@ -165,7 +165,10 @@ public final class OnceImpl implements Once {
     TxImpl[] tx = new TxImpl[1];
     Runnable afterCommit =
         () -> {
-          if (!tx[0].published().isEmpty()) {
+          if (tx[0].notice() >= 0) {
+            outboxWakeup.signal();
+            outboxNotifier.carried(tx[0].notice());
+          } else if (!tx[0].published().isEmpty()) {
             outboxCommitted();
           }
           listener.producerCommitted(tx[0].published());
@@ -174,6 +177,9 @@ public final class OnceImpl implements Once {
       return transactions.inTransaction(
           c -> {
             tx[0] = newTx(c);
+            if (outboxNotifier != null && runningRelays.get() == 0) {
+              tx[0].carryNotifications(outboxNotifier, sender);
+            }
             T result = work.run(tx[0]);
             listener.beforeProducerCommit(tx[0].published());
             return result;

@@ -292,10 +292,12 @@ public class PostgresFlavour implements SqlFlavour {
     if (sender == null) {
       Jdbc.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
     } else {
-      Jdbc.execute(
-          c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+      Jdbc.execute(c, NOTIFY_FROM, channelName(channel), sender);
     }
   }
+
+  /** A notification naming its sender: parameters channel and the sender's token. */
+  static final String NOTIFY_FROM = "SELECT pg_notify(?, current_schema() || ' ' || ?)";
 
   @Override
   public AutoCloseable listen(
@@ -305,7 +307,7 @@ public class PostgresFlavour implements SqlFlavour {
     return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
   }
 
-  private static String channelName(Channel channel) {
+  static String channelName(Channel channel) {
     return "once_" + channel.name().toLowerCase(Locale.ROOT);
   }
 }

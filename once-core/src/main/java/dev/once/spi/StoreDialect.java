@@ -50,6 +50,22 @@ public interface StoreDialect {
   boolean insertOutbox(Connection c, Event event, int partition) throws SQLException;
 
   /**
+   * As {@link #insertOutbox}, and in the same transaction a notification of {@code channel} from
+   * {@code sender} that its commit delivers to other processes (see {@link #notify(Connection,
+   * Channel, String)}): a producer's transaction carries the wake-up of other processes' relays
+   * instead of a transaction of its own after it. The default runs the two statements one after
+   * the other; a database whose driver sends several statements in one round trip does better.
+   * Only called if {@link #notifies()}.
+   */
+  default boolean insertOutboxNotifying(
+      Connection c, Event event, int partition, Channel channel, String sender)
+      throws SQLException {
+    boolean written = insertOutbox(c, event, partition);
+    notify(c, channel, sender);
+    return written;
+  }
+
+  /**
    * Stores {@code version} of (entity, id) if it is newer than the stored one; true if it was (now
    * stored), false if it was not newer.
    */
@@ -195,7 +211,8 @@ public interface StoreDialect {
 
   /**
    * Wakes the listeners of {@code channel} in other processes. Runs on an auto-commit connection of
-   * its own, after the commit of the rows it announces. Only called if {@link #notifies()}.
+   * its own, after the commit of the rows it announces, or in their transaction ({@link
+   * #insertOutboxNotifying}). Only called if {@link #notifies()}.
    */
   default void notify(Connection c, Channel channel) throws SQLException {}
 
