@@ -351,7 +351,7 @@ public final class OnceImpl implements Once {
     boolean relay = engine instanceof RelayImpl;
     ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
     if (relay && dialect.store().notifies()) {
-      needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
+      needs.put(PgListener.class, LISTEN);
     }
     if (use != null && relay && use.notifying(givenDataSource) > 0) {
       needs.put(
@@ -360,10 +360,14 @@ public final class OnceImpl implements Once {
     if (use != null
         && engine instanceof ConsumerImpl
         && use.heldWhileReceiving(givenDataSource) > 0) {
-      needs.put(Channel.QUEUE, new PoolNeeds.Need("the table queue's LISTEN", 0, 0, 1));
+      needs.put(PgListener.class, LISTEN);
     }
     poolNeeds.starting(needs);
   }
+
+  /** The one connection LISTENing for the outbox and the table queue (see {@link PgListener}). */
+  private static final PoolNeeds.Need LISTEN =
+      new PoolNeeds.Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
 
   /** Connections a relay's publish takes besides its own (the table queue's rows). */
   int extraPerPublish() {

@@ -304,8 +304,13 @@ public class PostgresFlavour implements SqlFlavour {
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
-    return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
+    return PgListener.subscribe(
+        DatabaseWaits.given(dataSource), dataSource, CHANNELS, name, own, onNotify);
   }
+
+  /** Every channel: one listener per data source LISTENs on all of them (see {@link PgListener}). */
+  private static final List<String> CHANNELS =
+      java.util.Arrays.stream(Channel.values()).map(PostgresFlavour::channelName).toList();
 
   static String channelName(Channel channel) {
     return "once_" + channel.name().toLowerCase(Locale.ROOT);
