@@ -58,7 +58,8 @@ class PoolSizeAtStartTest {
         once.newRelay().start();
         once.inTransaction(
             tx ->
-                tx.publish(Event.of(EventId.of("order-placed", "A"), "orders", "A", "Placed", "A")));
+                tx.publish(
+                    Event.of(EventId.of("order-placed", "A"), "orders", "A", "Placed", "A")));
         await()
             .atMost(Duration.ofSeconds(20))
             .until(() -> db.count("SELECT count(*) FROM shipments"), n -> n == 1);

@@ -247,6 +247,7 @@ class ProducerCostTest {
     final AtomicLong executions = new AtomicLong();
     final AtomicLong commits = new AtomicLong();
     final AtomicLong otherThreads = new AtomicLong();
+
     /** {@code pg_notify(once_outbox, …)} bound on the producer's thread (in its transaction). */
     final AtomicLong outboxNotifies = new AtomicLong();
 

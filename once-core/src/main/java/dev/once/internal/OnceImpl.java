@@ -165,7 +165,7 @@ public final class OnceImpl implements Once {
     TxImpl[] tx = new TxImpl[1];
     Runnable afterCommit =
         () -> {
-          if (tx[0].notice() >= 0) {
+          if (tx[0].notice() >= 0) { // it carried the notification: no other to send
             outboxWakeup.signal();
             outboxNotifier.carried(tx[0].notice());
           } else if (!tx[0].published().isEmpty()) {
@@ -177,9 +177,7 @@ public final class OnceImpl implements Once {
       return transactions.inTransaction(
           c -> {
             tx[0] = newTx(c);
-            if (outboxNotifier != null && runningRelays.get() == 0) {
-              tx[0].carryNotifications(outboxNotifier, sender);
-            }
+            tx[0].carryNotifications(runningRelays.get() == 0 ? outboxNotifier : null, sender);
             T result = work.run(tx[0]);
             listener.beforeProducerCommit(tx[0].published());
             return result;
@@ -351,7 +349,7 @@ public final class OnceImpl implements Once {
     boolean relay = engine instanceof RelayImpl;
     ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
     if (relay && dialect.store().notifies()) {
-      needs.put(PgListener.class, LISTEN);
+      needs.put(PgListener.class, PoolNeeds.LISTEN);
     }
     if (use != null && relay && use.notifying(givenDataSource) > 0) {
       needs.put(
@@ -360,14 +358,10 @@ public final class OnceImpl implements Once {
     if (use != null
         && engine instanceof ConsumerImpl
         && use.heldWhileReceiving(givenDataSource) > 0) {
-      needs.put(PgListener.class, LISTEN);
+      needs.put(PgListener.class, PoolNeeds.LISTEN);
     }
     poolNeeds.starting(needs);
   }
-
-  /** The one connection LISTENing for the outbox and the table queue (see {@link PgListener}). */
-  private static final PoolNeeds.Need LISTEN =
-      new PoolNeeds.Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
 
   /** Connections a relay's publish takes besides its own (the table queue's rows). */
   int extraPerPublish() {

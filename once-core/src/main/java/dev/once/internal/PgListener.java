@@ -19,11 +19,11 @@ import org.slf4j.LoggerFactory;
  * one connection of its own. pgjdbc is reached by reflection, so once-core does not depend on it;
  * with any other driver this does nothing and waiters fall back to polling.
  *
- * <p>One listener per data source and process: it {@code LISTEN}s on every channel it is given
- * from the start, and every subscriber of that data source — the outbox's relays, the table
- * queue's receivers, of every Once instance on it — shares its connection. One per channel and
- * instance held one connection of the pool each for good (two on the table queue), more than a
- * hand-written pipeline holds for the same threads.
+ * <p>One listener per data source and process: it {@code LISTEN}s on every channel it is given from
+ * the start, and every subscriber of that data source — the outbox's relays, the table queue's
+ * receivers, of every Once instance on it — shares its connection. One per channel and instance
+ * held one connection of the pool each for good (two on the table queue), more than a hand-written
+ * pipeline holds for the same threads.
  */
 public final class PgListener {
   private static final Logger log = LoggerFactory.getLogger(PgListener.class);
@@ -52,8 +52,8 @@ public final class PgListener {
 
   /**
    * Calls {@code onNotify} whenever {@code channel} is notified by another sender, through the one
-   * listener of {@code key}'s data source, started by the first subscriber on {@code dataSource}
-   * (a connection of it held for good) and stopped when the last one closes.
+   * listener of {@code key}'s data source, started by the first subscriber on {@code dataSource} (a
+   * connection of it held for good) and stopped when the last one closes.
    *
    * @param key the data source as the user gave it: subscribers on one share the listener
    * @param dataSource where the listener's connection comes from (a wrapper of {@code key})

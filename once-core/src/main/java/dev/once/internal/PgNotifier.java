@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A committing transaction may also carry the notification itself ({@link #claim()}: the
  * producers of a process without a relay, whose notifications wake the relays of other processes).
- * One transaction per {@code SPACING} then sends it inside, in the round trip of its outbox row
- * and delivered by its commit, so that no transaction of its own is needed: sent from this thread,
- * they were a fifth of a commit more per order on the pool and the server. The thread then only
- * sends what no transaction carried: for commits after which none claimed one within twice the
- * spacing (the last commits of a burst).
+ * One transaction per {@code SPACING} then sends it inside, in the round trip of its outbox row and
+ * delivered by its commit, so that no transaction of its own is needed: sent from this thread, they
+ * were a fifth of a commit more per order on the pool and the server. The thread then only sends
+ * what no transaction carried: for commits after which none claimed one within twice the spacing
+ * (the last commits of a burst).
  *
  * <p>Notifications are wake-ups, never the only way work is found: waiters also poll. A process
  * that dies between a commit and the notification only makes other processes find the rows at their
@@ -99,9 +99,9 @@ public final class PgNotifier implements AutoCloseable {
 
   /**
    * Asks for a notification soon, after a commit; many calls before it is sent make one
-   * notification. Only the call that finds none asked for wakes the sending thread: the others would
-   * wake it to find what it knows (at 2 500 commits a second, 2 000 wake-ups and context switches a
-   * second for 500 notifications).
+   * notification. Only the call that finds none asked for wakes the sending thread: the others
+   * would wake it to find what it knows (at 2 500 commits a second, 2 000 wake-ups and context
+   * switches a second for 500 notifications).
    */
   public synchronized void signal() {
     if (closed) {

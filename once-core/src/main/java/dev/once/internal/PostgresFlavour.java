@@ -308,7 +308,9 @@ public class PostgresFlavour implements SqlFlavour {
         DatabaseWaits.given(dataSource), dataSource, CHANNELS, name, own, onNotify);
   }
 
-  /** Every channel: one listener per data source LISTENs on all of them (see {@link PgListener}). */
+  /**
+   * Every channel: one listener per data source LISTENs on all of them (see {@link PgListener}).
+   */
   private static final List<String> CHANNELS =
       java.util.Arrays.stream(Channel.values()).map(PostgresFlavour::channelName).toList();
 

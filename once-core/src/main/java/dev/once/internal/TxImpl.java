@@ -77,14 +77,18 @@ public final class TxImpl implements Tx {
 
   /**
    * Lets this transaction carry a notification of the outbox channel from {@code sender} when
-   * {@code notifier} says one is due: sent with its first outbox row, in the same round trip.
+   * {@code notifier} says one is due: sent with its first outbox row, in the same round trip. A
+   * null notifier: none.
    */
   void carryNotifications(PgNotifier notifier, String sender) {
     this.notifier = notifier;
     this.sender = sender;
   }
 
-  /** The ticket of the notification this transaction carries, or -1 (see {@link #carryNotifications}). */
+  /**
+   * The ticket of the notification this transaction carries, or -1 (see {@link
+   * #carryNotifications}).
+   */
   long notice() {
     return notice;
   }

@@ -53,9 +53,9 @@ public interface StoreDialect {
    * As {@link #insertOutbox}, and in the same transaction a notification of {@code channel} from
    * {@code sender} that its commit delivers to other processes (see {@link #notify(Connection,
    * Channel, String)}): a producer's transaction carries the wake-up of other processes' relays
-   * instead of a transaction of its own after it. The default runs the two statements one after
-   * the other; a database whose driver sends several statements in one round trip does better.
-   * Only called if {@link #notifies()}.
+   * instead of a transaction of its own after it. The default runs the two statements one after the
+   * other; a database whose driver sends several statements in one round trip does better. Only
+   * called if {@link #notifies()}.
    */
   default boolean insertOutboxNotifying(
       Connection c, Event event, int partition, Channel channel, String sender)
