@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write:
  * on the producer's thread the same connections, statements run (round trips) and commits — one
  * business INSERT, one outbox INSERT, one commit. The wake-up of other processes' relays ({@code
- * NOTIFY}, at least {@code PgNotifier.SPACING} apart) rides in the round trip of a producer
+ * NOTIFY}, at least {@code PostgresNotifier.SPACING} apart) rides in the round trip of a producer
  * transaction's outbox row, delivered by its commit: no transaction of its own (when the notifier's
  * thread sent each of them, 400 producer transactions were followed by 82 more on the pool). The
  * twin with one statement more shows the count sees it.
@@ -73,7 +73,7 @@ class ProducerCostTest {
   }
 
   /**
-   * Producers alone at a pace slower than one per {@code PgNotifier.SPACING} (an API at a few
+   * Producers alone at a pace slower than one per {@code PostgresNotifier.SPACING} (an API at a few
    * hundred orders a second): each transaction carries its own notification in its outbox row's
    * round trip — the other processes' relays are woken by the commit itself, and nothing runs on
    * another thread or connection.

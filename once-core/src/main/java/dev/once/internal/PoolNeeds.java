@@ -43,7 +43,9 @@ final class PoolNeeds {
     }
   }
 
-  /** The one connection LISTENing for the outbox and the table queue (see {@link PgListener}). */
+  /**
+   * The one connection LISTENing for the outbox and the table queue (see {@link PostgresListener}).
+   */
   static final Need LISTEN =
       new Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
 

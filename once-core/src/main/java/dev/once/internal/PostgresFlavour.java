@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.Tracing;
-import dev.once.spi.Channel;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlList;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.SqlList;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -304,12 +304,13 @@ public class PostgresFlavour implements SqlFlavour {
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
-    return PgListener.subscribe(
+    return PostgresListener.subscribe(
         DatabaseWaits.given(dataSource), dataSource, CHANNELS, name, own, onNotify);
   }
 
   /**
-   * Every channel: one listener per data source LISTENs on all of them (see {@link PgListener}).
+   * Every channel: one listener per data source LISTENs on all of them (see {@link
+   * PostgresListener}).
    */
   private static final List<String> CHANNELS =
       java.util.Arrays.stream(Channel.values()).map(PostgresFlavour::channelName).toList();

@@ -6,8 +6,8 @@ import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
-import dev.once.spi.Channel;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.RawMessage;
 import java.sql.Connection;
@@ -34,9 +34,9 @@ public final class TxImpl implements Tx {
 
   /**
    * Who may have this transaction carry the outbox's notification to other processes (see {@link
-   * PgNotifier#claim()}); null: it carries none.
+   * PostgresNotifier#claim()}); null: it carries none.
    */
-  private PgNotifier notifier;
+  private PostgresNotifier notifier;
 
   /** What {@link #notifier} claimed for this transaction: -1 none. */
   private long notice = -1;
@@ -80,7 +80,7 @@ public final class TxImpl implements Tx {
    * {@code notifier} says one is due: sent with its first outbox row, in the same round trip. A
    * null notifier: none.
    */
-  void carryNotifications(PgNotifier notifier, String sender) {
+  void carryNotifications(PostgresNotifier notifier, String sender) {
     this.notifier = notifier;
     this.sender = sender;
   }
@@ -146,11 +146,14 @@ public final class TxImpl implements Tx {
       boolean written;
       if (notifier != null && (notice = notifier.claim()) >= 0) {
         notifier = null; // one per transaction
-        written =
-            dialect
-                .store()
-                .insertOutboxNotifying(
-                    connection, event, event.partition(partitions), Channel.OUTBOX, sender);
+        int partition = event.partition(partitions);
+        if (dialect.store() instanceof PostgresStore store) { // one round trip for both
+          written =
+              store.insertOutboxNotifying(connection, event, partition, Channel.OUTBOX, sender);
+        } else {
+          written = dialect.store().insertOutbox(connection, event, partition);
+          dialect.flavour().notify(connection, Channel.OUTBOX, sender);
+        }
       } else {
         notifier = null; // only the first row may carry it: a transaction asks once
         written = dialect.store().insertOutbox(connection, event, event.partition(partitions));
