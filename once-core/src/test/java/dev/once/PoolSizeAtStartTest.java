@@ -21,14 +21,104 @@ import org.junit.jupiter.params.provider.ValueSource;
  * database; the smallest one it accepts delivers.
  */
 class PoolSizeAtStartTest {
-  /** Two LISTENs held for good, the relay's second connection, and one to make progress. */
-  private static final int AT_LEAST = 4;
+  /**
+   * The LISTEN held for good (one for the outbox and the table queue), the relay's second
+   * connection, and one to make progress.
+   */
+  private static final int AT_LEAST = 3;
 
-  /** 2 workers, the relay's 2, 2 LISTENs, the NOTIFY sender and a producer. */
-  private static final int ALL_AT_ONCE = 8;
+  /** 2 workers, the relay's 2, the LISTEN, the NOTIFY sender and a producer. */
+  private static final int ALL_AT_ONCE = 7;
+
+  /**
+   * A relay and a table-queue consumer on one pool share one connection for their wake-ups from
+   * other processes: one {@code LISTEN} per process, not one per engine (with one per channel the
+   * same program held two connections for good).
+   */
+  @Test
+  void theOutboxAndTheTableQueueListenOnOneConnection() {
+    try (TestDatabase db = TestDatabase.embedded();
+        HikariDataSource pool = db.newPool(ALL_AT_ONCE)) {
+      java.util.concurrent.atomic.AtomicInteger listens =
+          new java.util.concurrent.atomic.AtomicInteger();
+      DataSource counted = new ListenCounting(pool, listens);
+      db.execute("CREATE TABLE shipments (order_id text)");
+      try (TableQueueTransport transport = TableQueueTransport.create(counted);
+          Once once =
+              Once.builder()
+                  .dataSource(counted)
+                  .transport(transport)
+                  .destinations("orders")
+                  .build()) {
+        once.consumer("shipping")
+            .subscribe(
+                "orders", (tx, e) -> tx.update("INSERT INTO shipments VALUES (?)", e.payloadText()))
+            .build()
+            .start();
+        once.newRelay().start();
+        once.inTransaction(
+            tx ->
+                tx.publish(
+                    Event.of(EventId.of("order-placed", "A"), "orders", "A", "Placed", "A")));
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> db.count("SELECT count(*) FROM shipments"), n -> n == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> listens.get() >= 1);
+        await()
+            .during(Duration.ofSeconds(1))
+            .atMost(Duration.ofSeconds(3))
+            .until(() -> listens.get() == 1);
+      }
+    }
+  }
+
+  /** Counts the statements that start with {@code LISTEN} on its connections. */
+  private static final class ListenCounting extends ForwardingDataSource {
+    private final java.util.concurrent.atomic.AtomicInteger listens;
+
+    ListenCounting(DataSource delegate, java.util.concurrent.atomic.AtomicInteger listens) {
+      super(delegate);
+      this.listens = listens;
+    }
+
+    @Override
+    public java.sql.Connection getConnection() throws java.sql.SQLException {
+      java.sql.Connection c = super.getConnection();
+      return (java.sql.Connection)
+          java.lang.reflect.Proxy.newProxyInstance(
+              getClass().getClassLoader(),
+              new Class<?>[] {java.sql.Connection.class},
+              (p, m, args) -> {
+                Object r = call(c, m, args);
+                if (r instanceof java.sql.Statement st
+                    && !(r instanceof java.sql.PreparedStatement)) {
+                  return java.lang.reflect.Proxy.newProxyInstance(
+                      getClass().getClassLoader(),
+                      new Class<?>[] {java.sql.Statement.class},
+                      (p2, m2, args2) -> {
+                        if (m2.getName().startsWith("execute")
+                            && String.valueOf(args2[0]).startsWith("LISTEN")) {
+                          listens.incrementAndGet();
+                        }
+                        return call(st, m2, args2);
+                      });
+                }
+                return r;
+              });
+    }
+
+    private static Object call(Object target, java.lang.reflect.Method m, Object[] args)
+        throws Throwable {
+      try {
+        return m.invoke(target, args);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        throw e.getCause();
+      }
+    }
+  }
 
   @ParameterizedTest
-  @ValueSource(ints = {2, 3})
+  @ValueSource(ints = {2})
   void aPoolTooSmallForTheEnginesIsRefusedAtStart(int size) {
     try (TestDatabase db = TestDatabase.embedded();
         HikariDataSource pool = db.newPool(size)) {
@@ -39,9 +129,9 @@ class PoolSizeAtStartTest {
   @Test
   void aPoolUnderAWrapperIsReadThroughUnwrap() {
     try (TestDatabase db = TestDatabase.embedded();
-        HikariDataSource pool = db.newPool(3)) {
+        HikariDataSource pool = db.newPool(2)) {
       DataSource wrapped = new ForwardingDataSource(pool) {};
-      assertRefused(db, wrapped, pool.getPoolName(), 3);
+      assertRefused(db, wrapped, pool.getPoolName(), 2);
     }
   }
 

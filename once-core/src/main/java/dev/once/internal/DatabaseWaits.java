@@ -249,10 +249,22 @@ public final class DatabaseWaits {
     }
   }
 
+  /**
+   * The data source that {@code dataSource} bounds if it is one of {@link #bound(DataSource)}'s,
+   * else {@code dataSource}: what two engines given the same pool compare.
+   */
+  public static DataSource given(DataSource dataSource) {
+    return dataSource instanceof Bounded b ? b.given() : dataSource;
+  }
+
   /** The data source whose connections {@link #borrow} bounds. */
   private final class Bounded extends ForwardingDataSource {
     Bounded(DataSource delegate) {
       super(delegate);
+    }
+
+    DataSource given() {
+      return delegate();
     }
 
     @Override

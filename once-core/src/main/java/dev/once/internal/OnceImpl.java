@@ -132,7 +132,10 @@ public final class OnceImpl implements Once {
     TxImpl[] tx = new TxImpl[1];
     Runnable afterCommit =
         () -> {
-          if (!tx[0].published().isEmpty()) {
+          if (tx[0].notice() >= 0) { // it carried the notification: no other to send
+            outboxWakeup.signal();
+            outboxNotifier.carried(tx[0].notice());
+          } else if (!tx[0].published().isEmpty()) {
             outboxCommitted();
           }
           listener.producerCommitted(tx[0].published());
@@ -141,6 +144,7 @@ public final class OnceImpl implements Once {
       return transactions.inTransaction(
           c -> {
             tx[0] = newTx(c);
+            tx[0].carryNotifications(runningRelays.get() == 0 ? outboxNotifier : null, sender);
             T result = work.run(tx[0]);
             listener.beforeProducerCommit(tx[0].published());
             return result;
@@ -336,7 +340,7 @@ public final class OnceImpl implements Once {
     boolean relay = engine instanceof RelayImpl;
     ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
     if (relay && dialect.flavour().notifies()) {
-      needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
+      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
     }
     if (use != null && relay && use.notifying(givenDataSource) > 0) {
       needs.put(
@@ -345,7 +349,7 @@ public final class OnceImpl implements Once {
     if (use != null
         && engine instanceof ConsumerImpl
         && use.heldWhileReceiving(givenDataSource) > 0) {
-      needs.put(Channel.QUEUE, new PoolNeeds.Need("the table queue's LISTEN", 0, 0, 1));
+      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
     }
     poolNeeds.starting(needs);
   }

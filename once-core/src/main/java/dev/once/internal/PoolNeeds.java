@@ -43,6 +43,12 @@ final class PoolNeeds {
     }
   }
 
+  /**
+   * The one connection LISTENing for the outbox and the table queue (see {@link PostgresListener}).
+   */
+  static final Need LISTEN =
+      new Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
+
   private final Supplier<Optional<PoolSize>> pool;
   private final Map<Object, Need> running = new LinkedHashMap<>();
 

@@ -292,20 +292,30 @@ public class PostgresFlavour implements SqlFlavour {
     if (sender == null) {
       Jdbc.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
     } else {
-      Jdbc.execute(
-          c, "SELECT pg_notify(?, current_schema() || ' ' || ?)", channelName(channel), sender);
+      Jdbc.execute(c, NOTIFY_FROM, channelName(channel), sender);
     }
   }
+
+  /** A notification naming its sender: parameters channel and the sender's token. */
+  static final String NOTIFY_FROM = "SELECT pg_notify(?, current_schema() || ' ' || ?)";
 
   @Override
   public AutoCloseable listen(
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
-    return new PostgresListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
+    return PostgresListener.subscribe(
+        DatabaseWaits.given(dataSource), dataSource, CHANNELS, name, own, onNotify);
   }
 
-  private static String channelName(Channel channel) {
+  /**
+   * Every channel: one listener per data source LISTENs on all of them (see {@link
+   * PostgresListener}).
+   */
+  private static final List<String> CHANNELS =
+      java.util.Arrays.stream(Channel.values()).map(PostgresFlavour::channelName).toList();
+
+  static String channelName(Channel channel) {
     return "once_" + channel.name().toLowerCase(Locale.ROOT);
   }
 }

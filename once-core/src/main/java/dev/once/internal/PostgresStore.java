@@ -1,5 +1,7 @@
 package dev.once.internal;
 
+import dev.once.Event;
+import dev.once.jdbc.Channel;
 import dev.once.jdbc.JdbcStore;
 import dev.once.jdbc.OutboxRow;
 import dev.once.jdbc.RelayClaim;
@@ -45,7 +47,33 @@ public class PostgresStore extends JdbcStore {
              LIMIT ?
             """
                 .formatted(outboxRowColumns());
+    this.outboxInsertNotifying =
+        outboxInsert().statement().strip() + ";\n" + PostgresFlavour.NOTIFY_FROM;
   }
+
+  /**
+   * The outbox row and a notification in one round trip: two statements of one string, the
+   * notification as {@link PostgresFlavour#notify} sends it (channel, then the sender's token): a
+   * producer transaction that carries the outbox's notification ({@code TxImpl}).
+   */
+  public boolean insertOutboxNotifying(
+      Connection c, Event event, int partition, Channel channel, String sender)
+      throws SQLException {
+    Object[] row = outboxParameters(event, partition);
+    Object[] params = java.util.Arrays.copyOf(row, row.length + 2);
+    params[row.length] = PostgresFlavour.channelName(channel);
+    params[row.length + 1] = sender;
+    try (PreparedStatement ps = c.prepareStatement(outboxInsertNotifying)) {
+      Jdbc.bind(ps, params);
+      ps.execute();
+      int written = ps.getUpdateCount();
+      ps.getMoreResults(); // the notification's empty row
+      return written > 0;
+    }
+  }
+
+  /** {@link #insertOutboxNotifying}'s two statements, composed once. */
+  private final String outboxInsertNotifying;
 
   /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
   private final String claimRelayBatch;

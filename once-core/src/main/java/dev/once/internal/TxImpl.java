@@ -6,6 +6,7 @@ import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
+import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.RawMessage;
@@ -30,6 +31,17 @@ public final class TxImpl implements Tx {
   private final PublishLimits limits;
   private final Tracing tracing;
   private final List<Event> published = new ArrayList<>();
+
+  /**
+   * Who may have this transaction carry the outbox's notification to other processes (see {@link
+   * PostgresNotifier#claim()}); null: it carries none.
+   */
+  private PostgresNotifier notifier;
+
+  /** What {@link #notifier} claimed for this transaction: -1 none. */
+  private long notice = -1;
+
+  private String sender;
   private int newer;
   private int stale;
 
@@ -61,6 +73,24 @@ public final class TxImpl implements Tx {
     this.dialect = dialect;
     this.destinations = destinations;
     this.partitions = partitions;
+  }
+
+  /**
+   * Lets this transaction carry a notification of the outbox channel from {@code sender} when
+   * {@code notifier} says one is due: sent with its first outbox row, in the same round trip. A
+   * null notifier: none.
+   */
+  void carryNotifications(PostgresNotifier notifier, String sender) {
+    this.notifier = notifier;
+    this.sender = sender;
+  }
+
+  /**
+   * The ticket of the notification this transaction carries, or -1 (see {@link
+   * #carryNotifications}).
+   */
+  long notice() {
+    return notice;
   }
 
   @Override
@@ -113,8 +143,21 @@ public final class TxImpl implements Tx {
 
   private boolean insert(Event event) {
     try {
-      boolean written =
-          dialect.store().insertOutbox(connection, event, event.partition(partitions));
+      boolean written;
+      if (notifier != null && (notice = notifier.claim()) >= 0) {
+        notifier = null; // one per transaction
+        int partition = event.partition(partitions);
+        if (dialect.store() instanceof PostgresStore store) { // one round trip for both
+          written =
+              store.insertOutboxNotifying(connection, event, partition, Channel.OUTBOX, sender);
+        } else {
+          written = dialect.store().insertOutbox(connection, event, partition);
+          dialect.flavour().notify(connection, Channel.OUTBOX, sender);
+        }
+      } else {
+        notifier = null; // only the first row may carry it: a transaction asks once
+        written = dialect.store().insertOutbox(connection, event, event.partition(partitions));
+      }
       if (written) {
         published.add(event);
       } else {

@@ -70,16 +70,25 @@ public class JdbcStore implements StoreDialect {
 
   @Override
   public boolean insertOutbox(Connection c, Event event, int partition) throws SQLException {
-    return sql.insertUnlessDuplicate(
-        c,
-        insertOutbox,
-        event.id().value(),
-        event.destination(),
-        event.key(),
-        event.type(),
-        event.payload(),
-        SqlHeaders.of(event.headers()),
-        partition);
+    return sql.insertUnlessDuplicate(c, insertOutbox, outboxParameters(event, partition));
+  }
+
+  /** The outbox INSERT (with the flavour's conflict clause) that {@link #insertOutbox} runs. */
+  protected final Sql.UnlessDuplicate outboxInsert() {
+    return insertOutbox;
+  }
+
+  /** The parameters of {@link #outboxInsert()} for {@code event} in {@code partition}. */
+  protected static Object[] outboxParameters(Event event, int partition) {
+    return new Object[] {
+      event.id().value(),
+      event.destination(),
+      event.key(),
+      event.type(),
+      event.payload(),
+      SqlHeaders.of(event.headers()),
+      partition
+    };
   }
 
   /**

@@ -75,6 +75,54 @@ class PostgresNotifierSpacingTest {
     }
   }
 
+  /**
+   * A commit after which no transaction carried a notification (the last of a burst) is announced
+   * by the notifier's thread.
+   */
+  @Test
+  void aCommitThatNoCarriedNotificationFollowsIsSentByTheThread() throws Exception {
+    AtomicInteger sent = new AtomicInteger();
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", SPACING);
+    try {
+      long ticket = n.claim();
+      assertThat(ticket).as("the first transaction after a quiet spell carries one").isZero();
+      n.carried(ticket);
+      n.signal(); // a commit within the spacing, which carried none
+      awaitSent(sent, 1);
+      assertThat(n.owing()).isZero();
+    } finally {
+      n.close();
+    }
+  }
+
+  /**
+   * A transaction that claims a notification after commits that carried none announces them: the
+   * thread has nothing left to send. Without the claim it would send one (the test above).
+   */
+  @Test
+  void aCarriedNotificationCoversTheCommitsBeforeItsClaim() throws Exception {
+    Duration spacing = Duration.ofSeconds(1);
+    AtomicInteger sent = new AtomicInteger();
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing);
+    try {
+      n.carried(n.claim());
+      n.signal();
+      n.signal();
+      assertThat(n.claim()).as("within the spacing, no transaction carries one").isNegative();
+      assertThat(n.owing()).isEqualTo(2);
+      Thread.sleep(spacing.toMillis() + 100); // the pace of the next transaction, past the spacing
+      long ticket = n.claim();
+      assertThat(ticket).as("it covers the two commits before it").isEqualTo(2);
+      n.carried(ticket);
+      assertThat(n.owing()).isZero();
+      assertThat(n.sentByThread()).isZero();
+    } finally {
+      n.close();
+    }
+  }
+
   /** Signals as fast as it can for {@link #BURST}; returns the notifications sent. */
   private static int burst(Duration spacing) throws Exception {
     AtomicInteger sent = new AtomicInteger();
