@@ -105,6 +105,9 @@ public final class SqsReceiver implements Receiver {
         }
         got.add(next);
         buffer.drainTo(got, max - got.size());
+        if (justOpened) { // what a crash left comes in several receives: collect while they come
+          until = System.nanoTime() + linger.toNanos();
+        }
       }
     }
     receiveMore();
