@@ -122,19 +122,15 @@ final class Settlement {
   }
 
   /**
-   * When a held message's invisibility has less than half the visibility timeout left, extends that
-   * of every held message to a full visibility timeout, capped at 12 hours from its receive: all
-   * together, so that what a killed process held comes back at one moment (one batch for the next
-   * worker, not one per receive that brought it) and the renewals go in full batches of 10.
+   * Extends the invisibility of every held message whose invisibility has less than half the
+   * visibility timeout left, to a full visibility timeout, capped at 12 hours from its receive.
    */
   void extend(long now) {
     long half = settings.visibilityTimeout().toNanos() / 2;
     List<SqsHandle> due = new ArrayList<>();
     long seconds = settings.visibilityTimeout().toSeconds();
-    boolean anyDue =
-        held.values().stream().anyMatch(h -> h.invisibleUntil - now < half && !h.capped);
     for (Held h : held.values()) {
-      if (anyDue && !h.capped) {
+      if (h.invisibleUntil - now < half && !h.capped) {
         long left = MAX_SECONDS - (now - h.handle.receivedNanos()) / 1_000_000_000L - 1;
         if (left <= seconds) {
           h.capped = true;

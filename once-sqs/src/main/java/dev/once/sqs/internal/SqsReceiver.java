@@ -1,7 +1,6 @@
 package dev.once.sqs.internal;
 
 import dev.once.spi.Delivery;
-import dev.once.spi.Linger;
 import dev.once.spi.Outage;
 import dev.once.spi.Receiver;
 import dev.once.sqs.SqsSettings;
@@ -44,10 +43,6 @@ public final class SqsReceiver implements Receiver {
   private volatile long failedAt;
   private volatile boolean failing;
   private volatile boolean closed;
-  private final Linger lingering = new Linger();
-  private volatile boolean opened = true;
-  private volatile long lastArrival = System.nanoTime() - Long.MAX_VALUE / 4;
-  private volatile long lastGap = Long.MAX_VALUE / 4;
 
   public SqsReceiver(
       SqsAsyncClient client,
@@ -66,52 +61,16 @@ public final class SqsReceiver implements Receiver {
 
   @Override
   public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
-    return poll(max, wait, Duration.ZERO);
-  }
-
-  /**
-   * After a first delivery that had to be waited for, collects more for up to {@code linger} while
-   * the worker is busy ({@link Linger}, as RabbitMQ's receiver: the receive that brought it
-   * answered less than a linger and less than twice the worker's last batch after the one before).
-   * A receiver's first poll that gets something always collects: what a crash or a killed process
-   * left comes back from several receives at about the same time, and then runs as one batch.
-   */
-  @Override
-  public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
-    lingering.pollStarts(System.nanoTime());
     wanted = Math.max(1, Math.min(10, max));
     receiveMore();
     List<Delivery> got = new ArrayList<>();
-    Delivery first = buffer.poll();
-    boolean waited = first == null;
-    if (waited) {
-      first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
-    }
+    Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
     if (first == null) {
       return got;
     }
-    boolean justOpened = opened;
-    opened = false;
     got.add(first);
     buffer.drainTo(got, max - 1);
-    if (!linger.isZero() && (justOpened || waited && lingering.lingers(linger, lastGap))) {
-      long until = System.nanoTime() + linger.toNanos();
-      long left;
-      while (got.size() < max && (left = until - System.nanoTime()) > 0) {
-        receiveMore();
-        Delivery next = buffer.poll(left, TimeUnit.NANOSECONDS);
-        if (next == null) {
-          break;
-        }
-        got.add(next);
-        buffer.drainTo(got, max - got.size());
-        if (justOpened) { // what a crash left comes in several receives: collect while they come
-          until = System.nanoTime() + linger.toNanos();
-        }
-      }
-    }
     receiveMore();
-    lingering.returns(System.nanoTime());
     return got;
   }
 
@@ -162,11 +121,6 @@ public final class SqsReceiver implements Receiver {
     }
     failing = false;
     outage.ended();
-    if (!r.messages().isEmpty()) {
-      long now = System.nanoTime();
-      lastGap = now - lastArrival;
-      lastArrival = now;
-    }
     List<Delivery> got = new ArrayList<>();
     for (Message m : r.messages()) {
       SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started);
