@@ -41,7 +41,12 @@ class ExpiredReceiptTest {
     db.execute("CREATE TABLE expired_effects (event_id varchar(200) NOT NULL)");
     proxy = TcpProxy.to("127.0.0.1", Sqs.endpoint().getPort());
     clientA = Sqs.newClient(URI.create("http://127.0.0.1:" + proxy.port()));
-    a = Sqs.transport().client(clientA).visibilityTimeout(Duration.ofSeconds(1)).build();
+    a =
+        Sqs.transport()
+            .client(clientA)
+            .visibilityTimeout(Duration.ofSeconds(1))
+            .requestTimeout(Duration.ofSeconds(5)) // A's calls on silenced connections end sooner
+            .build();
     b = Sqs.transport().visibilityTimeout(Duration.ofSeconds(1)).build();
   }
 
