@@ -3,6 +3,8 @@ package dev.once.sqs;
 import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.RetentionPolicy;
+import dev.once.spi.BrokerDeadLetterReader;
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
@@ -18,6 +20,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,10 +47,11 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  *
  * <p>Capabilities: {@link PublishLimits} (SQS's size and attribute limits, at {@code tx.publish}),
  * {@link Replay} (to the one group's queue), {@link QueueAdmin} (approximate depth), {@link
- * RetentionCheck} (the queues' retention). See docs/SQS.md.
+ * RetentionCheck} (the queues' retention), {@link BrokerDeadLetters} (the dead-letter queue of a
+ * group queue's redrive policy, where it has one). See docs/SQS.md.
  */
 public final class SqsTransport
-    implements Transport, PublishLimits, Replay, QueueAdmin, RetentionCheck {
+    implements Transport, PublishLimits, Replay, QueueAdmin, RetentionCheck, BrokerDeadLetters {
   private final SqsSettings settings;
   private final SqsAsyncClient client;
   private final boolean ownsClient;
@@ -154,6 +158,36 @@ public final class SqsTransport
                     QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
                     QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED))
         .orElse(Map.of());
+  }
+
+  /** Whether the group's queue exists. */
+  @Override
+  public boolean hasGroup(String destination, String consumerId) {
+    return queues.urlIfExists(destination, consumerId).isPresent();
+  }
+
+  /**
+   * Visible messages in the dead-letter queue of the group queue's redrive policy (SQS moved them
+   * there after {@code maxReceiveCount} receives); 0 without a redrive policy. Once declares none:
+   * a redrive policy is the user's (docs/SQS.md).
+   */
+  @Override
+  public long count(String destination, String consumerId) {
+    return queues.deadLettered(destination, consumerId);
+  }
+
+  /**
+   * Reads the dead-letter queue of the group queue's redrive policy (empty without one); what it
+   * read and did not acknowledge becomes visible there again when it is closed.
+   */
+  @Override
+  public BrokerDeadLetterReader reader(String destination, String consumerId) {
+    return queues.deadLetterReader(destination, consumerId);
+  }
+
+  /** The name of the dead-letter queue of the group queue's redrive policy, if it has one. */
+  public Optional<String> deadLetterQueueName(String destination, String consumerId) {
+    return queues.deadLetterQueue(destination, consumerId).map(Queues.DeadLetterQueue::name);
   }
 
   /** {@code PurgeQueue} (real SQS allows one a minute per queue); nothing if it does not exist. */

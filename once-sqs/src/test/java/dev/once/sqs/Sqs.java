@@ -1,6 +1,7 @@
 package dev.once.sqs;
 
 import dev.once.sqs.embedded.EmbeddedSqs;
+import java.net.URI;
 import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -20,13 +21,7 @@ final class Sqs {
   static synchronized SqsAsyncClient client() {
     if (server == null) {
       server = EmbeddedSqs.start();
-      client =
-          SqsAsyncClient.builder()
-              .endpointOverride(server.endpoint())
-              .region(Region.US_EAST_1)
-              .credentialsProvider(
-                  StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
-              .build();
+      client = newClient(server.endpoint());
       client.listQueues().join(); // loads the SDK and wakes the server before any test's timeout
       Runtime.getRuntime()
           .addShutdownHook(
@@ -37,6 +32,25 @@ final class Sqs {
                   }));
     }
     return client;
+  }
+
+  /** The embedded server's endpoint. */
+  static URI endpoint() {
+    client();
+    return server.endpoint();
+  }
+
+  /**
+   * A client of its own for {@code endpoint} (the server's, or a proxy's): a process's, closed when
+   * it dies. Calls that get no answer end after 5 s, so a stalled connection is given up.
+   */
+  static SqsAsyncClient newClient(URI endpoint) {
+    return SqsAsyncClient.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+        .overrideConfiguration(c -> c.apiCallAttemptTimeout(Duration.ofSeconds(5)))
+        .build();
   }
 
   /** A transport on the embedded server, with test timings: short long polls and visibility. */

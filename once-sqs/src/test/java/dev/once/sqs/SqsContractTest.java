@@ -2,6 +2,7 @@ package dev.once.sqs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Replay;
@@ -63,6 +64,10 @@ class SqsContractTest extends TransportContract {
   void hasItsCapabilities() {
     assertThat(TransportCapabilities.of(transport()))
         .containsExactlyInAnyOrder(
-            PublishLimits.class, Replay.class, QueueAdmin.class, RetentionCheck.class);
+            PublishLimits.class,
+            Replay.class,
+            QueueAdmin.class,
+            RetentionCheck.class,
+            BrokerDeadLetters.class);
   }
 }

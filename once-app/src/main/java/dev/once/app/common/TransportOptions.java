@@ -123,13 +123,13 @@ public final class TransportOptions {
 
   /**
    * Whether the chosen transport's broker dead-letters messages on its own (RabbitMQ: {@code
-   * <queue>.dead-letter}); the table queue and Kafka do not. Refuses an unknown {@code
-   * --transport}.
+   * <queue>.dead-letter}; SQS: the dead-letter queue of a group queue's redrive policy, where it
+   * has one); the table queue and Kafka do not. Refuses an unknown {@code --transport}.
    */
   public boolean keepsBrokerDeadLetters() {
     return switch (transport) {
-      case "rabbitmq" -> true;
-      case "table", "kafka", "sqs", "sqs-fifo" -> false;
+      case "rabbitmq", "sqs", "sqs-fifo" -> true;
+      case "table", "kafka" -> false;
       default -> throw unknown();
     };
   }

@@ -9,8 +9,10 @@ import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.Transport;
+import dev.once.sqs.SqsTransport;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code once dead-letters list --broker} and {@code once dead-letters move}: what the broker
@@ -26,7 +28,7 @@ final class BrokerDeadLetterViews {
     if (!transport.keepsBrokerDeadLetters()) {
       throw new UserError(
           what
-              + " needs --transport rabbitmq: the "
+              + " needs --transport rabbitmq, sqs or sqs-fifo: the "
               + transport.name()
               + " transport keeps no dead letters of its own (Once's are in 'once dead-letters"
               + " list')");
@@ -35,10 +37,18 @@ final class BrokerDeadLetterViews {
 
   /** The dead-letter queue's name where the transport has one, for people. */
   static String place(Transport transport, String destination, String group) {
+    Optional<String> sqs =
+        transport.capability(SqsTransport.class).map(q -> sqsPlace(q, destination, group));
     return transport
         .capability(RabbitTransport.class)
         .map(r -> r.queueName(destination, group) + ".dead-letter")
+        .or(() -> sqs)
         .orElse("the broker's dead letters of " + group);
+  }
+
+  private static String sqsPlace(SqsTransport sqs, String destination, String group) {
+    return sqs.deadLetterQueueName(destination, group)
+        .orElse(sqs.settings().queueName(destination, group) + "'s redrive target (it has none)");
   }
 
   static void list(

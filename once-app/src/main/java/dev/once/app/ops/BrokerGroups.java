@@ -29,7 +29,8 @@ final class BrokerGroups {
       paramLabel = "DESTINATION:GROUP",
       description =
           "A consumer group whose broker dead letters to read (RabbitMQ queue"
-              + " DESTINATION.GROUP.dead-letter); repeatable. Default: the consumers the Once"
+              + " DESTINATION.GROUP.dead-letter; SQS: the redrive target of queue"
+              + " DESTINATION__GROUP); repeatable. Default: the consumers the Once"
               + " tables record (markers, retries, dead letters) whose queue the broker holds for"
               + " a destination they record (outbox, dead letters).")
   List<String> groups;

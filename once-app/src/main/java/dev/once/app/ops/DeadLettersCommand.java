@@ -101,9 +101,10 @@ public final class DeadLettersCommand {
         names = "--broker",
         description =
             "List what the broker dead-lettered on its own instead (RabbitMQ's"
-                + " <queue>.dead-letter: rejects, the delivery limit), left where it is: at most"
-                + " --limit (up to 1000) per consumer group, payloads as size and hash. Needs --transport"
-                + " rabbitmq; takes --consumer, --group and --limit.")
+                + " <queue>.dead-letter: rejects, the delivery limit; SQS: the dead-letter queue of"
+                + " a group queue's redrive policy), left where it is: at most --limit (up to"
+                + " 1000) per consumer group, payloads as size and hash. Needs --transport"
+                + " rabbitmq, sqs or sqs-fifo; takes --consumer, --group and --limit.")
     boolean broker;
 
     @Option(
@@ -169,8 +170,9 @@ public final class DeadLettersCommand {
       name = "move",
       description = {
         "Move what the broker dead-lettered on its own (RabbitMQ's <queue>.dead-letter: rejects,"
-            + " the delivery limit) into Once's dead letters, where list, show, replay and"
-            + " discard work on them. Needs --transport rabbitmq.",
+            + " the delivery limit; SQS: the redrive policy's dead-letter queue) into Once's dead"
+            + " letters, where list, show, replay and discard work on them. Needs --transport"
+            + " rabbitmq, sqs or sqs-fifo.",
         "One message at a time: its dead letter commits before the broker's copy is"
             + " acknowledged, so an interrupted move loses nothing, and moving a message again adds"
             + " no second dead letter. A message that cannot be decoded becomes a"

@@ -31,7 +31,8 @@ import picocli.CommandLine.Option;
       "With --transport rabbitmq, also what RabbitMQ dead-lettered on its own per consumer group"
           + " (<queue>.dead-letter: rejects, the delivery limit), outside Once's dead letters.",
       "With --transport sqs or sqs-fifo, also each group queue's approximate visible, in-flight"
-          + " and delayed messages, from the queue's attributes."
+          + " and delayed messages, from the queue's attributes, and what SQS moved to the"
+          + " dead-letter queue of a group queue's redrive policy."
     })
 public final class StatusCommand implements Callable<Integer> {
   @Mixin DatabaseOptions db = new DatabaseOptions();
@@ -171,9 +172,10 @@ public final class StatusCommand implements Callable<Integer> {
       }
     }
     out.printf(
-        "%n  broker: what the broker dead-lettered on its own (<queue>.dead-letter), outside"
-            + " Once's dead letters;%n  look with 'once dead-letters list --broker', take them in"
-            + " with 'once dead-letters move'.%n");
+        "%n  broker: what the broker dead-lettered on its own (RabbitMQ: <queue>.dead-letter;"
+            + " SQS: the redrive policy's%n  dead-letter queue), outside Once's dead letters; look"
+            + " with 'once dead-letters list --broker',%n  take them in with 'once dead-letters"
+            + " move'.%n");
   }
 
   private static List<Map<String, Object>> rows(List<Backlog> rows, String key) {

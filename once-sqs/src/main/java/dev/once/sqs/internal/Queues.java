@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.CreateQueueRequest;
 import software.amazon.awssdk.services.sqs.model.GetQueueAttributesRequest;
@@ -35,6 +37,12 @@ import software.amazon.awssdk.services.sqs.model.QueueNameExistsException;
 public final class Queues {
   /** A group queue of a destination. */
   public record Bound(String group, String url) {}
+
+  /** The dead-letter queue a group queue's redrive policy names. */
+  public record DeadLetterQueue(String name, String url) {}
+
+  private static final Pattern TARGET =
+      Pattern.compile("\"deadLetterTargetArn\"\\s*:\\s*\"([^\"]+)\"");
 
   private record Listing(List<Bound> queues, long at) {}
 
@@ -177,6 +185,49 @@ public final class Queues {
       token = r.nextToken();
     } while (token != null);
     return List.copyOf(found);
+  }
+
+  /**
+   * The dead-letter queue of the group's redrive policy, or empty when the group queue does not
+   * exist or has no redrive policy. SQS keeps a dead-letter queue in the group queue's account and
+   * region, so the last part of its ARN is its name.
+   */
+  public Optional<DeadLetterQueue> deadLetterQueue(String destination, String group) {
+    return urlIfExists(destination, group)
+        .map(url -> attributes(url, QueueAttributeName.REDRIVE_POLICY).get("RedrivePolicy"))
+        .map(TARGET::matcher)
+        .filter(Matcher::find)
+        .map(m -> m.group(1).substring(m.group(1).lastIndexOf(':') + 1))
+        .map(
+            name ->
+                new DeadLetterQueue(
+                    name,
+                    call(
+                            "get queue url " + name,
+                            client.getQueueUrl(
+                                GetQueueUrlRequest.builder().queueName(name).build()))
+                        .queueUrl()));
+  }
+
+  /** Visible messages in the group's dead-letter queue; 0 without one. */
+  public long deadLettered(String destination, String group) {
+    return deadLetterQueue(destination, group)
+        .map(
+            q ->
+                Long.parseLong(
+                    attributes(q.url(), QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)
+                        .getOrDefault("ApproximateNumberOfMessages", "0")))
+        .orElse(0L);
+  }
+
+  /** A reader of the group's dead-letter queue (reading nothing without one). */
+  public SqsDeadLetterReader deadLetterReader(String destination, String group) {
+    return new SqsDeadLetterReader(
+        client,
+        this,
+        destination,
+        settings.queueName(destination, group),
+        deadLetterQueue(destination, group).map(DeadLetterQueue::url).orElse(null));
   }
 
   /** Some of the queue's attributes, as SQS answers them. */

@@ -129,10 +129,18 @@ public final class SqsReceiver implements Receiver {
       got.add(MessageCodec.decode(destination, m, count, h));
     }
     if (closed) {
-      settlement.returnAll();
+      // gives them back without waiting: this runs on one of the SDK's few response threads,
+      // and a wait here for a call whose answer needs such a thread stalled every call of the
+      // client for the request timeout (all 8 blocked under crashes in 'once bench faults')
+      settlement.returnAfter(handles(got), Duration.ZERO);
       return;
     }
     buffer.addAll(got);
+    if (closed) { // closed while they were added: close() may have cleared the buffer before
+      buffer.clear();
+      settlement.returnAfter(handles(got), Duration.ZERO);
+      return;
+    }
     if (!got.isEmpty()) {
       receiveMore();
     }
