@@ -1,5 +1,6 @@
 package dev.once.tablequeue;
 
+import dev.once.ConfigurationException;
 import dev.once.DatabaseTimeouts;
 import dev.once.Event;
 import dev.once.StoreException;
@@ -12,6 +13,7 @@ import dev.once.spi.ConnectionUse;
 import dev.once.spi.Dialect;
 import dev.once.spi.Dialects;
 import dev.once.spi.InDatabasePublish;
+import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
@@ -29,6 +31,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 /**
@@ -40,10 +44,10 @@ import javax.sql.DataSource;
  * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link Replay} (one row for one group), {@link QueueAdmin}.
+ * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder} (on PostgreSQL).
  */
 public final class TableQueueTransport
-    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse {
+    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse, KeyOrder {
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
@@ -74,6 +78,9 @@ public final class TableQueueTransport
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
+
+  /** The (destination, consumer group) pairs whose receivers claim in key order. */
+  private final Set<List<String>> ordered = ConcurrentHashMap.newKeySet();
 
   private TableQueueTransport(
       DataSource dataSource,
@@ -259,11 +266,22 @@ public final class TableQueueTransport
     wakeup.signalAll();
   }
 
-  /** One row for {@code consumerId} only: a replay reaches no other group. */
+  /**
+   * One row for {@code consumerId} only: a replay reaches no other group. The head of a parked key
+   * goes back to its old place and the key is released, in one transaction.
+   */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
     try (Connection c = dataSource.getConnection()) {
-      int written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+      c.setAutoCommit(false);
+      int written;
+      try {
+        written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
       if (notifier != null) {
         notifier.signal();
       }
@@ -315,7 +333,32 @@ public final class TableQueueTransport
   public Receiver receiver(String destination, String consumerId) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, waits, consumerId, visibilityTimeout, idleWait, clock, wakeup);
+        dataSource,
+        dialect,
+        waits,
+        consumerId,
+        visibilityTimeout,
+        idleWait,
+        clock,
+        wakeup,
+        ordered.contains(List.of(destination, consumerId)));
+  }
+
+  /**
+   * From now on the group's receivers claim in key order. Refused on a database whose dialect has
+   * no ordered claim (MariaDB/MySQL for now).
+   */
+  @Override
+  public void deliverInKeyOrder(String destination, String consumerId) {
+    if (!dialect.queue().ordersByKey()) {
+      throw new ConfigurationException(
+          "consumer.ordered",
+          "true is refused for consumer '"
+              + consumerId
+              + "': the table queue orders by key on PostgreSQL only, not yet on "
+              + dialect.name());
+    }
+    ordered.add(List.of(destination, consumerId));
   }
 
   private synchronized void startListening() {
