@@ -39,8 +39,8 @@ class OrderedConsumerTest {
   private static final int STEPS = 15;
 
   @Test
-  void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes() {
-    try (KeyedSteps run = new KeyedSteps(TestDatabase.embedded(), null, crashAfterCommit())) {
+  void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashesInsideAndAfterCommit() {
+    try (KeyedSteps run = new KeyedSteps(TestDatabase.embedded(), null, crashes())) {
       Consumer consumer =
           run.consumer(failingFirstAttempts(), KeyedSteps.fast(5)).workers(4).ordered().build();
       run.publish(KEYS, STEPS);
@@ -59,8 +59,7 @@ class OrderedConsumerTest {
    */
   @Test
   void theCheckerCatchesAClaimThatLetsAKeysLaterEventOvertake() {
-    try (KeyedSteps run =
-        new KeyedSteps(TestDatabase.embedded(), withoutHeadOfKey(), crashAfterCommit())) {
+    try (KeyedSteps run = new KeyedSteps(TestDatabase.embedded(), withoutHeadOfKey(), crashes())) {
       Consumer consumer =
           run.consumer(failingFirstAttempts(), KeyedSteps.fast(5)).workers(4).ordered().build();
       run.publish(KEYS, STEPS);
@@ -227,6 +226,14 @@ class OrderedConsumerTest {
         .isEqualTo(STEPS - 4);
     assertThat(run.db.count("SELECT count(*) FROM once_queue WHERE event_key <> 'k3'")).isZero();
     assertThat(run.outOfOrder()).isZero();
+    assertThat(run.once.status().parkedKeys())
+        .singleElement()
+        .satisfies(
+            b -> {
+              assertThat(b.name()).isEqualTo("warehouse");
+              assertThat(b.parked()).as("keys parked").isEqualTo(1);
+              assertThat(b.waiting()).as("events behind them").isEqualTo(STEPS - 4);
+            });
   }
 
   /** Fails the first attempt of every seventh event (by id), so those come back after a backoff. */
@@ -240,10 +247,22 @@ class OrderedConsumerTest {
     };
   }
 
-  /** Every 13th committed batch's worker dies before its ack: the batch comes back, DUPLICATE. */
-  private static OnceListener crashAfterCommit() {
+  /**
+   * Every 13th committed batch's worker dies before its ack (the batch comes back, DUPLICATE), and
+   * every 29th handled event's worker dies before its batch commits (the batch rolls back and comes
+   * back): both between the claim and the ack, the key's head still in the queue.
+   */
+  private static OnceListener crashes() {
     AtomicInteger batches = new AtomicInteger();
+    AtomicInteger handled = new AtomicInteger();
     return new OnceListener() {
+      @Override
+      public void handled(ReceivedEvent event) {
+        if (handled.incrementAndGet() % 29 == 0) {
+          throw new Error("simulated crash after the handler, before commit");
+        }
+      }
+
       @Override
       public void committed(List<ReceivedEvent> events) {
         if (batches.incrementAndGet() % 13 == 0) {
