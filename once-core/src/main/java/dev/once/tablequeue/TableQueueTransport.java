@@ -1,6 +1,5 @@
 package dev.once.tablequeue;
 
-import dev.once.ConfigurationException;
 import dev.once.DatabaseTimeouts;
 import dev.once.Event;
 import dev.once.StoreException;
@@ -31,8 +30,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 /**
@@ -79,8 +76,7 @@ public final class TableQueueTransport
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
 
-  /** The (destination, consumer group) pairs whose receivers claim in key order. */
-  private final Set<List<String>> ordered = ConcurrentHashMap.newKeySet();
+  private final OrderedGroups ordered;
 
   private TableQueueTransport(
       DataSource dataSource,
@@ -98,6 +94,7 @@ public final class TableQueueTransport
     this.idleWait = idleWait;
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
+    this.ordered = new OrderedGroups(dialect);
     this.notifier =
         dialect.store().notifies()
             ? new PgNotifier(
@@ -341,24 +338,12 @@ public final class TableQueueTransport
         idleWait,
         clock,
         wakeup,
-        ordered.contains(List.of(destination, consumerId)));
+        ordered.contains(destination, consumerId));
   }
 
-  /**
-   * From now on the group's receivers claim in key order. Refused on a database whose dialect has
-   * no ordered claim (MariaDB/MySQL for now).
-   */
   @Override
   public void deliverInKeyOrder(String destination, String consumerId) {
-    if (!dialect.queue().ordersByKey()) {
-      throw new ConfigurationException(
-          "consumer.ordered",
-          "true is refused for consumer '"
-              + consumerId
-              + "': the table queue orders by key on PostgreSQL only, not yet on "
-              + dialect.name());
-    }
-    ordered.add(List.of(destination, consumerId));
+    ordered.add(destination, consumerId);
   }
 
   private synchronized void startListening() {
