@@ -181,6 +181,53 @@ class OrderedConsumerTest {
     }
   }
 
+  /**
+   * A worker that dies after the dead letter's commit, before its ack: the head row is still in the
+   * queue and holds its key back; its redelivery finds the open dead letter, and its ack parks the
+   * key then. No later step of the key runs in between.
+   */
+  @Test
+  void aCrashBetweenTheDeadLettersCommitAndItsAckStillParksTheKey() {
+    AtomicBoolean crashOnce = new AtomicBoolean(true);
+    OnceListener crashAfterDeadLetter =
+        new OnceListener() {
+          @Override
+          public void committed(List<ReceivedEvent> events) {
+            if (events.stream().anyMatch(e -> e.id().value().equals("step:k0:1"))
+                && crashOnce.getAndSet(false)) {
+              throw new Error("simulated crash after the dead letter's commit, before its ack");
+            }
+          }
+        };
+    try (KeyedSteps run = new KeyedSteps(TestDatabase.embedded(), null, crashAfterDeadLetter)) {
+      Consumer consumer =
+          run.consumer(
+                  (tx, e) -> {
+                    if (e.id().value().equals("step:k0:1")) {
+                      throw new IllegalStateException("poison");
+                    }
+                    KeyedSteps.record(tx, e);
+                  },
+                  KeyedSteps.fast(1))
+              .workers(4)
+              .ordered()
+              .build();
+      run.publish(8, 5);
+      run.runUntil(consumer, 7 * 5);
+      org.awaitility.Awaitility.await("k0 parked")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> run.db.count("SELECT count(*) FROM once_parked_key") == 1);
+      consumer.close();
+
+      assertThat(crashOnce.get()).as("the crash happened").isFalse();
+      assertThat(run.steps("k0")).as("nothing of k0 ran past its dead head").isEmpty();
+      assertThat(run.db.count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'"))
+          .isEqualTo(4);
+      assertThat(run.db.count("SELECT count(*) FROM once_dead_letter")).isEqualTo(1);
+      assertThat(run.outOfOrder()).isZero();
+    }
+  }
+
   @Test
   void anOrderedConsumerIsRefusedOnATransportThatCannotOrder() {
     try (TestDatabase db = TestDatabase.mariadb();
