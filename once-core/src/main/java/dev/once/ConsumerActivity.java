@@ -1,6 +1,6 @@
 package dev.once;
 
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.once;
 
 import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.OnceImpl;
-import dev.once.spi.Dialect;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Dialects;
 import dev.once.spi.RetentionCheck;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;

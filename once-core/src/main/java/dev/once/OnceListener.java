@@ -42,7 +42,7 @@ public interface OnceListener {
 
   /**
    * Consumer: the batch transaction was rolled back by a transient conflict of the database — a
-   * deadlock, a lock wait timeout, a lost connection ({@link dev.once.spi.Dialect#isTransient}).
+   * deadlock, a lock wait timeout, a lost connection ({@link dev.once.jdbc.Dialect#isTransient}).
    * Nothing of it committed; every delivery of the batch runs again, without an attempt charged:
    * returned to the transport after the retry policy's initial backoff (a conflict), or kept by the
    * worker and run again after its pause (a lost or refused connection, which a broker would

@@ -1,7 +1,7 @@
 package dev.once;
 
-import dev.once.spi.Dialect;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Dialects;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -3,9 +3,9 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.internal.PostgresFlavour;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Dialects;
 import dev.once.jdbc.JdbcDialect;
-import dev.once.spi.Dialect;
-import dev.once.spi.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.once;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;

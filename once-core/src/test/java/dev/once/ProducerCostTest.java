@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * on the producer's thread the same connections, statements run (round trips) and commits — one
  * business INSERT, one outbox INSERT, one commit. The wake-up of other processes is one {@code
  * NOTIFY} at most per commit, sent after it on the notifier's thread (and at least {@code
- * PgNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
+ * PostgresNotifier.SPACING} apart). The twin with one statement more shows the count sees it.
  */
 class ProducerCostTest {
   static final int TRANSACTIONS = 40;

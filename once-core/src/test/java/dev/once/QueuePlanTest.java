@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.internal.Jdbc;
 import dev.once.internal.PostgresQueue;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,7 +33,7 @@ class QueuePlanTest {
           """);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
-        Dialects.postgresql().store().beginEngineTransaction(c);
+        Dialects.postgresql().flavour().beginEngineTransaction(c);
         String plan = explain(c, PostgresQueue.CLAIM);
         c.rollback();
 
@@ -61,7 +61,7 @@ class QueuePlanTest {
           """);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
-        Dialects.postgresql().store().beginEngineTransaction(c);
+        Dialects.postgresql().flavour().beginEngineTransaction(c);
         String plan = explain(c, PostgresQueue.CLAIM_IN_KEY_ORDER);
         c.rollback();
 

@@ -2,10 +2,10 @@ package dev.once;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.once.spi.Lease;
-import dev.once.spi.OperationInsert;
-import dev.once.spi.OperationRow;
-import dev.once.spi.OperationsDialect;
+import dev.once.jdbc.Lease;
+import dev.once.jdbc.OperationInsert;
+import dev.once.jdbc.OperationRow;
+import dev.once.jdbc.OperationsDialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;

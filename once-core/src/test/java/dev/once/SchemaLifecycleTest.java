@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.SchemaStatus.Applied;
 import dev.once.internal.SchemaFiles;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -200,8 +200,8 @@ class SchemaLifecycleTest {
    */
   @org.junit.jupiter.api.Test
   void shippedMigrationsKeepTheirChecksums() {
-    assertThat(checksums(dev.once.spi.Dialects.postgresql())).containsExactly(PG_CHECKSUMS);
-    assertThat(checksums(dev.once.spi.Dialects.mariadb())).containsExactly(MARIADB_CHECKSUMS);
+    assertThat(checksums(dev.once.jdbc.Dialects.postgresql())).containsExactly(PG_CHECKSUMS);
+    assertThat(checksums(dev.once.jdbc.Dialects.mariadb())).containsExactly(MARIADB_CHECKSUMS);
   }
 
   private static final Integer[] PG_CHECKSUMS = {
@@ -220,8 +220,8 @@ class SchemaLifecycleTest {
   private static int expectedVersion(String kind) {
     return Schema.expectedVersion(
         kind.equals("mariadb")
-            ? dev.once.spi.Dialects.mariadb()
-            : dev.once.spi.Dialects.postgresql());
+            ? dev.once.jdbc.Dialects.mariadb()
+            : dev.once.jdbc.Dialects.postgresql());
   }
 
   private static void applyWithoutHistory(TestDatabase db, int upTo) {

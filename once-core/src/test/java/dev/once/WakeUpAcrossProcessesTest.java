@@ -3,9 +3,9 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.once.spi.Channel;
-import dev.once.spi.Dialects;
-import dev.once.spi.StoreDialect;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.SqlFlavour;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -57,20 +57,20 @@ class WakeUpAcrossProcessesTest {
   @Test
   void aListenerSkipsItsOwnSendersNotifications() throws Exception {
     try (TestDatabase db = TestDatabase.embedded()) {
-      StoreDialect store = Dialects.forDataSource(db.dataSource()).store();
+      SqlFlavour flavour = Dialects.forDataSource(db.dataSource()).flavour();
       AtomicInteger woken = new AtomicInteger();
       AutoCloseable listener =
-          store.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
+          flavour.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(true);
         Thread.sleep(500); // LISTEN is in place
-        store.notify(c, Channel.QUEUE, "me");
+        flavour.notify(c, Channel.QUEUE, "me");
         Thread.sleep(1_000);
         assertThat(woken.get()).as("after its own notification").isZero();
 
-        store.notify(c, Channel.QUEUE, "someone-else");
+        flavour.notify(c, Channel.QUEUE, "someone-else");
         await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(1));
-        store.notify(c, Channel.QUEUE);
+        flavour.notify(c, Channel.QUEUE, null);
         await().atMost(WOKEN_WITHIN).untilAsserted(() -> assertThat(woken.get()).isEqualTo(2));
       } finally {
         listener.close();

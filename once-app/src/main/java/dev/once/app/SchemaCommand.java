@@ -6,7 +6,7 @@ import dev.once.app.common.Database;
 import dev.once.app.common.DatabaseOptions;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.UserError;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -46,6 +46,7 @@ class DocSnippetsTest {
       """
       import dev.once.*;
       import dev.once.spi.*;
+      import dev.once.jdbc.*;
       import dev.once.tablequeue.*;
       import dev.once.rabbitmq.*;
       import dev.once.kafka.*;

@@ -144,7 +144,7 @@ class MariaDbCommandsTest {
       Cli.Run after = Cli.run("schema", "status", "--db", url, "--schema", db.schema());
 
       assertThat(before.exit()).isEqualTo(1);
-      int v = dev.once.Schema.expectedVersion(dev.once.spi.Dialects.mariadb()); // shipped last
+      int v = dev.once.Schema.expectedVersion(dev.once.jdbc.Dialects.mariadb()); // shipped last
       assertThat(before.out()).contains("applied   none").contains("expected  " + v);
       assertThat(migrated).isEqualTo(v);
       assertThat(applied.exit()).as(applied.err()).isZero();

@@ -3,7 +3,7 @@ package dev.once.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Schema;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package dev.once.internal;
 
 import dev.once.StoreException;
-import dev.once.spi.Dialect;
-import dev.once.spi.FailedAttempt;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.FailedAttempt;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.DatabaseTimeouts;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ForwardingDataSource;
 import dev.once.spi.TransactionRunner;
-import dev.once.spi.TransactionWaits;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -58,12 +58,12 @@ public final class DatabaseWaits {
     }
     TransactionWaits session;
     try (Connection c = dataSource.getConnection()) {
-      session = dialect.store().sessionWaits(c);
+      session = dialect.flavour().sessionWaits(c);
     } catch (SQLException e) {
       log.debug("{}: could not read the session's lock and idle timeouts", who, e);
       session = TransactionWaits.NONE;
     }
-    boolean scopes = dialect.store().boundsTransactionWaits();
+    boolean scopes = dialect.flavour().boundsTransactionWaits();
     TransactionWaits missing = session.missingFrom(wanted);
     if (missing.isNone() || scopes) {
       return new DatabaseWaits(timeouts, missing, scopes ? session : null);

@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.StoreException;
-import dev.once.spi.Dialect;
-import dev.once.spi.Lease;
-import dev.once.spi.OperationRow;
-import dev.once.spi.OperationsDialect;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Lease;
+import dev.once.jdbc.OperationRow;
+import dev.once.jdbc.OperationsDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Redaction;
-import dev.once.spi.FailedAttempt;
+import dev.once.jdbc.FailedAttempt;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 

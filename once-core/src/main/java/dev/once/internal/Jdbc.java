@@ -1,6 +1,6 @@
 package dev.once.internal;
 
-import dev.once.spi.Sql;
+import dev.once.jdbc.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,7 +1,8 @@
 package dev.once.internal;
 
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.TransactionWaits;
+import dev.once.ConfigurationException;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * MariaDB 10.6+ and MySQL 8.0+ (InnoDB): instants as UTC {@code DATETIME(6)} values (whatever the
@@ -67,6 +69,36 @@ public class MariaDbFlavour implements SqlFlavour {
   public String deleteOldest(String table, String key, String condition, String orderBy) {
     return "DELETE FROM %s WHERE %s%s LIMIT ?"
         .formatted(table, condition, orderBy == null ? "" : " ORDER BY " + orderBy);
+  }
+
+  /**
+   * MariaDB's {@code SET STATEMENT innodb_lock_wait_timeout = 0 FOR} the insert: it fails at once
+   * (1205, the statement rolled back) instead of waiting for the holder's transaction. MySQL has no
+   * {@code SET STATEMENT} (and no lock wait shorter than a second): refused, named.
+   */
+  @Override
+  public String insertWithoutWaiting(Connection c, String insert) throws SQLException {
+    var meta = c.getMetaData();
+    String product = meta.getDatabaseProductName();
+    String server = product + " " + meta.getDatabaseProductVersion(); // MySQL's driver: "MySQL"
+    if (!server.toLowerCase(Locale.ROOT).contains("mariadb")) {
+      throw new ConfigurationException(
+          "dataSource",
+          "is a '"
+              + product
+              + "' database, which has no SET STATEMENT to claim a request key without waiting"
+              + " for another request's transaction: request keys (HTTP Idempotency-Key) need"
+              + " MariaDB or PostgreSQL");
+    }
+    return "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + insert;
+  }
+
+  /**
+   * ER_LOCK_WAIT_TIMEOUT (1205): with {@link #insertWithoutWaiting}, another transaction holds it.
+   */
+  @Override
+  public boolean isLockNotAvailable(SQLException e) {
+    return e.getErrorCode() == 1205;
   }
 
   @Override

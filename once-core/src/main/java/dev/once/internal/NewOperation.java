@@ -1,7 +1,7 @@
 package dev.once.internal;
 
 import dev.once.InvalidOperationException;
-import dev.once.spi.OperationInsert;
+import dev.once.jdbc.OperationInsert;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -17,12 +17,12 @@ import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
-import dev.once.spi.Channel;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
-import dev.once.spi.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
-import dev.once.spi.TransactionWaits;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -58,13 +58,13 @@ public final class OnceImpl implements Once {
   private AutoCloseable outboxListener;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
-  private final PgNotifier outboxNotifier;
+  private final PostgresNotifier outboxNotifier;
 
   /**
    * This instance's token in its outbox notifications: its own listener ignores them, since its
    * relays were woken directly (a second wake-up per commit only made each relay look twice).
    */
-  private final String sender = PgNotifier.newSender();
+  private final String sender = PostgresNotifier.newSender();
 
   public OnceImpl(
       DataSource dataSource,
@@ -120,9 +120,9 @@ public final class OnceImpl implements Once {
     this.config = config;
     this.listener = new Listeners(listeners);
     this.outboxNotifier =
-        dialect.store().notifies()
-            ? new PgNotifier(
-                this.dataSource, c -> dialect.store().notify(c, Channel.OUTBOX, sender), "outbox")
+        dialect.flavour().notifies()
+            ? new PostgresNotifier(
+                this.dataSource, c -> dialect.flavour().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
   }
 
@@ -303,8 +303,8 @@ public final class OnceImpl implements Once {
   synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
       outboxListener =
-          dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
+          dialect.flavour().notifies()
+              ? dialect.flavour().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
               : () -> {};
       started.add(outboxListener);
     }
@@ -344,7 +344,7 @@ public final class OnceImpl implements Once {
     needs.put(engine, need);
     boolean relay = engine instanceof RelayImpl;
     ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
-    if (relay && dialect.store().notifies()) {
+    if (relay && dialect.flavour().notifies()) {
       needs.put(Channel.OUTBOX, new PoolNeeds.Need("the outbox's LISTEN", 0, 0, 1));
     }
     if (use != null && relay && use.notifying(givenDataSource) > 0) {

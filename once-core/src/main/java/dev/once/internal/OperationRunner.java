@@ -7,7 +7,7 @@ import dev.once.ProviderRejectedException;
 import dev.once.Redaction;
 import dev.once.RequestNotSentException;
 import dev.once.Tracing;
-import dev.once.spi.OperationRow;
+import dev.once.jdbc.OperationRow;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;

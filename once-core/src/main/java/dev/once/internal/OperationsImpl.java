@@ -6,7 +6,7 @@ import dev.once.OperationsConfig;
 import dev.once.Reconciler;
 import dev.once.StoreException;
 import dev.once.Tx;
-import dev.once.spi.OperationRow;
+import dev.once.jdbc.OperationRow;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;

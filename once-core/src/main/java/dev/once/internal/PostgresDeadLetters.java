@@ -1,9 +1,9 @@
 package dev.once.internal;
 
 import dev.once.Event;
+import dev.once.jdbc.FailedAttempt;
 import dev.once.jdbc.JdbcDeadLetters;
-import dev.once.spi.FailedAttempt;
-import dev.once.spi.SqlHeaders;
+import dev.once.jdbc.SqlHeaders;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

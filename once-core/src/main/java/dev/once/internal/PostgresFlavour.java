@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.Tracing;
-import dev.once.spi.Channel;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlList;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.SqlList;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -303,7 +303,7 @@ public class PostgresFlavour implements SqlFlavour {
       DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
-    return new PgListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
+    return new PostgresListener(dataSource, name, "LISTEN " + name, own, onNotify).start();
   }
 
   private static String channelName(Channel channel) {

@@ -1,8 +1,8 @@
 package dev.once.internal;
 
 import dev.once.jdbc.JdbcOperations;
-import dev.once.spi.Lease;
-import dev.once.spi.OperationRow;
+import dev.once.jdbc.Lease;
+import dev.once.jdbc.OperationRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

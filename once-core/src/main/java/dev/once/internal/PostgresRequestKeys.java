@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.RequestKey;
+import dev.once.jdbc.JdbcRequestKeys;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -8,13 +9,18 @@ import java.time.Instant;
 /**
  * Request keys on PostgreSQL. The key is held by a transaction-scoped advisory lock on its hash (in
  * this schema's space), taken by the insert itself with a try: a second request never waits on the
- * first one's unique-index entry, it finds the lock taken and inserts nothing.
+ * first one's unique-index entry, it finds the lock taken and inserts nothing (the standard form's
+ * statement, one that gives up on a held key, does not exist on PostgreSQL).
  */
-public class PostgresRequestKeys extends SqlRequestKeys {
+public class PostgresRequestKeys extends JdbcRequestKeys {
 
   public PostgresRequestKeys(PostgresFlavour flavour) {
     super(flavour);
   }
+
+  /** Claims with the advisory lock, not with the flavour's INSERT: nothing to refuse. */
+  @Override
+  public void check(Connection c) {}
 
   @Override
   public boolean claim(

@@ -1,8 +1,8 @@
 package dev.once.internal;
 
 import dev.once.jdbc.JdbcStatus;
-import dev.once.spi.MissingSchema;
-import dev.once.spi.SqlFlavour;
+import dev.once.jdbc.MissingSchema;
+import dev.once.jdbc.SqlFlavour;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,10 +1,10 @@
 package dev.once.internal;
 
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.OutboxRow;
-import dev.once.spi.RelayClaim;
-import dev.once.spi.RelayPartitions;
-import dev.once.spi.TransactionWaits;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.jdbc.TransactionWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -61,20 +61,14 @@ public class PostgresStore extends JdbcStore {
   private static final String BOUND_WAITS_AND_INSERT_MARKERS =
       PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS;
 
-  @Override
-  public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
-      throws SQLException {
-    return Jdbc.strings(
-        c, INSERT_MARKERS, new HashSet<>(), consumerId, eventIds.toArray(new String[0]));
-  }
-
-  /** The bounds and the markers in one round trip: two statements of one string. */
+  /** The bounds (unless none) and the markers in one round trip: two statements of one string. */
   @Override
   public Set<String> insertMarkers(
       Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
       throws SQLException {
     if (waits.isNone()) {
-      return insertMarkers(c, consumerId, eventIds);
+      return Jdbc.strings(
+          c, INSERT_MARKERS, new HashSet<>(), consumerId, eventIds.toArray(new String[0]));
     }
     try (PreparedStatement ps = c.prepareStatement(BOUND_WAITS_AND_INSERT_MARKERS)) {
       Jdbc.bind(

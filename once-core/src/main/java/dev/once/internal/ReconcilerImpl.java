@@ -1,7 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Reconciler;
-import dev.once.spi.OperationRow;
+import dev.once.jdbc.OperationRow;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -10,8 +10,8 @@ import dev.once.RequestWork;
 import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import dev.once.StoredResponse;
-import dev.once.spi.RequestKeysDialect;
-import dev.once.spi.RequestKeysDialect.StoredRequest;
+import dev.once.jdbc.RequestKeysDialect;
+import dev.once.jdbc.RequestKeysDialect.StoredRequest;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -52,6 +52,7 @@ final class RequestKeysImpl implements RequestKeys {
             once.dialect().status().currentSchema(c),
             once.dialect().status().schemaNote());
       }
+      dialect.check(c);
     } catch (SQLException e) {
       throw new StoreException("check the once_request table", e);
     }

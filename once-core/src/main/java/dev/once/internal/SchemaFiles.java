@@ -5,7 +5,7 @@ import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.SchemaStatus.Applied;
 import dev.once.SchemaVersionException;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;

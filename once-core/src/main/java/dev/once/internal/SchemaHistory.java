@@ -7,7 +7,7 @@ import dev.once.SchemaStatus.Applied;
 import dev.once.SchemaVersionException;
 import dev.once.internal.SchemaFiles.Migration;
 import dev.once.internal.SchemaFiles.Probe;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

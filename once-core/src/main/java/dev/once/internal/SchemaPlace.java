@@ -1,8 +1,8 @@
 package dev.once.internal;
 
 import dev.once.SchemaMissingException;
-import dev.once.spi.Dialect;
-import dev.once.spi.MissingSchema;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.MissingSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,9 +1,9 @@
 package dev.once.internal;
 
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.DialectProvider;
 import dev.once.jdbc.JdbcDialect;
-import dev.once.spi.Dialect;
-import dev.once.spi.DialectProvider;
-import dev.once.spi.MissingSchema;
+import dev.once.jdbc.MissingSchema;
 import java.sql.SQLException;
 import java.util.Optional;
 
@@ -11,7 +11,7 @@ import java.util.Optional;
 public final class ShippedDialects {
   private ShippedDialects() {}
 
-  /** PostgreSQL 14+, server or embedded: the standard parts, four of them with faster forms. */
+  /** PostgreSQL 14+, server or embedded: the standard parts, six of them with faster forms. */
   public static final class Postgresql implements DialectProvider {
     @Override
     public String name() {
@@ -24,8 +24,13 @@ public final class ShippedDialects {
     }
 
     @Override
+    public PostgresFlavour flavour() {
+      return new PostgresFlavour();
+    }
+
+    @Override
     public Dialect dialect() {
-      PostgresFlavour flavour = new PostgresFlavour();
+      PostgresFlavour flavour = flavour();
       return JdbcDialect.builder(flavour)
           .store(new PostgresStore(flavour))
           .queue(new PostgresQueue(flavour))
@@ -37,7 +42,10 @@ public final class ShippedDialects {
     }
   }
 
-  /** MariaDB 10.6+ and MySQL 8.0+: the standard parts over its flavour. */
+  /**
+   * MariaDB 10.6+ and MySQL 8.0+: the standard parts over its flavour (request keys on MariaDB
+   * only: the flavour refuses MySQL's by name).
+   */
   public static final class Mariadb implements DialectProvider {
     @Override
     public String name() {
@@ -50,12 +58,14 @@ public final class ShippedDialects {
     }
 
     @Override
+    public MariaDbFlavour flavour() {
+      return new MariaDbFlavour();
+    }
+
+    @Override
     public Dialect dialect() {
-      MariaDbFlavour flavour = new MariaDbFlavour();
-      return JdbcDialect.builder(flavour)
-          .requestKeys(new MariaDbRequestKeys(flavour))
-          .status(new MariaDbStatus(flavour))
-          .build();
+      MariaDbFlavour flavour = flavour();
+      return JdbcDialect.builder(flavour).status(new MariaDbStatus(flavour)).build();
     }
 
     @Override

@@ -6,7 +6,7 @@ import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.RawMessage;
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Backoff;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,11 +1,5 @@
 package dev.once.jdbc;
 
-import dev.once.spi.AttemptCount;
-import dev.once.spi.AttemptsDialect;
-import dev.once.spi.FailedAttempt;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlList;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,15 +1,5 @@
 package dev.once.jdbc;
 
-import dev.once.spi.AttemptsDialect;
-import dev.once.spi.DeadLettersDialect;
-import dev.once.spi.Dialect;
-import dev.once.spi.OperationsDialect;
-import dev.once.spi.QueueDialect;
-import dev.once.spi.RequestKeysDialect;
-import dev.once.spi.RetentionDialect;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.StatusDialect;
-import dev.once.spi.StoreDialect;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -38,7 +28,7 @@ public final class JdbcDialect implements Dialect {
     this.deadLetters = b.deadLetters == null ? new JdbcDeadLetters(flavour) : b.deadLetters;
     this.retention = b.retention == null ? new JdbcRetention(flavour) : b.retention;
     this.status = b.status == null ? new JdbcStatus(flavour) : b.status;
-    this.requestKeys = b.requestKeys;
+    this.requestKeys = b.requestKeys == null ? new JdbcRequestKeys(flavour) : b.requestKeys;
   }
 
   /** Every part the standard one, over {@code flavour}. */
@@ -122,7 +112,6 @@ public final class JdbcDialect implements Dialect {
       return this;
     }
 
-    /** The request-key part ({@code once_request}); without it the dialect has none. */
     public Builder requestKeys(RequestKeysDialect requestKeys) {
       this.requestKeys = requestKeys;
       return this;
@@ -185,7 +174,7 @@ public final class JdbcDialect implements Dialect {
 
   @Override
   public RequestKeysDialect requestKeys() {
-    return requestKeys != null ? requestKeys : Dialect.super.requestKeys();
+    return requestKeys;
   }
 
   @Override

@@ -1,13 +1,5 @@
 package dev.once.jdbc;
 
-import dev.once.spi.Lease;
-import dev.once.spi.OperationInsert;
-import dev.once.spi.OperationRow;
-import dev.once.spi.OperationUpdate;
-import dev.once.spi.OperationsDialect;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlList;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

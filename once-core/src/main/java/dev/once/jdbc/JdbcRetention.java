@@ -1,8 +1,5 @@
 package dev.once.jdbc;
 
-import dev.once.spi.RetentionDialect;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

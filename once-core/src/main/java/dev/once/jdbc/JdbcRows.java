@@ -3,7 +3,6 @@ package dev.once.jdbc;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.spi.RawMessage;
-import dev.once.spi.SqlFlavour;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;

@@ -1,26 +1,19 @@
 package dev.once.jdbc;
 
 import dev.once.Event;
-import dev.once.spi.Channel;
-import dev.once.spi.OutboxRow;
-import dev.once.spi.Sql;
-import dev.once.spi.SqlFlavour;
-import dev.once.spi.SqlHeaders;
-import dev.once.spi.SqlList;
-import dev.once.spi.StoreDialect;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import javax.sql.DataSource;
 
 /**
- * The store part in standard SQL: markers, the outbox, versions, relay partitions (the flavour's
- * locks) and wake-ups (the flavour's, if it has any).
+ * The store part in standard SQL: markers, the outbox, versions and relay batches (over the
+ * flavour's locks).
  */
 public class JdbcStore implements StoreDialect {
   protected final SqlFlavour flavour;
@@ -44,12 +37,17 @@ public class JdbcStore implements StoreDialect {
   }
 
   /**
-   * One INSERT per marker, in the given order: a marker another transaction holds makes it wait for
-   * that transaction; if it commits, the duplicate reports the marker as not inserted.
+   * The flavour's bound on the transaction's waits (where it has one and {@code waits} is not
+   * none), then one INSERT per marker, in the given order: a marker another transaction holds makes
+   * it wait for that transaction; if it commits, the duplicate reports the marker as not inserted.
    */
   @Override
-  public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
+  public Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
       throws SQLException {
+    if (!waits.isNone() && flavour.boundsTransactionWaits()) {
+      flavour.boundTransactionWaits(c, waits);
+    }
     Set<String> inserted = new LinkedHashSet<>();
     for (String eventId : eventIds) {
       if (sql.insertUnlessDuplicate(
@@ -112,31 +110,6 @@ public class JdbcStore implements StoreDialect {
   }
 
   @Override
-  public void beginEngineTransaction(Connection c) throws SQLException {
-    flavour.beginEngineTransaction(c);
-  }
-
-  @Override
-  public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
-    flavour.beginEngineTransaction(c, waits);
-  }
-
-  @Override
-  public TransactionWaits sessionWaits(Connection c) throws SQLException {
-    return flavour.sessionWaits(c);
-  }
-
-  @Override
-  public boolean boundsTransactionWaits() {
-    return flavour.boundsTransactionWaits();
-  }
-
-  @Override
-  public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
-    flavour.boundTransactionWaits(c, waits);
-  }
-
-  @Override
   public List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException {
     return sql.ints(
         c,
@@ -152,9 +125,44 @@ public class JdbcStore implements StoreDialect {
         limit);
   }
 
-  @Override
+  /**
+   * The flavour's {@link SqlFlavour#lockPartitions}: the one place {@link #beginRelayBatch} takes
+   * its locks (a test may override it to break them).
+   */
   public List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException {
     return flavour.lockPartitions(c, partitions);
+  }
+
+  @Override
+  public RelayPartitions beginRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    flavour.beginEngineTransaction(c, waits);
+    List<Integer> due = new ArrayList<>(pendingPartitions(c, now, limit));
+    if (due.isEmpty()) {
+      return RelayPartitions.NONE;
+    }
+    Collections.shuffle(due);
+    int share = (due.size() + relays - 1) / relays;
+    List<Integer> locked = new ArrayList<>(share);
+    int tried = 0;
+    while (locked.size() < share && tried < due.size()) {
+      int next = Math.min(due.size(), tried + share - locked.size());
+      locked.addAll(lockPartitions(c, due.subList(tried, next)));
+      tried = next;
+    }
+    return new RelayPartitions(due.size(), locked);
+  }
+
+  @Override
+  public RelayClaim claimRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    RelayPartitions partitions = beginRelayBatch(c, waits, now, limit, relays);
+    if (partitions.locked().isEmpty()) {
+      return new RelayClaim(partitions, List.of());
+    }
+    return new RelayClaim(partitions, claimOutbox(c, partitions.locked(), now, limit));
   }
 
   @Override
@@ -244,31 +252,5 @@ public class JdbcStore implements StoreDialect {
             .formatted(flavour.never()),
         error,
         id);
-  }
-
-  @Override
-  public boolean notifies() {
-    return flavour.notifies();
-  }
-
-  @Override
-  public void notify(Connection c, Channel channel) throws SQLException {
-    flavour.notify(c, channel, null);
-  }
-
-  @Override
-  public AutoCloseable listen(DataSource dataSource, Channel channel, Runnable onNotify) {
-    return flavour.listen(dataSource, channel, null, onNotify);
-  }
-
-  @Override
-  public void notify(Connection c, Channel channel, String sender) throws SQLException {
-    flavour.notify(c, channel, sender);
-  }
-
-  @Override
-  public AutoCloseable listen(
-      DataSource dataSource, Channel channel, String ownSender, Runnable onNotify) {
-    return flavour.listen(dataSource, channel, ownSender, onNotify);
   }
 }

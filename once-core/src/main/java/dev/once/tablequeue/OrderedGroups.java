@@ -1,7 +1,7 @@
 package dev.once.tablequeue;
 
 import dev.once.ConfigurationException;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

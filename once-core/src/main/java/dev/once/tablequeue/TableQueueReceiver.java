@@ -4,11 +4,11 @@ import dev.once.StoreException;
 import dev.once.internal.Conflicts;
 import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.Delivery;
-import dev.once.spi.Dialect;
-import dev.once.spi.QueueClaim;
 import dev.once.spi.Receiver;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -137,7 +137,7 @@ final class TableQueueReceiver implements Receiver {
           try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-              dialect.store().beginEngineTransaction(c, waits);
+              dialect.flavour().beginEngineTransaction(c, waits);
               T result = work.on(c);
               c.commit();
               return result;

@@ -5,19 +5,19 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
-import dev.once.internal.PgNotifier;
+import dev.once.internal.PostgresNotifier;
 import dev.once.internal.Wakeup;
-import dev.once.spi.Channel;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
-import dev.once.spi.Dialect;
-import dev.once.spi.Dialects;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
-import dev.once.spi.TransactionWaits;
 import dev.once.spi.Transport;
 import dev.once.spi.Validate;
 import java.sql.Connection;
@@ -65,13 +65,13 @@ public final class TableQueueTransport
   private AutoCloseable listener;
 
   /** Null where the database cannot wake other processes: their receivers poll. */
-  private final PgNotifier notifier;
+  private final PostgresNotifier notifier;
 
   /**
    * This queue's token in its notifications: its own listener ignores them, since its publishes
    * wake its receivers directly.
    */
-  private final String sender = PgNotifier.newSender();
+  private final String sender = PostgresNotifier.newSender();
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
@@ -96,9 +96,9 @@ public final class TableQueueTransport
     this.inRelayTransaction = inRelayTransaction;
     this.ordered = new OrderedGroups(dialect);
     this.notifier =
-        dialect.store().notifies()
-            ? new PgNotifier(
-                this.dataSource, c -> dialect.store().notify(c, Channel.QUEUE, sender), "queue")
+        dialect.flavour().notifies()
+            ? new PostgresNotifier(
+                this.dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
             : null;
   }
 
@@ -299,7 +299,7 @@ public final class TableQueueTransport
   /** Receivers wait for the queue's {@code NOTIFY} on one connection, held for good. */
   @Override
   public int heldWhileReceiving(DataSource onceDataSource) {
-    return onceDataSource == givenDataSource && dialect.store().notifies() ? 1 : 0;
+    return onceDataSource == givenDataSource && dialect.flavour().notifies() ? 1 : 0;
   }
 
   @Override
@@ -349,8 +349,8 @@ public final class TableQueueTransport
   private synchronized void startListening() {
     if (listener == null) {
       listener =
-          dialect.store().notifies()
-              ? dialect.store().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
+          dialect.flavour().notifies()
+              ? dialect.flavour().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
               : () -> {};
     }
   }

@@ -9,7 +9,7 @@ import dev.once.Consumer;
 import dev.once.Once;
 import dev.once.Relay;
 import dev.once.Schema;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.CountingDataSource;
 import dev.once.test.FaultRun;

@@ -9,7 +9,7 @@ import dev.once.EventId;
 import dev.once.Once;
 import dev.once.RetryPolicy;
 import dev.once.Schema;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.FaultRun;
 import dev.once.test.RestartablePostgres;

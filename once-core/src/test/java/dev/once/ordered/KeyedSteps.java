@@ -11,7 +11,7 @@ import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SettableClock;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ConfigurationException;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
@@ -39,64 +40,5 @@ class DialectsTest {
         .hasMessageContaining("'oracle'")
         .hasMessageContaining("postgresql")
         .hasMessageContaining("mariadb");
-  }
-
-  @Test
-  void theQueuePartIsOptional() {
-    Dialect noQueue =
-        new Dialect() {
-          @Override
-          public String name() {
-            return "nodb";
-          }
-
-          @Override
-          public java.util.List<String> schemaResources() {
-            return java.util.List.of();
-          }
-
-          @Override
-          public StoreDialect store() {
-            return null;
-          }
-
-          @Override
-          public OperationsDialect operations() {
-            return null;
-          }
-
-          @Override
-          public AttemptsDialect attempts() {
-            return null;
-          }
-
-          @Override
-          public DeadLettersDialect deadLetters() {
-            return null;
-          }
-
-          @Override
-          public RetentionDialect retention() {
-            return null;
-          }
-
-          @Override
-          public StatusDialect status() {
-            return null;
-          }
-
-          @Override
-          public boolean isTransient(java.sql.SQLException e) {
-            return false;
-          }
-
-          @Override
-          public boolean isMissingTable(java.sql.SQLException e) {
-            return false;
-          }
-        };
-    assertThatThrownBy(noQueue::queue)
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("nodb");
   }
 }

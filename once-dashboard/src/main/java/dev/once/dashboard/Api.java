@@ -8,7 +8,7 @@ import dev.once.DeadLetters;
 import dev.once.OnceException;
 import dev.once.OperationStatus;
 import dev.once.StoreException;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

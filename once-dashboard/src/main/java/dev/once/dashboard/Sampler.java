@@ -4,7 +4,7 @@ import dev.once.ConsumerActivity;
 import dev.once.Outcome;
 import dev.once.WorkloadStatus;
 import dev.once.WorkloadStatus.Backlog;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,17 +3,20 @@ package dev.once.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.OnceException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** A cluster that does not answer is an OnceException naming what was asked. */
+/**
+ * A cluster that does not answer is a BrokerUnavailableException naming Kafka and what was asked.
+ */
 class KafkaUnavailableTest {
 
   @Test
-  void aClusterThatDoesNotAnswerIsAKafkaUnavailableExceptionUnderOnceExceptionNamingTheCall()
+  void aClusterThatDoesNotAnswerIsABrokerUnavailableExceptionUnderOnceExceptionNamingTheCall()
       throws IOException {
     int nobody;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -27,9 +30,12 @@ class KafkaUnavailableTest {
       assertThatThrownBy(() -> t.declare("orders", "warehouse"))
           .isInstanceOf(OnceException.class)
           .isInstanceOfSatisfying(
-              KafkaUnavailableException.class,
-              e -> assertThat(e.operation()).startsWith("create topic orders"))
-          .hasMessageStartingWith("create topic orders");
+              BrokerUnavailableException.class,
+              e -> {
+                assertThat(e.broker()).isEqualTo("Kafka");
+                assertThat(e.problem()).startsWith("create topic orders");
+              })
+          .hasMessageStartingWith("Kafka create topic orders");
     }
   }
 }

@@ -9,7 +9,7 @@ import dev.once.Once;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.Schema;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.test.CountingDataSource;
 import dev.once.test.FaultRun;
 import dev.once.test.LogLines;

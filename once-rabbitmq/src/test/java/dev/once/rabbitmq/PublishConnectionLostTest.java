@@ -2,6 +2,7 @@ package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.RetryPolicy;

@@ -2,8 +2,8 @@ package dev.once.testkit;
 
 import dev.once.Event;
 import dev.once.EventId;
-import dev.once.spi.Dialect;
-import dev.once.spi.Sql;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Sql;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;

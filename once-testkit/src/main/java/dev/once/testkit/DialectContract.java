@@ -1,5 +1,6 @@
 package dev.once.testkit;
 
+import static dev.once.jdbc.TransactionWaits.NONE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -10,16 +11,16 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.Event;
 import dev.once.OperationState;
-import dev.once.spi.DeadLetterQuery;
+import dev.once.jdbc.DeadLetterQuery;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Lease;
+import dev.once.jdbc.OperationInsert;
+import dev.once.jdbc.OperationRow;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.RetentionDialect.Retained;
 import dev.once.spi.Delivery;
-import dev.once.spi.Dialect;
-import dev.once.spi.Lease;
-import dev.once.spi.OperationInsert;
-import dev.once.spi.OperationRow;
-import dev.once.spi.OutboxRow;
-import dev.once.spi.QueueClaim;
 import dev.once.spi.RawMessage;
-import dev.once.spi.RetentionDialect.Retained;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -57,7 +58,7 @@ public abstract class DialectContract
   @Test
   void retentionDeletesAtMostItsLimitOfOldRowsAndNoNewOnes() throws SQLException {
     String consumer = unique("c");
-    tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b", "c")));
+    tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("a", "b", "c")));
     Instant past = now().minusSeconds(3600);
     assertEquals(0, count(c -> dialect().retention().deleteOld(c, Retained.MARKERS, past, 10)));
     Instant future = now().plusSeconds(3600);
@@ -68,7 +69,8 @@ public abstract class DialectContract
     }
     assertEquals(
         Set.of("a", "b", "c"),
-        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b", "c")))),
+        Set.copyOf(
+            tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("a", "b", "c")))),
         "all deleted");
   }
 

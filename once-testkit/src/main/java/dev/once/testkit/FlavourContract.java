@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.spi.SqlList;
+import dev.once.jdbc.SqlList;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

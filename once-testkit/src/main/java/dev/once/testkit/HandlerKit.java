@@ -3,7 +3,7 @@ package dev.once.testkit;
 import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.Handler;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.time.Duration;

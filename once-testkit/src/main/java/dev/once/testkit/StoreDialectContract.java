@@ -1,16 +1,17 @@
 package dev.once.testkit;
 
+import static dev.once.jdbc.TransactionWaits.NONE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.Event;
 import dev.once.WorkloadStatus;
-import dev.once.spi.OutboxRow;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.RawMessage;
-import dev.once.spi.RelayClaim;
-import dev.once.spi.RelayPartitions;
-import dev.once.spi.TransactionWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,10 +37,10 @@ interface StoreDialectContract extends ContractFixture {
     String consumer = unique("c");
     assertEquals(
         Set.of("a", "b"),
-        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("a", "b")))));
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("a", "b")))));
     assertEquals(
         Set.of("c"),
-        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("b", "c")))));
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("b", "c")))));
     tx(
         c -> {
           dialect().store().deleteMarker(c, consumer, "c");
@@ -47,7 +48,7 @@ interface StoreDialectContract extends ContractFixture {
         });
     assertEquals(
         Set.of("c"),
-        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, consumer, List.of("c")))));
+        Set.copyOf(tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("c")))));
   }
 
   @Test
@@ -57,13 +58,14 @@ interface StoreDialectContract extends ContractFixture {
     try (Connection first = dataSource().getConnection()) {
       first.setAutoCommit(false);
       assertEquals(
-          Set.of("e"), Set.copyOf(dialect().store().insertMarkers(first, consumer, List.of("e"))));
+          Set.of("e"),
+          Set.copyOf(dialect().store().insertMarkers(first, NONE, consumer, List.of("e"))));
       CompletableFuture<Set<String>> second =
           CompletableFuture.supplyAsync(
               () -> {
                 try {
                   return Set.copyOf(
-                      tx(c -> dialect().store().insertMarkers(c, consumer, List.of("e"))));
+                      tx(c -> dialect().store().insertMarkers(c, NONE, consumer, List.of("e"))));
                 } catch (SQLException e) {
                   throw new IllegalStateException(e);
                 }
@@ -119,11 +121,11 @@ interface StoreDialectContract extends ContractFixture {
         Connection b = dataSource().getConnection()) {
       a.setAutoCommit(false);
       b.setAutoCommit(false);
-      assertEquals(List.of(1, 2), sorted(dialect().store().lockPartitions(a, List.of(1, 2))));
-      assertEquals(List.of(3), sorted(dialect().store().lockPartitions(b, List.of(2, 3))));
+      assertEquals(List.of(1, 2), sorted(dialect().flavour().lockPartitions(a, List.of(1, 2))));
+      assertEquals(List.of(3), sorted(dialect().flavour().lockPartitions(b, List.of(2, 3))));
       a.commit();
       b.commit();
-      assertEquals(List.of(2), dialect().store().lockPartitions(b, List.of(2)));
+      assertEquals(List.of(2), dialect().flavour().lockPartitions(b, List.of(2)));
       b.commit();
     }
   }
@@ -146,7 +148,7 @@ interface StoreDialectContract extends ContractFixture {
         Connection b = dataSource().getConnection()) {
       a.setAutoCommit(false);
       b.setAutoCommit(false);
-      assertEquals(List.of(22), dialect().store().lockPartitions(a, List.of(22)));
+      assertEquals(List.of(22), dialect().flavour().lockPartitions(a, List.of(22)));
       // the batch's first statements: a database may set the transaction's isolation there
       RelayPartitions alone =
           dialect().store().beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 1);
@@ -188,7 +190,7 @@ interface StoreDialectContract extends ContractFixture {
       a.setAutoCommit(false);
       b.setAutoCommit(false);
       third.setAutoCommit(false);
-      assertEquals(held, sorted(dialect().store().lockPartitions(a, held)));
+      assertEquals(held, sorted(dialect().flavour().lockPartitions(a, held)));
       for (int round = 1; round <= 5; round++) {
         List<Integer> pending = tx(c -> dialect().store().pendingPartitions(c, due, 100000));
         RelayPartitions shared = dialect().store().beginRelayBatch(b, waits, due, 100000, 2);
@@ -207,7 +209,7 @@ interface StoreDialectContract extends ContractFixture {
                 .toList();
         assertEquals(
             sorted(rest),
-            sorted(dialect().store().lockPartitions(third, rest)),
+            sorted(dialect().flavour().lockPartitions(third, rest)),
             "round " + round + ": nothing locked beyond the share");
         third.commit();
         b.commit();
@@ -241,7 +243,7 @@ interface StoreDialectContract extends ContractFixture {
         Connection b = dataSource().getConnection()) {
       a.setAutoCommit(false);
       b.setAutoCommit(false);
-      assertEquals(List.of(42), dialect().store().lockPartitions(a, List.of(42)));
+      assertEquals(List.of(42), dialect().flavour().lockPartitions(a, List.of(42)));
       RelayClaim claim = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
       assertTrue(claim.partitions().locked().containsAll(List.of(41, 43)), "alone: every free one");
       assertFalse(claim.partitions().locked().contains(42), "held by another transaction");
@@ -259,7 +261,7 @@ interface StoreDialectContract extends ContractFixture {
       RelayClaim one = dialect().store().claimRelayBatch(b, waits, due, 1, 1);
       assertTrue(one.rows().size() <= 1, "at most the limit, got " + one.rows().size());
       b.commit();
-      assertEquals(List.of(41, 43), sorted(dialect().store().lockPartitions(a, List.of(41, 43))));
+      assertEquals(List.of(41, 43), sorted(dialect().flavour().lockPartitions(a, List.of(41, 43))));
       RelayClaim held = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
       assertTrue(
           held.rows().stream().noneMatch(r -> dest.equals(r.message().destination())),

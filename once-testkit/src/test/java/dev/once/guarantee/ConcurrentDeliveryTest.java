@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.Outcome;
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.CheckThenInsertInbox;
 import dev.once.testkit.Collide;

@@ -1,9 +1,10 @@
 package dev.once.testkit;
 
+import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.Dialect;
-import dev.once.spi.SqlFlavour;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -41,7 +42,8 @@ public final class CheckThenInsertInbox extends JdbcStore {
   }
 
   @Override
-  public Set<String> insertMarkers(Connection c, String consumerId, List<String> eventIds)
+  public Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
       throws SQLException {
     Set<String> absent = new HashSet<>();
     for (String eventId : eventIds) {

@@ -2,10 +2,11 @@ package dev.once.testkit;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.internal.PostgresFlavour;
+import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;
-import dev.once.spi.Dialect;
-import dev.once.spi.StoreDialect;
+import dev.once.jdbc.StoreDialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.util.List;
@@ -30,7 +31,11 @@ class DialectContractCatchesBrokenDialectsTest {
 
   /** The contract on the test database with {@code store} as the store part. */
   private static DialectContract with(StoreDialect store) {
-    Dialect broken = ((JdbcDialect) db.dialect()).withStore(store);
+    return on(((JdbcDialect) db.dialect()).withStore(store));
+  }
+
+  /** The contract on the test database with {@code broken} as the dialect. */
+  private static DialectContract on(Dialect broken) {
     return new DialectContract() {
       @Override
       public DataSource dataSource() {
@@ -47,13 +52,14 @@ class DialectContractCatchesBrokenDialectsTest {
   @Test
   void relayPartitionsThatAreNeverHeldFailThePartitionCheck() {
     DialectContract contract =
-        with(
-            new JdbcStore(db.dialect().flavour()) {
-              @Override
-              public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
-                return partitions;
-              }
-            });
+        on(
+            JdbcDialect.of(
+                new PostgresFlavour() {
+                  @Override
+                  public List<Integer> lockPartitions(Connection c, List<Integer> partitions) {
+                    return partitions;
+                  }
+                }));
     assertThatThrownBy(contract::aPartitionOneTransactionHoldsIsSkippedByAnotherUntilItEnds)
         .isInstanceOf(AssertionError.class);
   }
@@ -78,7 +84,10 @@ class DialectContractCatchesBrokenDialectsTest {
             new JdbcStore(db.dialect().flavour()) {
               @Override
               public java.util.Set<String> insertMarkers(
-                  Connection c, String consumerId, List<String> eventIds) {
+                  Connection c,
+                  dev.once.jdbc.TransactionWaits waits,
+                  String consumerId,
+                  List<String> eventIds) {
                 return new java.util.LinkedHashSet<>(eventIds); // believes each one is new
               }
             });

@@ -1,6 +1,6 @@
 package dev.once.testkit;
 
-import dev.once.spi.Dialect;
+import dev.once.jdbc.Dialect;
 import dev.once.test.TestDatabase;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;

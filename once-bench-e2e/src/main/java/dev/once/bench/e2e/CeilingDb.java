@@ -2,9 +2,10 @@ package dev.once.bench.e2e;
 
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.StoreDialect;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.scenario.WarehousePipeline;
-import dev.once.spi.Dialects;
-import dev.once.spi.StoreDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -109,6 +110,6 @@ final class CeilingDb {
       ids.add("bench-paid:" + id);
     }
     Collections.sort(ids);
-    return store.insertMarkers(c, BenchTables.CEILING_CONSUMER, ids);
+    return store.insertMarkers(c, TransactionWaits.NONE, BenchTables.CEILING_CONSUMER, ids);
   }
 }

@@ -6,8 +6,8 @@ import javax.sql.DataSource;
 /**
  * What a measured phase cost, beside its rate: the CPU time of the bench's JVM (every thread: the
  * pipeline's and the tracer's), on PostgreSQL the bytes of WAL and the server's CPU time ({@link
- * PgCost}), and how Once batched (relay batches, consumer transactions). Where a rate moves with
- * the machine's load, these say what the work cost.
+ * PostgresCost}), and how Once batched (relay batches, consumer transactions). Where a rate moves
+ * with the machine's load, these say what the work cost.
  */
 final class RunCost {
   /**
@@ -27,14 +27,14 @@ final class RunCost {
   private final long relayBatches;
   private final long consumerTransactions;
   private final long cpu;
-  private final PgCost.Reading pg;
+  private final PostgresCost.Reading pg;
 
   private RunCost(DataSource dataSource, E2eTimings timings) {
     this.dataSource = dataSource;
     this.timings = timings;
     this.relayBatches = timings.relayBatches();
     this.consumerTransactions = timings.consumerTransactions();
-    this.pg = PgCost.read(dataSource);
+    this.pg = PostgresCost.read(dataSource);
     this.cpu = cpuNanos();
   }
 
@@ -46,10 +46,10 @@ final class RunCost {
   /** What was spent since {@link #start}. */
   Spent stop() {
     long spent = cpuNanos() - cpu;
-    PgCost.Reading now = pg == null ? null : PgCost.read(dataSource);
+    PostgresCost.Reading now = pg == null ? null : PostgresCost.read(dataSource);
     return new Spent(
         spent,
-        pg == null ? -1 : PgCost.walSince(dataSource, pg.lsn()),
+        pg == null ? -1 : PostgresCost.walSince(dataSource, pg.lsn()),
         pg == null || pg.cpuNanos() < 0 || now.cpuNanos() < 0 ? -1 : now.cpuNanos() - pg.cpuNanos(),
         timings.relayBatches() - relayBatches,
         timings.consumerTransactions() - consumerTransactions);

@@ -1,7 +1,7 @@
 package dev.once.kafka.internal;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.kafka.KafkaSettings;
-import dev.once.kafka.KafkaUnavailableException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -93,13 +93,14 @@ public final class Topics implements AutoCloseable {
       }
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new KafkaUnavailableException("create topic " + topic, e.getCause());
+        throw BrokerUnavailableException.failed("Kafka", "create topic " + topic, e.getCause());
       }
     } catch (TimeoutException e) {
-      throw new KafkaUnavailableException("create topic " + topic + " (3 attempts)", e);
+      throw BrokerUnavailableException.failed(
+          "Kafka", "create topic " + topic + " (3 attempts)", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KafkaUnavailableException("create topic " + topic, e);
+      throw BrokerUnavailableException.failed("Kafka", "create topic " + topic, e);
     }
     known.add(topic);
     missingUntil.remove(topic);
@@ -129,12 +130,12 @@ public final class Topics implements AutoCloseable {
         missingUntil.put(topic, System.nanoTime() + Duration.ofSeconds(1).toNanos());
         return false;
       }
-      throw new KafkaUnavailableException("describe topic " + topic, e.getCause());
+      throw BrokerUnavailableException.failed("Kafka", "describe topic " + topic, e.getCause());
     } catch (TimeoutException e) {
-      throw new KafkaUnavailableException("describe topic " + topic, e);
+      throw BrokerUnavailableException.failed("Kafka", "describe topic " + topic, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KafkaUnavailableException("describe topic " + topic, e);
+      throw BrokerUnavailableException.failed("Kafka", "describe topic " + topic, e);
     }
   }
 
@@ -211,7 +212,8 @@ public final class Topics implements AutoCloseable {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      throw new KafkaUnavailableException(
+      throw BrokerUnavailableException.failed(
+          "Kafka",
           "purge group " + groupId + " of topic " + topic + " (is a consumer of it still running?)",
           e instanceof ExecutionException ? e.getCause() : e);
     }

@@ -8,7 +8,7 @@ import com.rabbitmq.client.impl.recovery.RecordedBinding;
 import com.rabbitmq.client.impl.recovery.RecordedExchange;
 import com.rabbitmq.client.impl.recovery.RecordedQueue;
 import com.rabbitmq.client.impl.recovery.TopologyRecoveryFilter;
-import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.BrokerUnavailableException;
 import dev.once.rabbitmq.RabbitConfig;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -147,23 +147,28 @@ public final class Connections implements AutoCloseable {
       log.info("connected to RabbitMQ at {} ({})", config.safeUri(), name);
       return c;
     } catch (IOException | TimeoutException e) {
-      throw new BrokerUnavailableException(config.safeUri(), "is not reachable: " + e, e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + config.safeUri(), "is not reachable: " + e, e);
     }
   }
 
   private Channel open(Connection c) {
     if (!c.isOpen()) {
       throw new BrokerUnavailableException(
-          config.safeUri(), "connection is down, recovering: " + c.getCloseReason(), null);
+          "RabbitMQ at " + config.safeUri(),
+          "connection is down, recovering: " + c.getCloseReason(),
+          null);
     }
     Channel channel;
     try {
       channel = c.createChannel();
     } catch (IOException | RuntimeException e) {
-      throw new BrokerUnavailableException(config.safeUri(), "refused a channel: " + e, e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + config.safeUri(), "refused a channel: " + e, e);
     }
     if (channel == null) {
-      throw new BrokerUnavailableException(config.safeUri(), "has no free channel", null);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + config.safeUri(), "has no free channel", null);
     }
     return channel;
   }

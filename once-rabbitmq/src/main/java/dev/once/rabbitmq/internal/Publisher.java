@@ -1,7 +1,7 @@
 package dev.once.rabbitmq.internal;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.Event;
-import dev.once.rabbitmq.BrokerUnavailableException;
 import dev.once.rabbitmq.RabbitConfig;
 import dev.once.spi.PublishResult;
 import java.io.IOException;
@@ -59,7 +59,9 @@ public final class Publisher implements AutoCloseable {
     try {
       if (!permits.tryAcquire(confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new BrokerUnavailableException(
-            config.safeUri(), "no publisher channel free within " + confirmTimeout, null);
+            "RabbitMQ at " + config.safeUri(),
+            "no publisher channel free within " + confirmTimeout,
+            null);
       }
       try {
         return publishOn(borrow(), batch, exchanges, routingKeys, confirmTimeout);
@@ -68,7 +70,8 @@ public final class Publisher implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new BrokerUnavailableException(config.safeUri(), "publish interrupted", e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + config.safeUri(), "publish interrupted", e);
     }
   }
 
@@ -106,7 +109,8 @@ public final class Publisher implements AutoCloseable {
       return new ConfirmChannel(raw);
     } catch (IOException e) {
       Topology.closeQuietly(raw);
-      throw new BrokerUnavailableException(config.safeUri(), "refused confirm mode: " + e, e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + config.safeUri(), "refused confirm mode: " + e, e);
     }
   }
 

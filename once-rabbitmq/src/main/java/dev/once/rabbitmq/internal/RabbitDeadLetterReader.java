@@ -5,7 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
-import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.BrokerUnavailableException;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.BrokerDeadLetterReader;
 import dev.once.spi.Delivery;
@@ -66,7 +66,8 @@ public final class RabbitDeadLetterReader implements BrokerDeadLetterReader {
     try {
       got = channel.basicGet(queue, false);
     } catch (IOException | RuntimeException e) {
-      throw new BrokerUnavailableException(safeUri, "failed to read '" + queue + "': " + e, e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + safeUri, "failed to read '" + queue + "': " + e, e);
     }
     if (got == null) {
       return null;
@@ -88,7 +89,7 @@ public final class RabbitDeadLetterReader implements BrokerDeadLetterReader {
     Handle h = (Handle) message.delivery().handle();
     if (h.generation() != generation.get()) {
       throw new BrokerUnavailableException(
-          safeUri,
+          "RabbitMQ at " + safeUri,
           "lost the channel reading '" + queue + "': the message stays there, read it again",
           null);
     }
@@ -96,7 +97,8 @@ public final class RabbitDeadLetterReader implements BrokerDeadLetterReader {
       channel.basicAck(h.tag(), false);
       held--;
     } catch (IOException | RuntimeException e) {
-      throw new BrokerUnavailableException(safeUri, "failed to acknowledge on '" + queue + "'", e);
+      throw new BrokerUnavailableException(
+          "RabbitMQ at " + safeUri, "failed to acknowledge on '" + queue + "'", e);
     }
   }
 

@@ -7,7 +7,7 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.BrokerUnavailableException;
 import dev.once.spi.Delivery;
 import dev.once.spi.Linger;
 import dev.once.spi.MessageDecoder;
@@ -101,7 +101,7 @@ public final class RabbitReceiver implements Receiver {
     } catch (IOException | RuntimeException e) {
       close();
       throw new BrokerUnavailableException(
-          safeUri, "refused a consumer on queue '" + queue + "': " + e, e);
+          "RabbitMQ at " + safeUri, "refused a consumer on queue '" + queue + "': " + e, e);
     }
   }
 
@@ -234,7 +234,9 @@ public final class RabbitReceiver implements Receiver {
     }
     if (problem != null) {
       throw new BrokerUnavailableException(
-          safeUri, "stopped delivering to the receiver on '" + queue + "', " + problem, null);
+          "RabbitMQ at " + safeUri,
+          "stopped delivering to the receiver on '" + queue + "', " + problem,
+          null);
     }
   }
 

@@ -4,7 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.once.rabbitmq.BrokerUnavailableException;
+import dev.once.BrokerUnavailableException;
 import dev.once.rabbitmq.RabbitConfig;
 import dev.once.rabbitmq.TopologyException;
 import java.io.IOException;
@@ -173,7 +173,7 @@ public final class Topology {
           e);
     }
     return new BrokerUnavailableException(
-        config.safeUri(), "failed while declaring '" + name + "': " + e, e);
+        "RabbitMQ at " + config.safeUri(), "failed while declaring '" + name + "': " + e, e);
   }
 
   static void closeQuietly(Channel ch) {

@@ -2,7 +2,7 @@ package dev.once.spring.autoconfigure;
 
 import dev.once.Schema;
 import dev.once.SchemaStatus;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;

@@ -6,7 +6,7 @@ import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.SchemaStatus.Applied;
 import dev.once.internal.SchemaFiles;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;

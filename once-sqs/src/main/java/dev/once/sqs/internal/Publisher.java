@@ -1,11 +1,11 @@
 package dev.once.sqs.internal;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.ConfigurationException;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.spi.PublishResult;
 import dev.once.sqs.SqsSettings;
-import dev.once.sqs.SqsUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -88,7 +88,7 @@ public final class Publisher {
         }
       } catch (InvalidEventException | ConfigurationException bad) {
         early.put(i, Fate.refused(bad.getMessage()));
-      } catch (SqsUnavailableException down) {
+      } catch (BrokerUnavailableException down) {
         early.put(i, Fate.lost(down.getMessage()));
       }
     }

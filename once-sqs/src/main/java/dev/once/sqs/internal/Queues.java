@@ -1,8 +1,8 @@
 package dev.once.sqs.internal;
 
+import dev.once.BrokerUnavailableException;
 import dev.once.ConfigurationException;
 import dev.once.sqs.SqsSettings;
-import dev.once.sqs.SqsUnavailableException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -77,7 +77,7 @@ public final class Queues {
               client.createQueue(
                   CreateQueueRequest.builder().queueName(name).attributes(a).build()))
           .queueUrl();
-    } catch (SqsUnavailableException e) {
+    } catch (BrokerUnavailableException e) {
       if (e.getCause() instanceof QueueNameExistsException) {
         return existing(name); // made by hand or by another setting: used as it is
       }
@@ -91,7 +91,7 @@ public final class Queues {
               "get queue url " + name,
               client.getQueueUrl(GetQueueUrlRequest.builder().queueName(name).build()))
           .queueUrl();
-    } catch (SqsUnavailableException e) {
+    } catch (BrokerUnavailableException e) {
       if (e.getCause() instanceof QueueDoesNotExistException) {
         throw new ConfigurationException(
             "sqs.queue",
@@ -125,7 +125,7 @@ public final class Queues {
                   "get queue url " + name,
                   client.getQueueUrl(GetQueueUrlRequest.builder().queueName(name).build()))
               .queueUrl();
-    } catch (SqsUnavailableException e) {
+    } catch (BrokerUnavailableException e) {
       if (e.getCause() instanceof QueueDoesNotExistException) {
         return Optional.empty();
       }
@@ -197,13 +197,13 @@ public final class Queues {
     try {
       return f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new SqsUnavailableException(what, e.getCause());
+      throw BrokerUnavailableException.failed("SQS", what, e.getCause());
     } catch (TimeoutException e) {
       f.cancel(true);
-      throw new SqsUnavailableException(what, e);
+      throw BrokerUnavailableException.failed("SQS", what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SqsUnavailableException(what, e);
+      throw BrokerUnavailableException.failed("SQS", what, e);
     }
   }
 }

@@ -8,7 +8,7 @@ import dev.once.DeadLetters;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.WorkloadStatus;
-import dev.once.spi.Dialects;
+import dev.once.jdbc.Dialects;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import dev.once.spring.OnceHealthIndicator;

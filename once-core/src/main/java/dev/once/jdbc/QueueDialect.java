@@ -1,0 +1,95 @@
+package dev.once.jdbc;
+
+import dev.once.Event;
+import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The table-queue part of a dialect: a broker built on a table. Only {@code TableQueueTransport}
+ * uses it. Claims, acks and nacks run in their own transaction, opened with {@link
+ * StoreDialect#beginEngineTransaction}: losing one in a database crash only shows rows again sooner
+ * or redelivers them.
+ */
+public interface QueueDialect {
+
+  /** Binds {@code consumerId} to {@code destination}; binding twice changes nothing. */
+  void bind(Connection c, String destination, String consumerId) throws SQLException;
+
+  /**
+   * Enqueues one copy of each event for every consumer group bound to its destination, visible at
+   * {@code now}; returns per event how many copies were enqueued (0: no group is bound).
+   */
+  int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException;
+
+  /**
+   * Enqueues one copy of {@code event} for {@code consumerId} only, visible at {@code now} (a
+   * replay of that group's dead letter); returns how many rows were written (0: the group is not
+   * bound to the event's destination). When the event heads a key the group parked, the copy takes
+   * the head's old queue id (so it is the key's first row again) and the key is released, in the
+   * caller's transaction.
+   */
+  default int enqueueFor(Connection c, Event event, String consumerId, Instant now)
+      throws SQLException {
+    throw new UnsupportedOperationException("this dialect cannot enqueue for one consumer group");
+  }
+
+  /**
+   * Claims visible rows of the group, oldest first, skipping rows other claims hold: each one's
+   * delivery count goes up by one and it stays invisible until {@link QueueClaim#visibleUntil()}.
+   * Each delivery's handle is the row id (a {@code Long}), its count the new delivery count; each
+   * row is decoded with {@link MessageDecoder}, so that a row that does not decode is handed out as
+   * malformed (and dead-lettered alone) instead of failing the claim.
+   */
+  List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException;
+
+  /** Deletes the rows with these ids (acknowledged). */
+  void ack(Connection c, List<Long> ids) throws SQLException;
+
+  /**
+   * Whether this dialect has the ordered forms of claim and ack ({@link #claimInKeyOrder}, {@link
+   * #ackInKeyOrder}); false by default.
+   */
+  default boolean ordersByKey() {
+    return false;
+  }
+
+  /**
+   * A {@link #claim} of an ordered group: a row with a key is claimed only when no earlier row of
+   * its (group, destination, key) is in the queue, in flight or not, and its key is not parked in
+   * {@code once_parked_key}; so at most one row of a key is claimed at a time, and a nacked row
+   * stays its key's first. Rows without a key are claimed as by {@link #claim}.
+   */
+  default List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
+    throw new UnsupportedOperationException("this dialect has no ordered table-queue claim");
+  }
+
+  /**
+   * An {@link #ack} of an ordered group: deletes the rows and, in the same statement, parks the key
+   * of each one whose event the group holds an open dead letter of (its head id and event id in
+   * {@code once_parked_key}, parked at {@code now}): the key's later rows then wait for a replay or
+   * a discard.
+   */
+  default void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
+    throw new UnsupportedOperationException("this dialect has no ordered table-queue ack");
+  }
+
+  /** Makes the rows with these ids visible again at {@code visibleAt}. */
+  void nack(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;
+
+  /**
+   * Hands the rows with these ids back unrun, visible at {@code visibleAt}: their claim is undone,
+   * delivery count included, so that the next claim does not flag them redelivered (a worker that
+   * stopped, or a batch another delivery crashed, returns them this way).
+   */
+  void release(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;
+
+  /** The number of rows waiting for the group, in flight or not. */
+  long depth(Connection c, String consumerId) throws SQLException;
+
+  /** Deletes every row of the group; returns how many. */
+  int purge(Connection c, String consumerId) throws SQLException;
+}

@@ -1,0 +1,101 @@
+package dev.once.jdbc;
+
+import dev.once.Event;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The store part of a dialect: inbox markers, the outbox, version checks and relay batches. Every
+ * Once user needs it; the locks, transaction bounds and wake-ups it builds on are the {@link
+ * SqlFlavour}'s.
+ */
+public interface StoreDialect {
+
+  /**
+   * Inserts a marker (consumer, event) for each id, in the given order, and returns the ids this
+   * statement inserted, as the first statement of a consumer's batch transaction: first bounding
+   * the transaction's waits to {@code waits} where they are not {@link TransactionWaits#isNone()
+   * none} (see {@link SqlFlavour#boundTransactionWaits}). A marker that exists (committed, or
+   * inserted by a concurrent transaction that then commits) is skipped, never an error; any other
+   * failure is thrown. The caller sorts the ids so that two transactions never wait for each other
+   * in a cycle.
+   */
+  Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException;
+
+  /** Removes a marker this transaction inserted but will not act on. */
+  void deleteMarker(Connection c, String consumerId, String eventId) throws SQLException;
+
+  /**
+   * Writes the event to the outbox with its key partition; false (and nothing written) if an outbox
+   * row with this event id exists.
+   */
+  boolean insertOutbox(Connection c, Event event, int partition) throws SQLException;
+
+  /**
+   * Stores {@code version} of (entity, id) if it is newer than the stored one; true if it was (now
+   * stored), false if it was not newer.
+   */
+  boolean applyIfNewer(Connection c, String entity, String id, long version) throws SQLException;
+
+  /** The distinct key partitions of the oldest {@code limit} outbox rows due at {@code now}. */
+  List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException;
+
+  /**
+   * Begins a relay batch: {@link SqlFlavour#beginEngineTransaction(Connection, TransactionWaits)},
+   * then the partitions of the oldest {@code limit} rows due at {@code now} ({@link
+   * #pendingPartitions}), then {@link SqlFlavour#lockPartitions} on a share of them, one in {@code
+   * relays} (rounded up), so that the relays of a process publish side by side instead of taking
+   * turns. The share is taken from the partitions no other transaction holds, tried in a random
+   * order: a relay woken while another holds the partition of an older row still takes the newer
+   * row's. The standard form runs the calls one after the other (one more {@code lockPartitions}
+   * for each group of partitions found held); a database that can do them in one round trip
+   * overrides it.
+   *
+   * @param relays how many relays run in this process (at least 1)
+   */
+  RelayPartitions beginRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays) throws SQLException;
+
+  /**
+   * Begins a relay batch ({@link #beginRelayBatch}) and claims its rows ({@link #claimOutbox} on
+   * the partitions it locked; no rows when it locked none). The rows must be read after the locks
+   * are held: a read begun before them (one snapshot for both) could show rows another relay
+   * published and committed in between as unsent, and publish them again. The standard form makes
+   * the two calls; a database that can send them in one round trip overrides it.
+   *
+   * @param relays how many relays run in this process (at least 1)
+   */
+  RelayClaim claimRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays) throws SQLException;
+
+  /**
+   * Up to {@code limit} unsent outbox rows of {@code partitions} due at {@code now}, oldest first;
+   * parked rows are never due.
+   */
+  List<OutboxRow> claimOutbox(Connection c, List<Integer> partitions, Instant now, int limit)
+      throws SQLException;
+
+  /** Marks the rows with these ids sent at {@code sentAt}. */
+  void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException;
+
+  /**
+   * Puts off row {@code id}, which no consumer is bound to receive yet, until {@code
+   * nextAttemptAt}, with {@code error} kept and no attempt counted.
+   */
+  void deferPublish(Connection c, long id, String error, Instant nextAttemptAt) throws SQLException;
+
+  /**
+   * Counts a refused publish of row {@code id}: one more attempt, {@code error} kept, due again at
+   * {@code nextAttemptAt}.
+   */
+  void markPublishFailed(Connection c, long id, String error, Instant nextAttemptAt)
+      throws SQLException;
+
+  /** Counts a last refused publish and parks row {@code id}: it stays unsent, never claimed. */
+  void parkOutbox(Connection c, long id, String error) throws SQLException;
+}

@@ -1,9 +1,0 @@
-package dev.once.spi;
-
-/** What a cross-process wake-up is about; each dialect names its channels itself. */
-public enum Channel {
-  /** New outbox rows: relays look. */
-  OUTBOX,
-  /** New table-queue rows: receivers look. */
-  QUEUE
-}

@@ -1,0 +1,116 @@
+package dev.once.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The notifier sends at most one notification per {@link PostgresNotifier#SPACING} however many
+ * commits signal, and the first signal after a quiet spell at once. Its twin without spacing sends
+ * one per signal it sees: the bound is what the spacing buys, not what a slow machine gives.
+ */
+class PostgresNotifierSpacingTest {
+  private static final Duration BURST = Duration.ofMillis(500);
+
+  /** Longer than the default, so that a loaded machine's scheduling cannot make the bound. */
+  private static final Duration SPACING = Duration.ofMillis(50);
+
+  private static final int BOUND = (int) (BURST.toMillis() / SPACING.toMillis()) + 2;
+
+  @Test
+  void aBurstOfSignalsSendsAtMostOneNotificationPerSpacing() throws Exception {
+    assertThat(burst(SPACING)).isBetween(1, BOUND);
+  }
+
+  @Test
+  void withoutSpacingTheSameBurstSendsMore() throws Exception {
+    assertThat(burst(Duration.ZERO)).isGreaterThan(BOUND);
+  }
+
+  /**
+   * Signals while one is pending do not wake the sending thread: it wakes about twice per
+   * notification (for the first signal, at the spacing's end), not once per commit (when every
+   * signal woke it, a burst like this one woke it thousands of times).
+   */
+  @Test
+  void signalsWhileOneIsPendingDoNotWakeTheSender() throws Exception {
+    AtomicInteger sent = new AtomicInteger();
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", SPACING);
+    try {
+      signalFor(n, BURST);
+      assertThat(n.wakeups()).isLessThanOrEqualTo(2L * sent.get() + 2);
+    } finally {
+      n.close();
+    }
+  }
+
+  @Test
+  void theFirstSignalAfterAQuietSpellIsSentAtOnce() throws Exception {
+    AtomicInteger sent = new AtomicInteger();
+    PostgresNotifier n = new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test");
+    try {
+      n.signal();
+      awaitSent(sent, 1);
+      Thread.sleep(PostgresNotifier.SPACING.toMillis() * 5);
+      long start = System.nanoTime();
+      n.signal();
+      awaitSent(sent, 2);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("no spacing wait after a quiet spell")
+          .isLessThan(Duration.ofMillis(500));
+    } finally {
+      n.close();
+    }
+  }
+
+  /** Signals as fast as it can for {@link #BURST}; returns the notifications sent. */
+  private static int burst(Duration spacing) throws Exception {
+    AtomicInteger sent = new AtomicInteger();
+    PostgresNotifier n =
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing);
+    try {
+      signalFor(n, BURST);
+      Thread.sleep(spacing.toMillis() * 3 + 50); // the last signal's notification may follow
+      return sent.get();
+    } finally {
+      n.close();
+    }
+  }
+
+  private static void signalFor(PostgresNotifier n, Duration burst) {
+    long end = System.nanoTime() + burst.toNanos();
+    while (System.nanoTime() < end) {
+      n.signal();
+      Thread.yield();
+    }
+  }
+
+  private static void awaitSent(AtomicInteger sent, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (sent.get() < n && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(sent.get()).isGreaterThanOrEqualTo(n);
+  }
+
+  /** Connections that do nothing: the notifier only borrows one and hands it to its send. */
+  private static DataSource connections() {
+    Connection c =
+        (Connection)
+            Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (p, m, args) -> m.getName().equals("getAutoCommit") ? Boolean.TRUE : null);
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (p, m, args) -> m.getName().equals("getConnection") ? c : null);
+  }
+}
