@@ -73,7 +73,7 @@ public final class Schema {
    *     failed half-way
    */
   public static void check(DataSource dataSource) {
-    dev.once.internal.OnceImpl.checkSchema(dataSource, Dialects.forDataSource(dataSource));
+    dev.once.internal.SchemaCheck.require(dataSource, Dialects.forDataSource(dataSource));
   }
 
   /** The highest schema version {@code dialect} ships with this Once. */

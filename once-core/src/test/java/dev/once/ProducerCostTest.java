@@ -1,6 +1,7 @@
 package dev.once;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
@@ -12,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -78,20 +82,22 @@ class ProducerCostTest {
     try (TestDatabase db = TestDatabase.embedded()) {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Counter counter = new Counter(db.dataSource());
+      Set<Thread> before = notifiers();
       try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
           Once once = producer(counter, transport);
           Relay relay = once.newRelay().start()) {
         transport.declare("orders", "shipping"); // a consumer group the rows are published to
         counter.reset();
         placeOrders(once, 0, false);
-        org.awaitility.Awaitility.await()
-            .atMost(java.time.Duration.ofSeconds(20))
+        await()
+            .atMost(Duration.ofSeconds(20))
             .until(() -> db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL") == 0);
-        Thread.sleep(200); // a notifier's last NOTIFY, had one been asked for
-        assertThat(counter.outboxNotifies.get())
-            .as("NOTIFY once_outbox sent for %d commits with a relay running here", TRANSACTIONS)
-            .isZero();
       }
+      // a notifier's last NOTIFY, had one been asked for, is counted once its thread has ended
+      awaitEnded(notifiers(), before);
+      assertThat(counter.outboxNotifies.get())
+          .as("NOTIFY once_outbox sent for %d commits with a relay running here", TRANSACTIONS)
+          .isZero();
       Counter alone = new Counter(db.dataSource());
       once(alone, 2_000, false);
       assertThat(alone.outboxNotifies.get())
@@ -144,13 +150,43 @@ class ProducerCostTest {
     return once(new Counter(ds), first, extra);
   }
 
+  /**
+   * The producer thread's cost as it stood after the last commit; the statements of other threads
+   * (the notifiers') once those threads have ended, so that none comes after the count.
+   */
   private static Cost once(Counter counter, long first, boolean extra) throws Exception {
+    Set<Thread> before = notifiers();
+    Cost mine;
     try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
         Once once = producer(counter, transport)) {
       counter.reset();
       placeOrders(once, first, extra);
-      Thread.sleep(200); // the notifier's last NOTIFY
-      return counter.cost();
+      mine = counter.cost();
+      // the first commit after a quiet spell is announced at once (a notifier closed before it
+      // sent anything would send nothing)
+      await().atMost(Duration.ofSeconds(20)).until(() -> counter.otherThreads.get() >= 1);
+    }
+    awaitEnded(notifiers(), before);
+    return new Cost(
+        mine.connections(), mine.executions(), mine.commits(), counter.otherThreads.get());
+  }
+
+  /** The notifier threads alive now ({@code PostgresNotifier}: one per engine that notifies). */
+  private static Set<Thread> notifiers() {
+    Set<Thread> threads = new HashSet<>(Thread.getAllStackTraces().keySet());
+    threads.removeIf(t -> !t.getName().startsWith("once-notify-"));
+    return threads;
+  }
+
+  /** Waits until the notifier threads of {@code now} not already in {@code before} have ended. */
+  private static void awaitEnded(Set<Thread> now, Set<Thread> before) throws InterruptedException {
+    for (Thread t : now) {
+      if (!before.contains(t)) {
+        t.join(Duration.ofSeconds(20).toMillis());
+        assertThat(t.isAlive())
+            .as("%s still running after its engine closed", t.getName())
+            .isFalse();
+      }
     }
   }
 

@@ -164,7 +164,7 @@ class RelayWakeTest {
             + " once_outbox WHERE event_id LIKE 'slow%')");
   }
 
-  /** Waits until {@code n} relay threads wait for a wake-up. */
+  /** Waits until {@code n} relay threads wait for a wake-up: in Object.wait under Wakeup.await. */
   private static void awaitRelaysWaiting(int n) throws InterruptedException {
     awaitTrue(
         () ->
@@ -172,12 +172,14 @@ class RelayWakeTest {
                     .filter(e -> e.getKey().getName().equals("once-relay"))
                     .filter(
                         e ->
-                            Arrays.stream(e.getValue())
-                                .anyMatch(f -> f.getClassName().endsWith("Wakeup")))
+                            e.getValue().length > 0
+                                && e.getValue()[0].getClassName().equals("java.lang.Object")
+                                && e.getValue()[0].getMethodName().startsWith("wait")
+                                && Arrays.stream(e.getValue())
+                                    .anyMatch(f -> f.getClassName().endsWith("Wakeup")))
                     .count()
                 == n,
         PROMPT);
-    Thread.sleep(100); // in Object.wait, not only in Wakeup.await
   }
 
   private static void awaitTrue(BooleanSupplier condition, Duration max)

@@ -3,6 +3,7 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.once.internal.PostgresListener;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.SqlFlavour;
@@ -10,6 +11,7 @@ import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +34,13 @@ class WakeUpAcrossProcessesTest {
         Once relaying = instance(db, transportB)) {
       transportB.declare("orders", "c");
       try (Relay relay = relaying.newRelay().start()) {
-        Thread.sleep(500); // the relay found nothing and waits for a wake-up
+        // the relay looked, found nothing and waits for a wake-up; its LISTEN is in place
+        await()
+            .atMost(WOKEN_WITHIN)
+            .until(
+                () ->
+                    inFrame("once-relay", "Wakeup", "await")
+                        && inFrame("once-listen-once_outbox", "", "getNotifications"));
         producer.inTransaction(
             tx ->
                 tx.publish(
@@ -59,13 +67,15 @@ class WakeUpAcrossProcessesTest {
     try (TestDatabase db = TestDatabase.embedded()) {
       SqlFlavour flavour = Dialects.forDataSource(db.dataSource()).flavour();
       AtomicInteger woken = new AtomicInteger();
-      AutoCloseable listener =
-          flavour.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
+      PostgresListener listener =
+          (PostgresListener)
+              flavour.listen(db.dataSource(), Channel.QUEUE, "me", woken::incrementAndGet);
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(true);
-        Thread.sleep(500); // LISTEN is in place
+        await().atMost(WOKEN_WITHIN).until(() -> listener.listens() == 1); // LISTEN is in place
         flavour.notify(c, Channel.QUEUE, "me");
-        Thread.sleep(1_000);
+        // counted when read: the listener got its own notification and woke nobody for it
+        await().atMost(WOKEN_WITHIN).until(() -> listener.notificationsRead() >= 1);
         assertThat(woken.get()).as("after its own notification").isZero();
 
         flavour.notify(c, Channel.QUEUE, "someone-else");
@@ -76,6 +86,22 @@ class WakeUpAcrossProcessesTest {
         listener.close();
       }
     }
+  }
+
+  /**
+   * Whether a live thread named {@code thread} is in method {@code method} of a class whose name
+   * ends with {@code classSuffix}.
+   */
+  private static boolean inFrame(String thread, String classSuffix, String method) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(e -> e.getKey().getName().equals(thread))
+        .anyMatch(
+            e ->
+                Arrays.stream(e.getValue())
+                    .anyMatch(
+                        f ->
+                            f.getClassName().endsWith(classSuffix)
+                                && f.getMethodName().equals(method)));
   }
 
   private static Once instance(TestDatabase db, TableQueueTransport transport) {

@@ -10,18 +10,18 @@ import java.time.Instant;
  * Writes a dead letter in the caller's transaction. At most one open dead letter per (consumer,
  * event): a redelivery after a crash between the commit and the ack finds it there and adds none.
  */
-final class DeadLetterWriter {
+public final class DeadLetterWriter {
   /** The consumer id of dead letters the relay parks. */
   static final String RELAY = "(relay)";
 
   private final Dialect dialect;
 
-  DeadLetterWriter(Dialect dialect) {
+  public DeadLetterWriter(Dialect dialect) {
     this.dialect = dialect;
   }
 
   /** Returns whether a new dead letter was written (false: it was already there). */
-  boolean write(
+  public boolean write(
       Connection c,
       String consumerId,
       Event event,

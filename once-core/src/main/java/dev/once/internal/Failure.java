@@ -13,11 +13,12 @@ import java.time.Instant;
  * @param finalAttemptCrashed the attempt that used up the last one ended without a recorded outcome
  *     (the process died or hung); the rest is then the last real failure before it, if any
  */
-record Failure(String errorClass, String fingerprint, String message, boolean finalAttemptCrashed) {
+public record Failure(
+    String errorClass, String fingerprint, String message, boolean finalAttemptCrashed) {
   static final int MAX_MESSAGE = 500;
   private static final int FRAMES = 5;
 
-  static Failure of(Throwable error, byte[] payload) {
+  public static Failure of(Throwable error, byte[] payload) {
     Throwable root = rootCause(error);
     StringBuilder shape = new StringBuilder(root.getClass().getName());
     StackTraceElement[] frames = root.getStackTrace();
@@ -38,7 +39,7 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
    * crash): the last real failure recorded before, so that it groups with its poison siblings, or
    * {@code AttemptsExhausted} when every attempt crashed.
    */
-  static Failure exhausted(int deliveries, Failure lastRecorded) {
+  public static Failure exhausted(int deliveries, Failure lastRecorded) {
     if (lastRecorded != null) {
       return new Failure(
           lastRecorded.errorClass, lastRecorded.fingerprint, lastRecorded.message, true);
@@ -56,7 +57,7 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
    * A message that cannot be decoded into an event ({@code reason} names the field, never its
    * value): retrying cannot fix it.
    */
-  static Failure malformed(String reason) {
+  public static Failure malformed(String reason) {
     String shape = reason.replaceAll("[0-9]+", "#");
     String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
     return new Failure("dev.once.MalformedMessage", fingerprint, reason, false);
@@ -95,7 +96,7 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
   }
 
   /** This failure as the attempt row of (consumer, event). */
-  FailedAttempt attempt(
+  public FailedAttempt attempt(
       String consumerId,
       String eventId,
       int attempts,
@@ -127,7 +128,7 @@ record Failure(String errorClass, String fingerprint, String message, boolean fi
    * where it was thrown ({@code java.lang.AssertionError at a.B.c(B.java:12)}), never the message,
    * which may quote a payload.
    */
-  static String withoutMessage(Throwable e) {
+  public static String withoutMessage(Throwable e) {
     StackTraceElement[] frames = e.getStackTrace();
     return e.getClass().getName()
         + (frames.length == 0 ? "" : " at " + frames[0])

@@ -10,7 +10,7 @@ import org.slf4j.MDC;
  * pattern use). Put only around WARN/ERROR lines, so a delivery that goes well costs nothing; what
  * was there before is put back at close.
  */
-final class LogContext implements AutoCloseable {
+public final class LogContext implements AutoCloseable {
   static final String EVENT_ID = "once.eventId";
   static final String CONSUMER = "once.consumer";
   static final String TRACE_ID = "traceId";
@@ -33,7 +33,7 @@ final class LogContext implements AutoCloseable {
   }
 
   /** {@code consumerId} may be null (the relay). */
-  static LogContext of(String consumerId, Event event) {
+  public static LogContext of(String consumerId, Event event) {
     return new LogContext(
         EVENT_ID, event.id().value(), CONSUMER, consumerId, TRACE_ID, Tracing.traceId(event));
   }

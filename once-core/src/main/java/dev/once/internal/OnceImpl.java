@@ -11,12 +11,13 @@ import dev.once.OnceListener;
 import dev.once.Operations;
 import dev.once.OperationsConfig;
 import dev.once.Relay;
-import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
+import dev.once.internal.consumer.ConsumerContext;
+import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
@@ -102,7 +103,7 @@ public final class OnceImpl implements Once {
       List<OnceListener> listeners,
       Tracing tracing,
       DatabaseTimeouts timeouts) {
-    checkSchema(dataSource, dialect);
+    SchemaCheck.require(dataSource, dialect);
     this.tracing = tracing;
     this.givenDataSource = dataSource;
     this.poolNeeds = new PoolNeeds(() -> PoolSize.of(dataSource));
@@ -124,40 +125,6 @@ public final class OnceImpl implements Once {
             ? new PostgresNotifier(
                 this.dataSource, c -> dialect.flavour().notify(c, Channel.OUTBOX, sender), "outbox")
             : null;
-  }
-
-  /** Tables that must exist for Once to run. */
-  static final List<String> REQUIRED_TABLES =
-      List.of(
-          "once_outbox",
-          "once_inbox",
-          "once_queue",
-          "once_queue_binding",
-          "once_operation",
-          "once_attempt",
-          "once_suspect",
-          "once_dead_letter",
-          "once_dead_letter_action",
-          "once_version");
-
-  /**
-   * Fails with {@link dev.once.SchemaVersionException} when the schema's history records another
-   * version than this Once's, or with {@link SchemaMissingException} naming the first missing
-   * table.
-   */
-  public static void checkSchema(DataSource dataSource, Dialect dialect) {
-    try (Connection c = dataSource.getConnection()) {
-      SchemaPlace.require(c, dialect);
-      SchemaHistory.requireCurrent(c, dialect);
-      for (String table : REQUIRED_TABLES) {
-        if (!dialect.status().tableExists(c, table)) {
-          throw SchemaMissingException.tableNotFound(
-              table, dialect.status().currentSchema(c), dialect.status().schemaNote());
-        }
-      }
-    } catch (SQLException e) {
-      throw new StoreException("check the Once schema", e);
-    }
   }
 
   @Override
@@ -216,7 +183,48 @@ public final class OnceImpl implements Once {
   @Override
   public Consumer consumer(ConsumerConfig consumerConfig) {
     consumerChecks.check(consumerConfig);
-    return new ConsumerImpl(this, consumerConfig);
+    return new ConsumerImpl(consumerContext(consumerConfig), consumerConfig);
+  }
+
+  /** What a consumer reads of this instance. */
+  private ConsumerContext consumerContext(ConsumerConfig c) {
+    return new ConsumerContext(
+        dataSource,
+        dialect,
+        transactions,
+        waits.perTransaction(),
+        transport,
+        listener,
+        tracing,
+        config.clock(),
+        this::newTx,
+        this::outboxCommitted,
+        new ConsumerContext.Lifecycle() {
+          @Override
+          public void starting(Consumer consumer) {
+            OnceImpl.this.starting(
+                consumer,
+                new PoolNeeds.Need(
+                    "consumer "
+                        + c.consumerId()
+                        + " ("
+                        + c.workers()
+                        + (c.workers() == 1 ? " worker)" : " workers)"),
+                    c.workers(),
+                    0,
+                    0));
+          }
+
+          @Override
+          public void started(Consumer consumer) {
+            OnceImpl.this.started(consumer);
+          }
+
+          @Override
+          public void stopped(Consumer consumer) {
+            OnceImpl.this.stopped(consumer);
+          }
+        });
   }
 
   @Override
@@ -251,23 +259,6 @@ public final class OnceImpl implements Once {
 
   TransactionRunner transactions() {
     return transactions;
-  }
-
-  /**
-   * Who runs the consumers' batch transactions: the same runner as producers' ({@link
-   * #transactions()}). The server's bounds on a batch's waits ({@link #batchWaits()}) go with its
-   * markers, in the same round trip (see {@code DeliveryRunner.insertMarkers}).
-   */
-  TransactionRunner batchTransactions() {
-    return transactions;
-  }
-
-  /**
-   * The bounds a consumer's batch transaction sets with its markers, its first statement (none if
-   * the sessions have them).
-   */
-  TransactionWaits batchWaits() {
-    return waits.perTransaction();
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */

@@ -9,27 +9,27 @@ import java.time.Duration;
  * be confused with {@link dev.once.Backoff}, the configured delay between the attempts of a
  * message, a row or an operation.
  */
-final class Pause {
+public final class Pause {
   private static final Duration FIRST = Duration.ofMillis(100);
-  static final Duration MAX = Duration.ofSeconds(5);
+  public static final Duration MAX = Duration.ofSeconds(5);
   private Duration next = FIRST;
 
-  Duration next() {
+  public Duration next() {
     return next;
   }
 
-  void reset() {
+  public void reset() {
     next = FIRST;
   }
 
   /** Sleeps the current pause and doubles the next one. */
-  void take() {
+  public void take() {
     sleep(next);
     next = next.multipliedBy(2).compareTo(MAX) <= 0 ? next.multipliedBy(2) : MAX;
   }
 
   /** Sleeps, keeping the thread's interrupt flag if interrupted. */
-  static void sleep(Duration d) {
+  public static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
     } catch (InterruptedException e) {

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,11 @@ public final class PostgresListener implements AutoCloseable {
 
   private final Thread thread;
   private volatile boolean running = true;
+
+  /** LISTEN statements that succeeded, and notifications read, own ones included (tests). */
+  private final AtomicLong listens = new AtomicLong();
+
+  private final AtomicLong read = new AtomicLong();
 
   /**
    * @param channel for the thread's name and logs
@@ -67,11 +73,15 @@ public final class PostgresListener implements AutoCloseable {
         try (Statement s = c.createStatement()) {
           s.execute(listenSql);
         }
+        listens.incrementAndGet();
         Object pg = c.unwrap(poll.getDeclaringClass());
         while (running) {
           Object[] got = (Object[]) poll.invoke(pg, 500);
           if (got != null && fromOthers(got)) {
             onNotify.run();
+          }
+          if (got != null) {
+            read.addAndGet(got.length);
           }
         }
       } catch (Exception e) {
@@ -118,6 +128,22 @@ public final class PostgresListener implements AutoCloseable {
       Thread.currentThread().interrupt();
       running = false;
     }
+  }
+
+  /**
+   * How many times the channel was subscribed to ({@code LISTEN} ran), once per connection: from
+   * the first, notifications reach this listener (tests).
+   */
+  public long listens() {
+    return listens.get();
+  }
+
+  /**
+   * The notifications read so far, its own sender's included, counted after {@code onNotify} ran
+   * for them: a test proves one was skipped by reading it counted without a call (tests).
+   */
+  public long notificationsRead() {
+    return read.get();
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.once.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +40,12 @@ public final class PostgresNotifier implements AutoCloseable {
   private final Send send;
   private final String channel;
   private final long spacingNanos;
+  private final LongSupplier nanoTime;
   private Thread thread;
   private boolean pending;
   private boolean closed;
   private long wakeups;
+  private long taken;
 
   /** Sends one notification on an auto-commit connection. */
   @FunctionalInterface
@@ -60,10 +63,17 @@ public final class PostgresNotifier implements AutoCloseable {
 
   /** With another least time between two notifications (tests: zero for none). */
   PostgresNotifier(DataSource dataSource, Send send, String channel, Duration spacing) {
+    this(dataSource, send, channel, spacing, System::nanoTime);
+  }
+
+  /** With another clock for the spacing (tests: one they set). */
+  PostgresNotifier(
+      DataSource dataSource, Send send, String channel, Duration spacing, LongSupplier nanoTime) {
     this.dataSource = dataSource;
     this.send = send;
     this.channel = channel;
     this.spacingNanos = spacing.toNanos();
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -95,9 +105,9 @@ public final class PostgresNotifier implements AutoCloseable {
   }
 
   private void run() {
-    long last = System.nanoTime() - spacingNanos;
+    long last = nanoTime.getAsLong() - spacingNanos;
     while (awaitPending(last)) {
-      last = System.nanoTime();
+      last = nanoTime.getAsLong();
       try (Connection c = dataSource.getConnection()) {
         if (!c.getAutoCommit()) {
           c.setAutoCommit(true);
@@ -122,7 +132,7 @@ public final class PostgresNotifier implements AutoCloseable {
         wakeups++;
       }
       long left;
-      while (!closed && (left = last + spacingNanos - System.nanoTime()) > 0) {
+      while (!closed && (left = last + spacingNanos - nanoTime.getAsLong()) > 0) {
         wait(left / 1_000_000, (int) (left % 1_000_000));
         wakeups++;
       }
@@ -130,7 +140,22 @@ public final class PostgresNotifier implements AutoCloseable {
       return false;
     }
     pending = false;
+    if (!closed) {
+      taken++;
+    }
     return !closed;
+  }
+
+  /**
+   * Whether a signal waits to be taken, and how many the sending thread took to send so far (tests:
+   * with the sends they count, when every signal asked for has been sent).
+   */
+  synchronized boolean pending() {
+    return pending;
+  }
+
+  synchronized long taken() {
+    return taken;
   }
 
   /** How often the sending thread woke from a wait (tests). */

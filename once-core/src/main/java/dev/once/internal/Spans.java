@@ -5,12 +5,12 @@ import dev.once.spi.Transport;
 import java.util.List;
 
 /** The spans of a batch: one per item, started by the tracing hook, or none when it is off. */
-final class Spans {
+public final class Spans {
   private Spans() {}
 
   /** How a span of one item starts: {@code Tracing::send}, {@code Tracing::process}. */
   @FunctionalInterface
-  interface Start<T> {
+  public interface Start<T> {
     Tracing.Span start(Tracing tracing, String system, T item);
   }
 
@@ -18,7 +18,7 @@ final class Spans {
    * One span per item, or null when {@code tracing} is {@link Tracing#NONE}: then nothing is
    * allocated, not even the transport's name.
    */
-  static <T> Tracing.Span[] start(
+  public static <T> Tracing.Span[] start(
       Tracing tracing, Transport transport, List<T> items, Start<T> start) {
     if (tracing == Tracing.NONE) {
       return null;

@@ -11,7 +11,7 @@ import java.util.Set;
  * statement it refused. Such a failure says nothing about the deliveries being handled: they are
  * tried again as they are, not handed back to the broker (which counts every return).
  */
-final class StoreOutage {
+public final class StoreOutage {
   /**
    * Besides SQLState class 08 (connection exception; HikariCP's pool timeout is 08001, MySQL's "too
    * many connections" 08004): PostgreSQL's admin_shutdown, crash_shutdown, cannot_connect_now and
@@ -26,7 +26,7 @@ final class StoreOutage {
    * failed because the database ended the session); null otherwise, e.g. when the handler's own
    * connection to some other database failed while the transaction's is fine.
    */
-  static SQLException lostConnection(Throwable failure, Connection c) {
+  public static SQLException lostConnection(Throwable failure, Connection c) {
     SQLException found = find(failure);
     if (found == null) {
       return null;
@@ -38,7 +38,7 @@ final class StoreOutage {
     }
   }
 
-  static boolean is(Throwable failure) {
+  public static boolean is(Throwable failure) {
     return find(failure) != null;
   }
 

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * The table-queue part of a dialect: a broker built on a table. Only {@code TableQueueTransport}
  * uses it. Claims, acks and nacks run in their own transaction, opened with {@link
- * StoreDialect#beginEngineTransaction}: losing one in a database crash only shows rows again sooner
+ * SqlFlavour#beginEngineTransaction}: losing one in a database crash only shows rows again sooner
  * or redelivers them.
  */
 public interface QueueDialect {

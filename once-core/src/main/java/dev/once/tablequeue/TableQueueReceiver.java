@@ -152,7 +152,7 @@ final class TableQueueReceiver implements Receiver {
   @Override
   public void ack(List<Delivery> deliveries) {
     // Losing an ack in a database crash only means a redelivery, which the inbox turns into a
-    // DUPLICATE: the ack commits asynchronously (see StoreDialect#beginEngineTransaction).
+    // DUPLICATE: the ack commits asynchronously (see SqlFlavour#beginEngineTransaction).
     settle("ack", deliveries, null);
   }
 

@@ -237,7 +237,7 @@ public final class TableQueueTransport
    * True for Once's own data source (the same object) when {@link
    * Builder#publishInRelayTransaction} is on: then a relay enqueues its batch in its own
    * transaction, which replaces a synchronous enqueue commit per relay batch by nothing (the
-   * relay's commit is asynchronous, see {@code StoreDialect#beginEngineTransaction}). A database
+   * relay's commit is asynchronous, see {@code SqlFlavour#beginEngineTransaction}). A database
    * crash that loses the relay's commit loses the enqueued rows with it, and the outbox rows are
    * published again; a receiver that claimed them committed synchronously after that commit, which
    * flushed it.

@@ -2,6 +2,7 @@ package dev.once.requests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Event;
 import dev.once.EventId;
@@ -111,6 +112,11 @@ abstract class RequestKeysContract {
 
   RequestKeys keys() {
     return keys(b -> b);
+  }
+
+  /** The claims of a request key prepared so far: one per attempt of a request. */
+  long claims() {
+    return log.statements().stream().filter(q -> q.contains("INSERT INTO once_request")).count();
   }
 
   /** Creates an order and its event, answers 201 with the order's id. */
@@ -305,7 +311,9 @@ abstract class RequestKeysContract {
                       tx -> {
                         StoredResponse r = placeOrder("o-1").run(tx);
                         inside.countDown();
-                        Thread.sleep(300); // the second request polls meanwhile
+                        // the second request polls meanwhile: held until it claimed twice (its
+                        // first answer was "in progress" and it asked again)
+                        await().atMost(Duration.ofSeconds(30)).until(() -> claims() >= 3);
                         return r;
                       }));
       assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();

@@ -1,6 +1,7 @@
 package dev.once.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.once.Event;
@@ -47,27 +48,31 @@ class BrokerDeadLetterGaugesTest {
     CountDownLatch answers = new CountDownLatch(1); // the broker answers once, then never again
     AtomicLong inDlq = new AtomicLong(2);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountingTransport broker = new CountingTransport(inDlq, answers);
     try (BrokerDeadLetterGauges g =
         BrokerDeadLetterGauges.bind(
-            registry,
-            new CountingTransport(inDlq, answers),
-            Map.of("warehouse", "orders"),
-            Duration.ofMillis(10))) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (!(gauge(registry, "once.broker.dead.letters") == 2.0)
-          && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      Thread.sleep(200); // the background read now waits for the broker, for good
-      double age =
-          assertTimeoutPreemptively(
-              Duration.ofSeconds(1),
-              () -> {
-                assertThat(gauge(registry, "once.broker.dead.letters")).isEqualTo(2.0);
-                return gauge(registry, "once.broker.dead.letters.age");
-              },
-              "a scrape waited for the broker");
-      assertThat(age).as("the value's age shows it is not fresh").isGreaterThan(0.15);
+            registry, broker, Map.of("warehouse", "orders"), Duration.ofMillis(10))) {
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> gauge(registry, "once.broker.dead.letters") == 2.0);
+      // the second read has begun: the background read now waits for the broker, for good
+      await().atMost(Duration.ofSeconds(10)).until(() -> broker.reads().get() >= 2);
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(1),
+          () -> assertThat(gauge(registry, "once.broker.dead.letters")).isEqualTo(2.0),
+          "a scrape waited for the broker");
+      // the value's age keeps counting from the last answer: it is not shown as fresh
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          assertTimeoutPreemptively(
+                              Duration.ofSeconds(1),
+                              () -> gauge(registry, "once.broker.dead.letters.age"),
+                              "a scrape waited for the broker"))
+                      .isGreaterThan(0.15));
+      assertThat(broker.reads().get()).as("reads: the hanging one still hangs").isEqualTo(2);
     } finally {
       answers.countDown();
     }

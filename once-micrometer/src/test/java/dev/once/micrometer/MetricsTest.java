@@ -1,6 +1,7 @@
 package dev.once.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Event;
@@ -55,11 +56,15 @@ class MetricsTest {
                         "OrderPaid",
                         "{}")));
       }
-      Thread.sleep(50);
-      gauges.refresh();
+      // the oldest row's age grows while nothing relays it: refreshed until it shows
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                gauges.refresh();
+                return gauge(registry, "once.outbox.oldest.age", "destination", "orders") > 0.04;
+              });
       assertThat(gauge(registry, "once.outbox.pending", "destination", "orders")).isEqualTo(10);
-      assertThat(gauge(registry, "once.outbox.oldest.age", "destination", "orders"))
-          .isGreaterThan(0.04);
 
       once.newRelay().runOnce();
       gauges.refresh();

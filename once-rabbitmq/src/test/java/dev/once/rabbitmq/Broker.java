@@ -70,6 +70,28 @@ final class Broker {
     }
   }
 
+  /**
+   * Messages in {@code queue} of {@code vhost} not acknowledged yet, ready or delivered: while its
+   * consumers run, zero means nothing is left that could be delivered again, so a test counts what
+   * happened instead of waiting for late redeliveries. From {@code rabbitmqctl} (about a second).
+   */
+  static long messagesUnsettled(String vhost, String queue) {
+    String out = ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "messages");
+    for (String line : out.split("\n")) {
+      String[] cols = line.strip().split("\t");
+      if (cols.length == 2 && cols[0].equals(queue)) {
+        return Long.parseLong(cols[1].strip());
+      }
+    }
+    throw new AssertionError("no queue " + queue + " in vhost " + vhost + ": " + out);
+  }
+
+  /** The vhost of a transport's URI ({@code amqp://host:port/vhost}). */
+  static String vhostOf(RabbitTransport transport) {
+    String path = transport.config().uri().getPath();
+    return path == null || path.length() <= 1 ? "/" : path.substring(1);
+  }
+
   static String uri(String vhost) {
     return uri(5672, vhost);
   }

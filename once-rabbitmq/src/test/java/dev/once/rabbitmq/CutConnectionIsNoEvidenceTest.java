@@ -2,6 +2,7 @@ package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Event;
@@ -117,12 +118,17 @@ class CutConnectionIsNoEvidenceTest {
       Broker.ctl("close_all_connections", "-p", vhost, "once test: cut under a running batch");
       cut.countDown(); // the batch commits, its acks meet the closed channel
 
-      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-      while (db.count("SELECT count(*) FROM once_inbox") < EVENTS && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      // what came back after the cut has been delivered again, not only what was never acked
-      Thread.sleep(500);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> db.count("SELECT count(*) FROM once_inbox") >= EVENTS);
+      // what came back after the cut has been delivered again, not only what was never acked:
+      // nothing in the queue waits for an acknowledgement any more
+      String queue = rabbit.queueName("orders", "warehouse");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> Broker.messagesUnsettled(vhost, queue) == 0);
       consumer.close();
       return new Run(
           db.count("SELECT count(*) FROM effects"),

@@ -1,6 +1,7 @@
 package dev.once.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
 import dev.once.Event;
@@ -19,6 +20,7 @@ import java.util.function.IntPredicate;
 final class Flow implements AutoCloseable {
   static final String DESTINATION = "orders";
   private final TestDatabase db;
+  private final RabbitTransport transport;
   private final Once once;
   private final Consumer consumer;
 
@@ -34,6 +36,7 @@ final class Flow implements AutoCloseable {
       java.util.function.UnaryOperator<dev.once.OnceBuilder> settings,
       String... destinations) {
     this.db = db;
+    this.transport = transport;
     db.execute("CREATE TABLE effects (event_id text NOT NULL)");
     this.once =
         settings
@@ -127,20 +130,35 @@ final class Flow implements AutoCloseable {
 
   /** Waits (at most {@code max}) until the effects count satisfies {@code until}. */
   void awaitEffects(IntPredicate until, Duration max) throws InterruptedException {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (!until.test((int) effects()) && System.nanoTime() < deadline) {
-      Thread.sleep(100);
+    try {
+      await()
+          .atMost(max)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> until.test((int) effects()));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // the caller asserts what it needs on what came
     }
   }
 
   /** Waits until every one of {@code n} events is processed, then checks the data. */
   void assertEachProcessedOnce(int n, Duration max) throws InterruptedException {
-    long deadline = System.nanoTime() + max.toNanos();
-    while ((db.count("SELECT count(DISTINCT event_id) FROM effects") < n || pending() > 0)
-        && System.nanoTime() < deadline) {
-      Thread.sleep(200);
+    try {
+      await()
+          .atMost(max)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  db.count("SELECT count(DISTINCT event_id) FROM effects") >= n && pending() == 0);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // the assertions below tell what is missing
     }
-    Thread.sleep(1_000); // let late redeliveries land, so a doubled effect would show
+    // late redeliveries land before the count: nothing is left unacknowledged in the queue, so
+    // nothing can come again, and a doubled effect would show now
+    String queue = transport.queueName(DESTINATION, "warehouse");
+    await()
+        .atMost(max)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> Broker.messagesUnsettled(Broker.vhostOf(transport), queue) == 0);
     assertThat(pending()).as("outbox rows not sent").isZero();
     assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).as("events").isEqualTo(n);
     assertThat(effects()).as("effects (a double would show here)").isEqualTo(n);

@@ -21,6 +21,7 @@ import dev.once.testkit.FaultInjector;
 import dev.once.testkit.SimulatedCrash;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
 abstract class TracePipelineContract {
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey(ObservationTracing.OUTCOME);
   static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
+  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
   /** A fresh transport (its own queues/topics) over {@code ds}. */
   abstract Transport transport(DataSource ds) throws Exception;
@@ -86,7 +88,7 @@ abstract class TracePipelineContract {
 
   @AfterEach
   void stop() throws Exception {
-    ((Logger) LoggerFactory.getLogger("dev.once.internal.DeliveryRunner"))
+    ((Logger) LoggerFactory.getLogger("dev.once.internal.consumer.DeliveryRunner"))
         .detachAppender(deadLetterLines);
     for (Consumer c : consumers) {
       c.close();
@@ -275,9 +277,42 @@ abstract class TracePipelineContract {
   }
 
   @Test
+  void aFailedAttemptsSpanCarriesTheHandlersErrorTypeAndAnErrorStatus() {
+    once();
+    AtomicBoolean fails = new AtomicBoolean(true);
+    pipeline(
+        RetryPolicy.builder()
+            .maxAttempts(3)
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
+            .build(),
+        fails);
+    otel.inRequest(
+        "POST /orders",
+        () -> {
+          placeOrder(11, Map.of());
+          return null;
+        });
+    runUntil(() -> otel.all("process " + dispatch).size() == 1);
+    SpanData failed = otel.span("process " + dispatch);
+    assertThat(failed.getAttributes().get(OUTCOME)).isEqualTo("RETRY");
+    assertThat(failed.getAttributes().get(ERROR_TYPE))
+        .isEqualTo(IllegalStateException.class.getName());
+    assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(failed.toString()).doesNotContain("secret payload");
+
+    fails.set(false);
+    runUntil(() -> effects.size() == 1);
+    List<SpanData> attempts = otel.all("process " + dispatch);
+    SpanData processed = attempts.get(attempts.size() - 1);
+    assertThat(processed.getAttributes().get(OUTCOME)).isEqualTo("PROCESSED");
+    assertThat(processed.getAttributes().get(ERROR_TYPE)).isNull();
+    assertThat(processed.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
+  }
+
+  @Test
   void aReplayedDeadLetterKeepsTheOriginalTraceId() {
     once();
-    Logger runner = (Logger) LoggerFactory.getLogger("dev.once.internal.DeliveryRunner");
+    Logger runner = (Logger) LoggerFactory.getLogger("dev.once.internal.consumer.DeliveryRunner");
     deadLetterLines.start();
     runner.addAppender(deadLetterLines);
     AtomicBoolean fails = new AtomicBoolean(true);
@@ -291,6 +326,9 @@ abstract class TracePipelineContract {
     runUntil(() -> otel.all("process " + dispatch).size() == 1);
     SpanData dead = otel.span("process " + dispatch);
     assertThat(dead.getAttributes().get(OUTCOME)).isEqualTo("DEAD");
+    assertThat(dead.getAttributes().get(ERROR_TYPE))
+        .isEqualTo(IllegalStateException.class.getName());
+    assertThat(dead.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
     SpanData write = otel.span("dead-letter " + dispatch);
     assertThat(write.getParentSpanId()).isEqualTo(dead.getSpanId());
     assertThat(otel.spans())

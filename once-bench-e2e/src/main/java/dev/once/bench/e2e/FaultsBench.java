@@ -56,7 +56,8 @@ public final class FaultsBench {
       long crashes,
       long disturbances,
       long effects,
-      long duplicateEffects) {
+      long duplicateEffects,
+      Map<String, Object> deliveries) {
     String name() {
       return fault.equals("crash") ? "crash_" + crashRate : fault;
     }
@@ -134,9 +135,11 @@ public final class FaultsBench {
       env.resetE2e(transport);
       E2eTimings timings = new E2eTimings(BenchTables.IN, OnceE2e.finalConsumer(HOPS));
       FaultInjector crashes = FaultInjector.random(seed, rate, WINDOWS);
+      DeliveryCounts handed = new DeliveryCounts();
       List<AutoCloseable> running = new ArrayList<>();
-      // the injector last: a crash after a commit must not hide that commit from the clock
-      try (Once once = OnceE2e.build(env, transport, timings, crashes)) {
+      // the injector last: a crash after a commit must not hide that commit from the clock, nor a
+      // crash on receipt the batch from the counts
+      try (Once once = OnceE2e.build(env, transport, timings, handed, crashes)) {
         OnceE2e.start(once, s, HOPS, OnceE2e.DEFAULT_LINGER, running);
         Disturber disturber = new Disturber(fault, interval, proxy, env, timings);
         long n = s.events();
@@ -166,7 +169,8 @@ public final class FaultsBench {
                 crashes.totalCrashes(),
                 disturber.done(),
                 counts.effects(),
-                counts.duplicates());
+                counts.duplicates(),
+                handed.json());
         progress.printf(
             "  %s %s: %.0f orders/s, %d crashes, %d %s, %d duplicate effects%n",
             now(),
@@ -246,6 +250,7 @@ public final class FaultsBench {
       row.put(p.fault().equals("rebalances") ? "joins_and_leaves" : "cuts", p.disturbances());
       row.put("effects", p.effects());
       row.put("duplicate_effects", p.duplicateEffects());
+      row.put("consumed", p.deliveries());
       rows.add(row);
       duplicates += p.duplicateEffects();
       complete &= p.effects() - p.duplicateEffects() == (long) HOPS * s.events();

@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  * #QUIET_ROUNDS} rounds in a row and for at least as many orders as the measured run will send, the
  * JVM compiled for at most {@value #QUIET_SHARE} of a round's time, at most {@value #MAX_ROUNDS}
  * rounds. Two quiet rounds alone were seen in a lull: Once's per-batch methods (the relay's
- * runOnce, the consumer's BatchProcessor) reach the optimising compiler only after 30 000 to 45 000
+ * runOnce, the consumer's Pipeline) reach the optimising compiler only after 30 000 to 45 000
  * orders, and a warm-up that ended at 24 000 orders after two quiet rounds had its service compile
  * for 7.8 s while measured (-XX:+PrintCompilation; docs/PERFORMANCE.md, round 4). A fixed number of
  * orders is not enough on two busy cores: a fresh JVM running the example service compiled for 25 s

@@ -1,11 +1,13 @@
 package dev.once.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.spi.Delivery;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -253,7 +255,7 @@ class PartitionLedgerTest {
     List<Delivery> held = poll(r, 2); // 0 and 1 in a worker, 2 never handed out
     CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> released =
         CompletableFuture.supplyAsync(() -> ledger.release(List.of(P0), true, Duration.ofDays(1)));
-    Thread.sleep(200);
+    awaitWaitingIn("awaitSettled");
     assertThat(released).as("waits while a worker holds records").isNotDone();
     assertThat(poll(new KafkaReceiver(ledger, () -> {}), 10))
         .as("hands out nothing more")
@@ -292,14 +294,36 @@ class PartitionLedgerTest {
     KafkaReceiver r = new KafkaReceiver(real, () -> {});
     CompletableFuture<List<Delivery>> waiting =
         CompletableFuture.supplyAsync(() -> pollQuietly(real, r, Duration.ofDays(1)));
-    Thread.sleep(100);
+    awaitWaitingIn("poll");
     real.add(batch(P0, rec(0, "a")));
     assertThat(waiting.get(10, TimeUnit.SECONDS)).hasSize(1);
     CompletableFuture<List<Delivery>> stopped =
         CompletableFuture.supplyAsync(() -> pollQuietly(real, r, Duration.ofDays(1)));
-    Thread.sleep(100);
+    awaitWaitingIn("poll");
     real.stop();
     assertThat(stopped.get(10, TimeUnit.SECONDS)).isEmpty();
+  }
+
+  /**
+   * Until a thread (the one the test started) waits for a change of the ledger, on its condition in
+   * {@code PartitionLedger.<method>}: seen there, not slept for.
+   */
+  private static void awaitWaitingIn(String method) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(1))
+        .until(
+            () ->
+                Thread.getAllStackTraces().values().stream()
+                    .anyMatch(
+                        frames ->
+                            Arrays.stream(frames)
+                                    .anyMatch(f -> f.getMethodName().startsWith("await"))
+                                && Arrays.stream(frames)
+                                    .anyMatch(
+                                        f ->
+                                            f.getClassName().equals(PartitionLedger.class.getName())
+                                                && f.getMethodName().equals(method))));
   }
 
   private static List<Delivery> pollQuietly(PartitionLedger l, KafkaReceiver r, Duration wait) {

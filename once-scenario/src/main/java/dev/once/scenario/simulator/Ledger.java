@@ -81,6 +81,14 @@ public final class Ledger implements AutoCloseable {
     return running.add(kind + "|" + key);
   }
 
+  /**
+   * Requests whose idempotency key is in progress (taken, not yet acted on and saved): a test sees
+   * a request in the provider's hands instead of sleeping until it probably is.
+   */
+  public synchronized int running() {
+    return running.size();
+  }
+
   synchronized void finish(String kind, String key, Saved saved) {
     running.remove(kind + "|" + key);
     if (saved != null) {

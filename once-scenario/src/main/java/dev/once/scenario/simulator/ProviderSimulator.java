@@ -104,6 +104,7 @@ public final class ProviderSimulator implements AutoCloseable {
     ObjectNode root = json.createObjectNode();
     root.set("charges", json.valueToTree(ledger.entries("charges")));
     root.set("emails", json.valueToTree(ledger.entries("emails")));
+    root.put("running", ledger.running());
     return root.toString();
   }
 

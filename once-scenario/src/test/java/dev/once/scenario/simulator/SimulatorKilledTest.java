@@ -1,6 +1,7 @@
 package dev.once.scenario.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.OperationResult;
 import dev.once.OperationState;
@@ -68,12 +69,16 @@ class SimulatorKilledTest {
         CompletableFuture.supplyAsync(() -> charges.call("charge:814", CHARGE));
     // the request is in the provider's hands: stalled after acting (action + key journaled), or
     // slow before acting (nothing journaled yet)
+    // counted, not slept for: stalled, it journaled the charge and its key; slow, it holds the key
+    // (running) and journaled nothing
     long expected = mode.equals("stall") ? 2 : 0;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (journalLines() != expected && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    Thread.sleep(200);
+    long running = mode.equals("stall") ? 0 : 1;
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () ->
+                f.client.ledger().get("running").asLong() == running && journalLines() == expected);
     assertThat(journalLines()).isEqualTo(expected);
     child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 

@@ -2,6 +2,7 @@ package dev.once.scenario.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.once.LookupAnswer;
 import dev.once.ProviderRejectedException;
@@ -74,7 +75,7 @@ class SimulatorTest {
                 throw new IllegalStateException(e);
               }
             });
-    Thread.sleep(150);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sim.ledger().running() == 1);
     assertThatThrownBy(() -> client.charge("k1", CHARGE))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("409");

@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.internal.consumer;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

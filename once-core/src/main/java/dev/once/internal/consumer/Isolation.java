@@ -1,11 +1,12 @@
-package dev.once.internal;
+package dev.once.internal.consumer;
 
 import dev.once.ConsumerConfig;
 import dev.once.StoreException;
-import dev.once.internal.Returns.Resume;
+import dev.once.internal.Conflicts;
+import dev.once.internal.Jdbc;
+import dev.once.internal.consumer.Returns.Resume;
 import dev.once.jdbc.FailedAttempt;
 import dev.once.spi.Delivery;
-import dev.once.spi.Receiver;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -16,15 +17,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds a poison that kills the process by bisection, without charging the innocents of its batch.
+ * The planner of a batch: finds a poison that kills the process by bisection, without charging the
+ * innocents of its batch. It is told what came back (the deliveries, and for a flagged one whether
+ * its transport knows it came back cleanly) and what the pipeline handed back or kept ({@link
+ * #remember}, {@link #rememberFresh}); it touches no delivery itself.
  *
  * <p>A delivery that comes back flagged redelivered, when neither this consumer ({@link Returns})
- * nor its transport ({@link Receiver#cameBackCleanly}) knows why, may have been in a batch that
+ * nor its transport ({@code Receiver.cameBackCleanly}) knows why, may have been in a batch that
  * crashed its process. It is a <em>suspect</em> of level 0. Suspects of level {@code L} run in
  * groups of {@code batchSize >> L} (the whole batch again at level 0); before a group runs, its
  * members' level is raised to {@code L + 1} (or more for a small group, see {@link #raisedLevel})
@@ -40,68 +45,17 @@ import org.slf4j.LoggerFactory;
 final class Isolation {
   private static final Logger log = LoggerFactory.getLogger(Isolation.class);
 
-  /** Deliveries that run in one transaction; {@code level} -1 for a fresh batch. */
-  record Group(List<Delivery> members, int level) {
-    boolean suspect() {
-      return level >= 0;
-    }
-  }
-
-  /** One poll's deliveries as groups, with what the store knows of them. */
-  static final class Plan {
-    final List<Group> groups;
-
-    /** Failures recorded, by event id; attempts counted before a run are added. */
-    final Map<String, Attempts.Known> known;
-
-    /** Suspicion levels as stored, by event id; raised ones are updated. */
-    final Map<String, Integer> stored;
-
-    /** The attempt counted for an event that runs alone, before its handler. */
-    final Map<String, Integer> counted;
-
-    Plan(
-        List<Group> groups,
-        Map<String, Attempts.Known> known,
-        Map<String, Integer> stored,
-        Map<String, Integer> counted) {
-      this.groups = groups;
-      this.known = known;
-      this.stored = stored;
-      this.counted = counted;
-    }
-
-    /** The known attempts of the events whose attempt was counted before their run. */
-    Map<String, Attempts.Known> started() {
-      Map<String, Attempts.Known> started = new HashMap<>();
-      counted.keySet().forEach(id -> started.put(id, known.get(id)));
-      return started;
-    }
-
-    /** Members of {@code g} with a suspicion row, which the group's commit deletes. */
-    List<String> toClear(Group g) {
-      List<String> ids = new ArrayList<>();
-      for (Delivery d : g.members()) {
-        String id = d.event().id().value();
-        if (stored.getOrDefault(id, 0) > 0 && !ids.contains(id)) {
-          ids.add(id);
-        }
-      }
-      return ids;
-    }
-  }
-
   /** How often an idle consumer looks for attempt and suspicion rows left by processed events. */
   static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-  private final OnceImpl once;
+  private final ConsumerContext context;
   private final ConsumerConfig config;
   private final Attempts attempts;
   private final Returns returns;
   private final AtomicLong lastSweep = new AtomicLong(System.nanoTime() - SWEEP_EVERY_NANOS);
 
-  Isolation(OnceImpl once, ConsumerConfig config, Attempts attempts, Returns returns) {
-    this.once = once;
+  Isolation(ConsumerContext context, ConsumerConfig config, Attempts attempts, Returns returns) {
+    this.context = context;
     this.config = config;
     this.attempts = attempts;
     this.returns = returns;
@@ -133,32 +87,14 @@ final class Isolation {
   /**
    * Reads what is known of the redelivered ones among {@code held} (recorded failures, suspicion
    * levels: one connection, two queries, none for a poll without redeliveries) and groups them.
+   * {@code cameBackCleanly}: what the transport knows of a flagged delivery's return (asked only of
+   * one this consumer knows nothing of: the answer may be used up).
    */
-  Plan plan(Receiver receiver, List<Delivery> held) {
-    Map<String, Resume> resumed = new HashMap<>();
-    List<String> ids = new ArrayList<>();
-    for (Delivery d : held) {
-      if (!d.isMalformed()) {
-        String id = d.event().id().value();
-        Resume r = returns.take(id);
-        if (r != null) {
-          resumed.put(id, r);
-        }
-        if (r != null || flagged(d)) {
-          ids.add(id);
-        }
-      }
-    }
+  Plan plan(List<Delivery> held, Predicate<Delivery> cameBackCleanly) {
+    Map<String, Resume> resumed = takeResumed(held);
     Map<String, Attempts.Known> known = new HashMap<>();
     Map<String, Integer> stored = new HashMap<>();
-    if (!ids.isEmpty()) {
-      try (Connection c = once.dataSource().getConnection()) {
-        known.putAll(attempts.load(c, ids));
-        stored.putAll(once.dialect().attempts().loadSuspects(c, config.consumerId(), ids));
-      } catch (SQLException e) {
-        throw new StoreException("read attempts of consumer " + config.consumerId(), e);
-      }
-    }
+    read(idsToRead(held, resumed), known, stored);
     Map<String, Integer> counted = new HashMap<>();
     resumed.forEach(
         (id, r) -> {
@@ -166,23 +102,68 @@ final class Isolation {
             counted.put(id, r.attempt());
           }
         });
-    ToIntFunction<Delivery> level =
-        d -> {
-          if (d.isMalformed()) {
-            return -1; // dead-lettered on its first delivery, never run
-          }
-          String id = d.event().id().value();
-          Resume r = resumed.get(id);
-          if (r != null) {
-            return r.level();
-          }
-          int s = stored.getOrDefault(id, 0);
-          if (s > 0) {
-            return s;
-          }
-          return flagged(d) && !receiver.cameBackCleanly(d) ? 0 : -1;
-        };
+    ToIntFunction<Delivery> level = d -> level(d, resumed, stored, cameBackCleanly);
     return new Plan(group(held, level, config.batchSize()), known, stored, counted);
+  }
+
+  /** What this consumer knows of the deliveries it handed back itself, forgetting it. */
+  private Map<String, Resume> takeResumed(List<Delivery> held) {
+    Map<String, Resume> resumed = new HashMap<>();
+    for (Delivery d : held) {
+      if (!d.isMalformed()) {
+        Resume r = returns.take(d.event().id().value());
+        if (r != null) {
+          resumed.put(d.event().id().value(), r);
+        }
+      }
+    }
+    return resumed;
+  }
+
+  /** The events whose failures and suspicion may be stored: handed out before. */
+  private static List<String> idsToRead(List<Delivery> held, Map<String, Resume> resumed) {
+    List<String> ids = new ArrayList<>();
+    for (Delivery d : held) {
+      if (!d.isMalformed() && (resumed.containsKey(d.event().id().value()) || flagged(d))) {
+        ids.add(d.event().id().value());
+      }
+    }
+    return ids;
+  }
+
+  /** Reads the known failures and the suspicion levels of {@code ids}: one connection, if any. */
+  private void read(
+      List<String> ids, Map<String, Attempts.Known> known, Map<String, Integer> stored) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    try (Connection c = context.dataSource().getConnection()) {
+      known.putAll(attempts.load(c, ids));
+      stored.putAll(context.dialect().attempts().loadSuspects(c, config.consumerId(), ids));
+    } catch (SQLException e) {
+      throw new StoreException("read attempts of consumer " + config.consumerId(), e);
+    }
+  }
+
+  /** A delivery's suspicion level: -1 for a fresh one. */
+  private static int level(
+      Delivery d,
+      Map<String, Resume> resumed,
+      Map<String, Integer> stored,
+      Predicate<Delivery> cameBackCleanly) {
+    if (d.isMalformed()) {
+      return -1; // dead-lettered on its first delivery, never run
+    }
+    String id = d.event().id().value();
+    Resume r = resumed.get(id);
+    if (r != null) {
+      return r.level();
+    }
+    int s = stored.getOrDefault(id, 0);
+    if (s > 0) {
+      return s;
+    }
+    return flagged(d) && !cameBackCleanly.test(d) ? 0 : -1;
   }
 
   /** Whether the transport handed {@code d} out before. */
@@ -226,31 +207,45 @@ final class Isolation {
     }
     int target = raisedLevel(config.batchSize(), g.level(), g.members().size());
     boolean alone = g.members().size() == 1; // a crash now can only be its own
-    Instant now = once.config().clock().instant();
-    Map<String, Integer> raise = new HashMap<>();
+    Instant now = context.clock().instant();
     List<FailedAttempt> charges = new ArrayList<>();
+    Map<String, Integer> raise = new HashMap<>();
     for (Delivery d : g.members()) {
       String id = d.event().id().value();
-      if (plan.stored.getOrDefault(id, 0) >= target) {
-        continue;
+      if (plan.stored.getOrDefault(id, 0) < target && (!alone || charge(id, plan, charges, now))) {
+        raise.put(id, target);
       }
-      if (alone && !plan.counted.containsKey(id)) {
-        Attempts.Known k = plan.known.get(id);
-        int attempt = k == null ? 1 : k.attempts() + 1;
-        plan.counted.put(id, attempt);
-        if (attempt > config.retry().maxAttempts()) {
-          continue; // it is dead-lettered unrun: nothing to raise or count
-        }
-        charges.add(attempts.started(id, attempt, k, now));
-        plan.known.put(id, Attempts.afterStart(attempt, k, now));
-      }
-      raise.put(id, target);
     }
     if (raise.isEmpty()) {
       return false;
     }
     write(raise, charges, now);
     plan.stored.putAll(raise);
+    logRaised(g, plan, alone);
+    return true;
+  }
+
+  /**
+   * Counts the attempt of {@code id}, which runs alone, unless counted already; returns false if
+   * that attempt is past {@code maxAttempts} (it is dead-lettered unrun: nothing to raise or
+   * count).
+   */
+  private boolean charge(String id, Plan plan, List<FailedAttempt> charges, Instant now) {
+    if (plan.counted.containsKey(id)) {
+      return true;
+    }
+    Attempts.Known k = plan.known.get(id);
+    int attempt = k == null ? 1 : k.attempts() + 1;
+    plan.counted.put(id, attempt);
+    if (attempt > config.retry().maxAttempts()) {
+      return false;
+    }
+    charges.add(attempts.started(id, attempt, k, now));
+    plan.known.put(id, Attempts.afterStart(attempt, k, now));
+    return true;
+  }
+
+  private void logRaised(Group g, Plan plan, boolean alone) {
     if (alone) {
       String id = g.members().get(0).event().id().value();
       log.info(
@@ -269,7 +264,6 @@ final class Isolation {
           g.members().size(),
           g.level());
     }
-    return true;
   }
 
   /**
@@ -280,14 +274,14 @@ final class Isolation {
   private void write(Map<String, Integer> raise, List<FailedAttempt> charges, Instant now) {
     try {
       Conflicts.retry(
-          once.dialect(),
+          context.dialect(),
           () -> {
-            try (Connection c = once.dataSource().getConnection()) {
+            try (Connection c = context.dataSource().getConnection()) {
               c.setAutoCommit(false);
               try {
-                once.dialect().attempts().raiseSuspects(c, config.consumerId(), raise, now);
+                context.dialect().attempts().raiseSuspects(c, config.consumerId(), raise, now);
                 if (!charges.isEmpty()) {
-                  once.dialect().attempts().recordAttempts(c, charges);
+                  context.dialect().attempts().recordAttempts(c, charges);
                 }
                 c.commit();
                 return null;
@@ -331,16 +325,8 @@ final class Isolation {
     if (now - last < SWEEP_EVERY_NANOS || !lastSweep.compareAndSet(last, now)) {
       return;
     }
-    try (Connection c = once.dataSource().getConnection()) {
-      c.setAutoCommit(false);
-      int cleared;
-      try {
-        cleared = once.dialect().attempts().clearSettled(c, config.consumerId());
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    try {
+      int cleared = clearSettled();
       if (cleared > 0) {
         log.info(
             "consumer {}: cleared {} attempt or suspicion rows of events already processed (the"
@@ -350,6 +336,20 @@ final class Isolation {
       }
     } catch (SQLException | RuntimeException e) {
       log.debug("consumer {}: the idle sweep failed: {}", config.consumerId(), e.toString());
+    }
+  }
+
+  private int clearSettled() throws SQLException {
+    try (Connection c = context.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        int cleared = context.dialect().attempts().clearSettled(c, config.consumerId());
+        c.commit();
+        return cleared;
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
     }
   }
 

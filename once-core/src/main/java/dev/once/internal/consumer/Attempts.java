@@ -1,6 +1,8 @@
-package dev.once.internal;
+package dev.once.internal.consumer;
 
 import dev.once.StoreException;
+import dev.once.internal.Failure;
+import dev.once.internal.Jdbc;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.FailedAttempt;
 import java.sql.Connection;

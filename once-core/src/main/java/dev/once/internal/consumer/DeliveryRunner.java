@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.internal.consumer;
 
 import dev.once.ConsumerConfig;
 import dev.once.Outcome;
@@ -6,6 +6,11 @@ import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.StoreException;
 import dev.once.Tracing;
+import dev.once.internal.DeadLetterWriter;
+import dev.once.internal.Failure;
+import dev.once.internal.LogContext;
+import dev.once.internal.StoreOutage;
+import dev.once.internal.TxImpl;
 import dev.once.spi.Delivery;
 import dev.once.spi.TransactionRunner;
 import java.sql.Connection;
@@ -24,18 +29,18 @@ import org.slf4j.LoggerFactory;
 final class DeliveryRunner {
   private static final Logger log = LoggerFactory.getLogger(DeliveryRunner.class);
 
-  private final OnceImpl once;
+  private final ConsumerContext context;
   private final ConsumerConfig config;
   private final RetryPolicy policy;
   private final Attempts attempts;
   private final DeadLetterWriter deadLetters;
 
-  DeliveryRunner(OnceImpl once, ConsumerConfig config, Attempts attempts) {
-    this.once = once;
+  DeliveryRunner(ConsumerContext context, ConsumerConfig config, Attempts attempts) {
+    this.context = context;
     this.config = config;
     this.policy = config.retry();
     this.attempts = attempts;
-    this.deadLetters = new DeadLetterWriter(once.dialect());
+    this.deadLetters = new DeadLetterWriter(context.dialect());
   }
 
   /**
@@ -48,7 +53,10 @@ final class DeliveryRunner {
    */
   Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
     List<String> ids = events.stream().map(e -> e.id().value()).distinct().sorted().toList();
-    return once.dialect().store().insertMarkers(c, once.batchWaits(), config.consumerId(), ids);
+    return context
+        .dialect()
+        .store()
+        .insertMarkers(c, context.batchWaits(), config.consumerId(), ids);
   }
 
   /** What a failing handler undoes. */
@@ -57,23 +65,11 @@ final class DeliveryRunner {
     TO_SAVEPOINT,
     /** The whole transaction: the batch has this one delivery. */
     WHOLE_TRANSACTION,
-    /** The whole transaction, and the batch runs again with {@link #TO_SAVEPOINT}. */
+    /**
+     * The whole transaction: the handler's result is {@link HandledDelivery#undoneWhole} and the
+     * batch runs again, with {@link #TO_SAVEPOINT} where the runner can.
+     */
     RERUN_BATCH
-  }
-
-  /**
-   * A handler failed in a batch run without savepoints: everything is rolled back. The run again
-   * does not call that handler a second time for this attempt: it takes this failure as its result.
-   */
-  static final class RerunWithSavepoints extends RuntimeException {
-    final String eventId;
-    final Exception failure;
-
-    RerunWithSavepoints(String eventId, Exception failure) {
-      super(null, null, false, false);
-      this.eventId = eventId;
-      this.failure = failure;
-    }
   }
 
   /**
@@ -110,8 +106,14 @@ final class DeliveryRunner {
    * Runs one delivery whose marker this transaction has (or has not) just inserted. If the handler
    * fails, {@code undo} says what goes: back to a savepoint taken before it (and the marker
    * removed), so that the others still commit and this event can be tried again; or the whole
-   * transaction. A successful delivery's savepoint is left unreleased: releasing would cost a round
-   * trip and changes nothing at commit.
+   * transaction ({@link HandledDelivery#undoneWhole}: the caller rolls it back). A successful
+   * delivery's savepoint is left unreleased: releasing would cost a round trip and changes nothing
+   * at commit.
+   *
+   * @param counted the attempt of a delivery run alone, recorded before (see {@link Isolation});
+   *     the broker's delivery count is not an attempt: a cut connection or a bisection round raises
+   *     it too
+   * @param failedBefore what its handler threw in a rolled-back run of this batch, or null
    */
   HandledDelivery run(
       Connection c,
@@ -123,85 +125,92 @@ final class DeliveryRunner {
       Undo undo,
       Exception failedBefore)
       throws SQLException {
-    // counted: the attempt of a delivery run alone, recorded before (see Isolation). The broker's
-    // delivery count is not an attempt: a cut connection or a bisection round raises it too.
     int attempt = counted != null ? counted : known == null ? 1 : known.attempts() + 1;
     if (d.isMalformed()) { // retrying cannot fix it: dead-lettered on its first delivery
       Failure failure = Failure.malformed(d.malformed());
       deadLetter(c, event, 1, known, failure);
-      return new HandledDelivery(d, event, Outcome.DEAD, 1, failure);
+      return HandledDelivery.dead(d, event, 1, failure);
     }
     if (!markerInserted) {
       clearKnown(c, event, known);
-      return new HandledDelivery(d, event, Outcome.DUPLICATE, attempt, null);
+      return HandledDelivery.done(d, event, Outcome.DUPLICATE, attempt);
     }
     if (attempt > policy.maxAttempts()) {
-      deleteMarker(c, event);
-      Failure failure = Failure.exhausted(attempt - 1, known == null ? null : known.last());
-      deadLetter(c, event, attempt - 1, known, failure);
-      return new HandledDelivery(d, event, Outcome.DEAD, attempt - 1, failure);
+      return exhausted(c, d, event, attempt, known);
     }
     if (failedBefore != null) { // this handler already failed in a rolled-back run of the batch
       deleteMarker(c, event);
       return handlerFailed(c, d, event, attempt, known, failedBefore);
     }
-    once.listener().markerInserted(event);
-    TransactionRunner.Mark sp = undo == Undo.TO_SAVEPOINT ? once.batchTransactions().mark(c) : null;
-    TxImpl tx = once.newTx(c);
+    return handle(c, d, event, attempt, known, undo);
+  }
+
+  private HandledDelivery exhausted(
+      Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known)
+      throws SQLException {
+    deleteMarker(c, event);
+    Failure failure = Failure.exhausted(attempt - 1, known == null ? null : known.last());
+    deadLetter(c, event, attempt - 1, known, failure);
+    return HandledDelivery.dead(d, event, attempt - 1, failure);
+  }
+
+  /** Calls the handler, with a mark before it where {@code undo} asks for one. */
+  private HandledDelivery handle(
+      Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known, Undo undo)
+      throws SQLException {
+    context.listener().markerInserted(event);
+    TransactionRunner.Mark sp = undo == Undo.TO_SAVEPOINT ? context.transactions().mark(c) : null;
+    TxImpl tx = context.newTx().apply(c);
     try {
       config.handler().handle(tx, event);
     } catch (Exception e) {
-      SQLException lost = StoreOutage.lostConnection(e, c);
-      if (lost != null) { // the database ended the session under the handler: not its failure
-        throw new StoreException(
-            "consumer " + config.consumerId() + " transaction (its session ended)", lost);
-      }
-      if (WorkerStopped.by(e)) { // the consumer is closing: not the handler's failure
-        throw new WorkerStopped(config.consumerId(), event, e);
-      }
-      if (undo == Undo.RERUN_BATCH) { // the transaction runner rolls everything back
-        throw new RerunWithSavepoints(event.id().value(), e);
-      }
-      if (!undo(c, sp, event)) { // the transaction cannot go on: it is rolled back whole
-        throw new RerunWithSavepoints(event.id().value(), e);
+      notTheHandlers(c, event, e);
+      if (undo == Undo.RERUN_BATCH || !undo(c, sp, event)) {
+        // the transaction cannot go on: it is rolled back whole and the batch runs again
+        return HandledDelivery.failed(d, event, Outcome.RETRY, attempt, null, e)
+            .withTransactionUndone();
       }
       return handlerFailed(c, d, event, attempt, known, e);
     }
-    once.listener().handled(event);
+    context.listener().handled(event);
     clearKnown(c, event, known);
     Outcome outcome = tx.isStale() ? Outcome.STALE : Outcome.PROCESSED;
-    return new HandledDelivery(d, event, outcome, attempt, null, tx.published().size());
+    return HandledDelivery.processed(d, event, outcome, attempt, tx.published().size());
+  }
+
+  /**
+   * Throws when what ended the handler is not its own failure: the database ended the session under
+   * it, or the consumer is closing.
+   */
+  private void notTheHandlers(Connection c, ReceivedEvent event, Exception e) {
+    SQLException lost = StoreOutage.lostConnection(e, c);
+    if (lost != null) {
+      throw new StoreException(
+          "consumer " + config.consumerId() + " transaction (its session ended)", lost);
+    }
+    if (WorkerStopped.by(e)) {
+      throw new WorkerStopped(config.consumerId(), event, e);
+    }
   }
 
   private HandledDelivery handlerFailed(
       Connection c, Delivery d, ReceivedEvent event, int attempt, Attempts.Known known, Exception e)
       throws SQLException {
-    once.listener().handlerFailed(event, e);
-    return failed(c, d, event, attempt, known, Failure.of(e, event.event().payload()), e);
-  }
-
-  private HandledDelivery failed(
-      Connection c,
-      Delivery d,
-      ReceivedEvent event,
-      int attempt,
-      Attempts.Known known,
-      Failure failure,
-      Exception error)
-      throws SQLException {
-    if (attempt >= policy.maxAttempts() || policy.isNonRetryable(error)) {
+    context.listener().handlerFailed(event, e);
+    Failure failure = Failure.of(e, event.event().payload());
+    if (attempt >= policy.maxAttempts() || policy.isNonRetryable(e)) {
       deadLetter(c, event, attempt, known, failure);
-      return new HandledDelivery(d, event, Outcome.DEAD, attempt, failure);
+      return HandledDelivery.failed(d, event, Outcome.DEAD, attempt, failure, e);
     }
-    return new HandledDelivery(d, event, Outcome.RETRY, attempt, failure);
+    return HandledDelivery.failed(d, event, Outcome.RETRY, attempt, failure, e);
   }
 
   private void deadLetter(
       Connection c, ReceivedEvent event, int attempts, Attempts.Known known, Failure failure)
       throws SQLException {
-    Instant now = once.config().clock().instant();
+    Instant now = context.clock().instant();
     Instant first = known == null ? now : known.firstFailedAt();
-    Tracing.Span span = once.tracing().deadLetter(config.consumerId(), event.event());
+    Tracing.Span span = context.tracing().deadLetter(config.consumerId(), event.event());
     boolean written;
     try {
       written =
@@ -246,7 +255,7 @@ final class DeliveryRunner {
   }
 
   private void deleteMarker(Connection c, ReceivedEvent event) throws SQLException {
-    once.dialect().store().deleteMarker(c, config.consumerId(), event.id().value());
+    context.dialect().store().deleteMarker(c, config.consumerId(), event.id().value());
   }
 
   /**

@@ -1,0 +1,115 @@
+package dev.once.internal.consumer;
+
+import dev.once.ConsumerConfig;
+import dev.once.Outcome;
+import dev.once.spi.Delivery;
+import dev.once.spi.Receiver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker's receiver, and the one place where its deliveries are acknowledged, returned or
+ * released: after a group's commit (acknowledged, or returned with the retry delay), after a
+ * transient conflict (returned soon), after a crash (handed back), when the worker stops (released
+ * unrun). Nothing else in the consumer calls {@code ack}, {@code nack} or {@code release}.
+ */
+final class Settlement {
+  private static final Logger log = LoggerFactory.getLogger(Settlement.class);
+
+  private final Receiver receiver;
+  private final ConsumerConfig config;
+
+  Settlement(Receiver receiver, ConsumerConfig config) {
+    this.receiver = receiver;
+    this.config = config;
+  }
+
+  /** The next batch: at most {@code batchSize} deliveries, waiting as the consumer is set to. */
+  List<Delivery> poll() throws InterruptedException {
+    return receiver.poll(config.batchSize(), config.idleWait(), config.batchLinger());
+  }
+
+  /** What the transport knows of a flagged delivery's return (see {@link Isolation}). */
+  boolean cameBackCleanly(Delivery d) {
+    return receiver.cameBackCleanly(d);
+  }
+
+  /**
+   * After a group committed: acknowledges every delivery that came to an end in one call, and
+   * returns each retry with its attempt's delay.
+   */
+  void settle(List<HandledDelivery> handled) {
+    List<Delivery> done = new ArrayList<>(handled.size());
+    for (HandledDelivery h : handled) {
+      if (h.outcome() != Outcome.RETRY) {
+        done.add(h.delivery());
+      }
+    }
+    if (!done.isEmpty()) {
+      receiver.ack(done);
+    }
+    for (HandledDelivery h : handled) {
+      if (h.outcome() == Outcome.RETRY) {
+        receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
+      }
+    }
+  }
+
+  /** A transient conflict rolled the group back: all of it comes back soon. */
+  void returnSoon(List<Delivery> deliveries) {
+    receiver.nack(deliveries, config.retry().backoff().initial());
+  }
+
+  /**
+   * After an {@link Error}: the delivery whose run threw it ({@code culprit}, null if its attempt
+   * was not counted) with the delay of {@code attempt}; {@code fresh} released unflagged; {@code
+   * suspects} returned still flagged, for whoever gets them next. Best effort: what cannot be
+   * handed back comes back when the receiver closes.
+   */
+  void handBack(Delivery culprit, int attempt, List<Delivery> fresh, List<Delivery> suspects) {
+    try {
+      if (culprit != null) {
+        receiver.nack(List.of(culprit), config.retry().delay(attempt));
+      }
+      if (!fresh.isEmpty()) {
+        receiver.release(fresh);
+      }
+      if (!suspects.isEmpty()) {
+        receiver.nack(suspects, Duration.ZERO);
+      }
+    } catch (RuntimeException failed) {
+      log.debug(
+          "consumer {}: handing back after a crash failed ({}); they come back anyway",
+          config.consumerId(),
+          failed.toString());
+    }
+  }
+
+  /**
+   * A worker that stops with deliveries it kept through a database outage hands them back unrun,
+   * then closes the receiver: where the transport can, without the redelivered flag that would make
+   * them suspects.
+   */
+  void releaseAndClose(List<Delivery> held) {
+    if (!held.isEmpty()) {
+      try {
+        receiver.release(held);
+      } catch (RuntimeException ignored) {
+        // the database or broker is down: they come back when their claim or channel ends
+      }
+    }
+    close();
+  }
+
+  /** Closes the receiver: what it still holds goes back to the broker. */
+  void close() {
+    try {
+      receiver.close();
+    } catch (RuntimeException ignored) {
+      // a crashed receiver may not close cleanly; the broker takes its deliveries back anyway
+    }
+  }
+}
