@@ -15,6 +15,7 @@ public final class ConsumerBuilder {
   private Duration idleWait = DEFAULT_IDLE_WAIT;
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private Duration batchLinger = DEFAULT_BATCH_LINGER;
+  private boolean ordered;
 
   /** The default of {@link #workers}: 2. */
   public static final int DEFAULT_WORKERS = 2;
@@ -106,6 +107,24 @@ public final class ConsumerBuilder {
   }
 
   /**
+   * Makes this consumer ordered: for events of one key on its destination, the handler's effects
+   * commit in the order of the events in the transport, which for one producer database is the
+   * order the producers' transactions committed them (docs/ORDERING.md). One event of a key runs at
+   * a time; other keys run in parallel across workers and processes. A failing event holds back
+   * only its key: while it waits for its retry the key's later events wait; when it is
+   * dead-lettered its key is <b>parked</b> — the later events are kept, in order — until its dead
+   * letter is replayed (it runs first, then the rest) or discarded (the rest run). Events without a
+   * key are not ordered. Every process consuming as this consumer must set it alike.
+   *
+   * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue on
+   * PostgreSQL); {@link #build()} refuses it on others. Default: unordered.
+   */
+  public ConsumerBuilder ordered() {
+    this.ordered = true;
+    return this;
+  }
+
+  /**
    * Validates, declares the subscription at the transport, and returns the consumer (stopped).
    *
    * @throws ConfigurationException naming the first bad setting
@@ -114,7 +133,7 @@ public final class ConsumerBuilder {
     Handler h = typed != null ? typed.handler(once.config().codecOrDiscover()) : handler;
     return once.consumer(
         new ConsumerConfig(
-            consumerId, destination, h, workers, batchSize, idleWait, retry, batchLinger));
+            consumerId, destination, h, workers, batchSize, idleWait, retry, batchLinger, ordered));
   }
 
   private record Typed<T>(Class<T> type, TypedHandler<? super T> typedHandler) {

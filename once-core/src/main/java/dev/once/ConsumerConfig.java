@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param batchLinger how long a poll that had to wait for its first delivery waits for more before
  *     the batch starts, 0 to 1 s ({@link Duration#ZERO}: none); see {@link
  *     ConsumerBuilder#batchLinger}
+ * @param ordered whether a key's events take effect in the order they were published, one at a
+ *     time, a failing one holding back only its key (see {@link ConsumerBuilder#ordered})
  */
 public record ConsumerConfig(
     String consumerId,
@@ -27,9 +29,26 @@ public record ConsumerConfig(
     int batchSize,
     Duration idleWait,
     RetryPolicy retry,
-    Duration batchLinger) {
+    Duration batchLinger,
+    boolean ordered) {
 
-  /** The settings with the default {@link ConsumerBuilder#DEFAULT_BATCH_LINGER}. */
+  /** The settings of an unordered consumer. */
+  public ConsumerConfig(
+      String consumerId,
+      String destination,
+      Handler handler,
+      int workers,
+      int batchSize,
+      Duration idleWait,
+      RetryPolicy retry,
+      Duration batchLinger) {
+    this(consumerId, destination, handler, workers, batchSize, idleWait, retry, batchLinger, false);
+  }
+
+  /**
+   * The settings of an unordered consumer with the default {@link
+   * ConsumerBuilder#DEFAULT_BATCH_LINGER}.
+   */
   public ConsumerConfig(
       String consumerId,
       String destination,

@@ -42,6 +42,37 @@ class QueuePlanTest {
     }
   }
 
+  /**
+   * An ordered group's claim: the same walk of the ready index, and each row's head-of-key check
+   * one probe of {@code once_queue_key} (a scan of the group's earlier rows instead would make a
+   * claim cost the backlog behind a parked key).
+   */
+  @Test
+  void anOrderedClaimWalksTheReadyIndexAndProbesTheKeyIndex() throws SQLException {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      db.execute("VACUUM once_queue");
+      db.execute(
+          """
+          INSERT INTO once_queue
+                 (consumer_group, event_id, destination, event_key, event_type, payload,
+                  enqueued_at, visible_at)
+          SELECT 'g', 'e:' || n, 'd', 'k' || (n % 500), 'T', 'p', now(), now()
+            FROM generate_series(1, 20000) n
+          """);
+      try (Connection c = db.dataSource().getConnection()) {
+        c.setAutoCommit(false);
+        Dialects.postgresql().flavour().beginEngineTransaction(c);
+        String plan = explain(c, PostgresQueue.CLAIM_IN_KEY_ORDER);
+        c.rollback();
+
+        assertThat(plan)
+            .contains("Index Scan using once_queue_ready")
+            .contains("once_queue_key")
+            .doesNotContain("Seq Scan");
+      }
+    }
+  }
+
   private static String explain(Connection c, String claim) throws SQLException {
     StringBuilder plan = new StringBuilder();
     try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + claim)) {

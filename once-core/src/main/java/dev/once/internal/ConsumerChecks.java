@@ -3,6 +3,7 @@ package dev.once.internal;
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
 import dev.once.UnknownDestinationException;
+import dev.once.spi.KeyOrder;
 import dev.once.spi.Transport;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,7 +13,8 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * What {@code Once.consumer} refuses before a consumer exists: a retry budget the transport's
  * delivery limit cuts short (see {@link DeliveryLimitCheck}), one consumer id on two destinations,
- * and a destination the instance did not declare.
+ * a destination the instance did not declare, and an ordered consumer on a transport that cannot
+ * order (an ordered one it can order is switched to key order at its transport here).
  */
 final class ConsumerChecks {
   private final Transport transport;
@@ -32,6 +34,31 @@ final class ConsumerChecks {
     declared(c);
     DeliveryLimitCheck.check(transport, c);
     oneDestination(c);
+    ordered(c);
+  }
+
+  /**
+   * An ordered consumer needs a transport that delivers in key order: the promise is refused where
+   * it would not be kept.
+   */
+  private void ordered(ConsumerConfig c) {
+    if (!c.ordered()) {
+      return;
+    }
+    KeyOrder keyOrder =
+        transport
+            .capability(KeyOrder.class)
+            .orElseThrow(
+                () ->
+                    new ConfigurationException(
+                        "consumer.ordered",
+                        "true is refused for consumer '"
+                            + c.consumerId()
+                            + "': transport "
+                            + transport.name()
+                            + " does not deliver in key order (ordered consumers run on the table"
+                            + " queue on PostgreSQL for now)"));
+    keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
   }
 
   /**

@@ -172,7 +172,9 @@ public final class DeadLetterStore implements DeadLetters {
           deadLetters.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
           dialect.attempts().deleteAttempts(c, d.consumerId(), eventId);
-          publish(d);
+          publish(d); // the head of a parked key goes back to its place, the key released
+        } else {
+          deadLetters.releaseParkedKey(c, d.consumerId(), eventId);
         }
         c.commit();
         return true;

@@ -34,7 +34,8 @@ public class MariaDbFlavour implements SqlFlavour {
 
   @Override
   public List<String> schemaResources() {
-    return List.of("V1__once.sql", "V2__once_suspect.sql", "V3__once_request.sql");
+    return List.of(
+        "V1__once.sql", "V2__once_suspect.sql", "V3__once_request.sql", "V4__once_parked_key.sql");
   }
 
   @Override

@@ -46,7 +46,8 @@ public class PostgresFlavour implements SqlFlavour {
         "V4__once_dead_letter_crash.sql",
         "V5__once_suspect.sql",
         "V6__once_request.sql",
-        "V7__once_trace.sql");
+        "V7__once_trace.sql",
+        "V8__once_parked_key.sql");
   }
 
   /** One array parameter, whatever the size: one statement plan. */

@@ -53,4 +53,14 @@ public interface DeadLettersDialect {
 
   /** Deletes the parked (unsent) outbox row of the event. */
   void deleteParkedOutbox(Connection c, String eventId) throws SQLException;
+
+  /**
+   * Releases the key an ordered consumer parked behind the event (its dead letter was discarded):
+   * the key's later rows are claimed again, in order. Returns whether a key was parked by it. The
+   * default finds none: a store without ordered consumers parks no key.
+   */
+  default boolean releaseParkedKey(Connection c, String consumerId, String eventId)
+      throws SQLException {
+    return false;
+  }
 }

@@ -283,4 +283,15 @@ public class JdbcDeadLetters implements DeadLettersDialect {
             + flavour.never(),
         eventId);
   }
+
+  @Override
+  public boolean releaseParkedKey(Connection c, String consumerId, String eventId)
+      throws SQLException {
+    return sql.update(
+            c,
+            "DELETE FROM once_parked_key WHERE consumer_group = ? AND event_id = ?",
+            consumerId,
+            eventId)
+        > 0;
+  }
 }

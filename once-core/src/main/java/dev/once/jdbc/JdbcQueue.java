@@ -18,6 +18,9 @@ public class JdbcQueue implements QueueDialect {
   /** The columns an enqueue writes, for every row one consumer group's copy. */
   protected final String insertCopies;
 
+  /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
+  private final String insertCopyAt;
+
   protected final SqlFlavour flavour;
   protected final Sql sql;
 
@@ -34,6 +37,11 @@ public class JdbcQueue implements QueueDialect {
          WHERE b.destination = ?
         """
             .formatted(flavour.headerColumns(), flavour.headerParameters());
+    this.insertCopyAt =
+        insertCopies
+            .replace("INSERT INTO once_queue\n       (", "INSERT INTO once_queue\n       (id, ")
+            .replace("SELECT b.consumer_group", "SELECT ?, b.consumer_group")
+            .stripTrailing();
   }
 
   @Override
@@ -76,9 +84,49 @@ public class JdbcQueue implements QueueDialect {
   @Override
   public int enqueueFor(Connection c, Event e, String consumerId, Instant now) throws SQLException {
     Object[] copy = copy(c, e, now);
-    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
-    params[copy.length] = consumerId;
-    return sql.update(c, insertCopies.stripTrailing() + " AND b.consumer_group = ?", params);
+    Long head = e.key() == null ? null : unpark(c, e, consumerId);
+    Object[] params = new Object[copy.length + (head == null ? 1 : 2)];
+    int at = 0;
+    if (head != null) {
+      params[at++] = head;
+    }
+    System.arraycopy(copy, 0, params, at, copy.length);
+    params[params.length - 1] = consumerId;
+    String insert = head == null ? insertCopies.stripTrailing() : insertCopyAt;
+    return sql.update(c, insert + " AND b.consumer_group = ?", params);
+  }
+
+  /**
+   * Releases the key {@code e} heads if {@code consumerId} parked it; returns the head's old queue
+   * id (null: not parked by this event).
+   */
+  private Long unpark(Connection c, Event e, String consumerId) throws SQLException {
+    List<Long> head =
+        sql.list(
+            c,
+            """
+            SELECT head_id FROM once_parked_key
+             WHERE consumer_group = ? AND destination = ? AND event_key = ? AND event_id = ?
+            """,
+            rs -> rs.getLong(1),
+            consumerId,
+            e.destination(),
+            e.key(),
+            e.id().value());
+    if (head.isEmpty()) {
+      return null;
+    }
+    sql.update(
+        c,
+        """
+        DELETE FROM once_parked_key
+         WHERE consumer_group = ? AND destination = ? AND event_key = ? AND event_id = ?
+        """,
+        consumerId,
+        e.destination(),
+        e.key(),
+        e.id().value());
+    return head.get(0);
   }
 
   @Override

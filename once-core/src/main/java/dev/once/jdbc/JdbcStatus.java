@@ -77,6 +77,21 @@ public class JdbcStatus implements StatusDialect {
              WHERE status = 'dead'
              GROUP BY consumer_id
              ORDER BY consumer_id
+            """),
+        backlogs(
+            c,
+            now,
+            """
+            SELECT consumer_group, sum(behind) AS waiting, count(*) AS parked,
+                   min(parked_at) AS oldest
+              FROM (SELECT p.consumer_group, p.parked_at,
+                           (SELECT count(*) FROM once_queue q
+                             WHERE q.consumer_group = p.consumer_group
+                               AND q.destination = p.destination
+                               AND q.event_key = p.event_key) AS behind
+                      FROM once_parked_key p) k
+             GROUP BY consumer_group
+             ORDER BY consumer_group
             """));
   }
 

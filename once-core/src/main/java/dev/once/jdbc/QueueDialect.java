@@ -28,7 +28,9 @@ public interface QueueDialect {
   /**
    * Enqueues one copy of {@code event} for {@code consumerId} only, visible at {@code now} (a
    * replay of that group's dead letter); returns how many rows were written (0: the group is not
-   * bound to the event's destination).
+   * bound to the event's destination). When the event heads a key the group parked, the copy takes
+   * the head's old queue id (so it is the key's first row again) and the key is released, in the
+   * caller's transaction.
    */
   default int enqueueFor(Connection c, Event event, String consumerId, Instant now)
       throws SQLException {
@@ -46,6 +48,34 @@ public interface QueueDialect {
 
   /** Deletes the rows with these ids (acknowledged). */
   void ack(Connection c, List<Long> ids) throws SQLException;
+
+  /**
+   * Whether this dialect has the ordered forms of claim and ack ({@link #claimInKeyOrder}, {@link
+   * #ackInKeyOrder}); false by default.
+   */
+  default boolean ordersByKey() {
+    return false;
+  }
+
+  /**
+   * A {@link #claim} of an ordered group: a row with a key is claimed only when no earlier row of
+   * its (group, destination, key) is in the queue, in flight or not, and its key is not parked in
+   * {@code once_parked_key}; so at most one row of a key is claimed at a time, and a nacked row
+   * stays its key's first. Rows without a key are claimed as by {@link #claim}.
+   */
+  default List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
+    throw new UnsupportedOperationException("this dialect has no ordered table-queue claim");
+  }
+
+  /**
+   * An {@link #ack} of an ordered group: deletes the rows and, in the same statement, parks the key
+   * of each one whose event the group holds an open dead letter of (its head id and event id in
+   * {@code once_parked_key}, parked at {@code now}): the key's later rows then wait for a replay or
+   * a discard.
+   */
+  default void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
+    throw new UnsupportedOperationException("this dialect has no ordered table-queue ack");
+  }
 
   /** Makes the rows with these ids visible again at {@code visibleAt}. */
   void nack(Connection c, List<Long> ids, Instant visibleAt) throws SQLException;

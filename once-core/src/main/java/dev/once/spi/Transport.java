@@ -20,7 +20,9 @@ import java.util.Optional;
  *   <li>{@link QueueAdmin} — how many messages wait for a group, and discarding them;
  *   <li>{@link BrokerDeadLetters} — the messages the broker dead-lettered itself;
  *   <li>{@link ConnectionUse} — the connections it takes from Once's pool (the table queue), for
- *       the pool check at {@code start()}.
+ *       the pool check at {@code start()};
+ *   <li>{@link KeyOrder} — delivers a consumer group's messages in key order, a failing one holding
+ *       back only its key (an ordered consumer needs it).
  * </ul>
  *
  * A transport that wraps another (to inject faults, count or trace) extends {@link

@@ -30,6 +30,9 @@ final class TableQueueReceiver implements Receiver {
   private final Clock clock;
   private final Wakeup wakeup;
 
+  /** Whether the group is ordered: claims in key order, acks that park dead-lettered keys. */
+  private final boolean ordered;
+
   /** When a claim last found rows (nanoTime); none yet: the first wait lingers, as just opened. */
   private long lastGot;
 
@@ -43,7 +46,8 @@ final class TableQueueReceiver implements Receiver {
       Duration visibilityTimeout,
       Duration idleWait,
       Clock clock,
-      Wakeup wakeup) {
+      Wakeup wakeup,
+      boolean ordered) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.waits = waits;
@@ -52,6 +56,7 @@ final class TableQueueReceiver implements Receiver {
     this.idleWait = idleWait;
     this.clock = clock;
     this.wakeup = wakeup;
+    this.ordered = ordered;
   }
 
   @Override
@@ -101,7 +106,13 @@ final class TableQueueReceiver implements Receiver {
     // delivery-count increment; any later synchronous commit (the consumer's) flushes it anyway.
     List<Delivery> deliveries;
     try {
-      deliveries = new ArrayList<>(transaction(c -> dialect.queue().claim(c, claim)));
+      deliveries =
+          new ArrayList<>(
+              transaction(
+                  c ->
+                      ordered
+                          ? dialect.queue().claimInKeyOrder(c, claim)
+                          : dialect.queue().claim(c, claim)));
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
     }
@@ -165,7 +176,7 @@ final class TableQueueReceiver implements Receiver {
       transaction(
           c -> {
             switch (what) {
-              case "ack" -> dialect.queue().ack(c, ids);
+              case "ack" -> ack(c, ids);
               case "release" -> dialect.queue().release(c, ids, visibleAt);
               default -> dialect.queue().nack(c, ids, visibleAt);
             }
@@ -173,6 +184,14 @@ final class TableQueueReceiver implements Receiver {
           });
     } catch (SQLException e) {
       throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);
+    }
+  }
+
+  private void ack(Connection c, List<Long> ids) throws SQLException {
+    if (ordered) {
+      dialect.queue().ackInKeyOrder(c, ids, clock.instant());
+    } else {
+      dialect.queue().ack(c, ids);
     }
   }
 

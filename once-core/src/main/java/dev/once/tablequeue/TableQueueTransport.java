@@ -13,6 +13,7 @@ import dev.once.jdbc.Dialects;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
 import dev.once.spi.InDatabasePublish;
+import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
@@ -40,10 +41,10 @@ import javax.sql.DataSource;
  * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link Replay} (one row for one group), {@link QueueAdmin}.
+ * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder} (on PostgreSQL).
  */
 public final class TableQueueTransport
-    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse {
+    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse, KeyOrder {
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
@@ -75,6 +76,8 @@ public final class TableQueueTransport
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
 
+  private final OrderedGroups ordered;
+
   private TableQueueTransport(
       DataSource dataSource,
       DatabaseWaits waits,
@@ -91,6 +94,7 @@ public final class TableQueueTransport
     this.idleWait = idleWait;
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
+    this.ordered = new OrderedGroups(dialect);
     this.notifier =
         dialect.flavour().notifies()
             ? new PostgresNotifier(
@@ -259,11 +263,22 @@ public final class TableQueueTransport
     wakeup.signalAll();
   }
 
-  /** One row for {@code consumerId} only: a replay reaches no other group. */
+  /**
+   * One row for {@code consumerId} only: a replay reaches no other group. The head of a parked key
+   * goes back to its old place and the key is released, in one transaction.
+   */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
     try (Connection c = dataSource.getConnection()) {
-      int written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+      c.setAutoCommit(false);
+      int written;
+      try {
+        written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        Jdbc.rollbackQuietly(c);
+        throw e;
+      }
       if (notifier != null) {
         notifier.signal();
       }
@@ -315,7 +330,20 @@ public final class TableQueueTransport
   public Receiver receiver(String destination, String consumerId) {
     startListening();
     return new TableQueueReceiver(
-        dataSource, dialect, waits, consumerId, visibilityTimeout, idleWait, clock, wakeup);
+        dataSource,
+        dialect,
+        waits,
+        consumerId,
+        visibilityTimeout,
+        idleWait,
+        clock,
+        wakeup,
+        ordered.contains(destination, consumerId));
+  }
+
+  @Override
+  public void deliverInKeyOrder(String destination, String consumerId) {
+    ordered.add(destination, consumerId);
   }
 
   private synchronized void startListening() {

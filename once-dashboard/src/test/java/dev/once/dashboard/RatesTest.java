@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class RatesTest {
   private static final WorkloadStatus EMPTY =
-      new WorkloadStatus(Instant.EPOCH, List.of(), List.of(), List.of(), List.of());
+      new WorkloadStatus(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(), List.of());
 
   private static Sampler.Sample sample(double seconds, double completion, Double duplicate) {
     return new Sampler.Sample(

@@ -5,6 +5,7 @@ import dev.once.spi.ConnectionUse;
 import dev.once.spi.DeliveryLimit;
 import dev.once.spi.ForwardingTransport;
 import dev.once.spi.InDatabasePublish;
+import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Replay;
@@ -37,7 +38,8 @@ public final class TransportCapabilities {
           Replay.class,
           QueueAdmin.class,
           BrokerDeadLetters.class,
-          ConnectionUse.class);
+          ConnectionUse.class,
+          KeyOrder.class);
 
   private TransportCapabilities() {}
 

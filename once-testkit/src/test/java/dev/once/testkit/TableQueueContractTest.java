@@ -63,6 +63,10 @@ class TableQueueContractTest extends TransportContract {
   void hasItsCapabilities() {
     assertThat(TransportCapabilities.of(transport()))
         .containsExactlyInAnyOrder(
-            InDatabasePublish.class, Replay.class, QueueAdmin.class, ConnectionUse.class);
+            InDatabasePublish.class,
+            Replay.class,
+            QueueAdmin.class,
+            ConnectionUse.class,
+            dev.once.spi.KeyOrder.class);
   }
 }

@@ -180,7 +180,8 @@ class TransportCapabilitiesTest {
           Replay,
           QueueAdmin,
           BrokerDeadLetters,
-          ConnectionUse {
+          ConnectionUse,
+          dev.once.spi.KeyOrder {
     final AtomicInteger published = new AtomicInteger();
     final AtomicInteger publishedInDatabase = new AtomicInteger();
 
@@ -250,6 +251,9 @@ class TransportCapabilitiesTest {
     public BrokerDeadLetterReader reader(String destination, String consumerId) {
       throw new UnsupportedOperationException();
     }
+
+    @Override
+    public void deliverInKeyOrder(String destination, String consumerId) {}
 
     @Override
     public int perPublish(javax.sql.DataSource dataSource) {

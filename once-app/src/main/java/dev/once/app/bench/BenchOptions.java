@@ -70,6 +70,12 @@ final class BenchOptions {
       description = "Seconds any one phase may take (default ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
+  @Option(
+      names = "--ordered",
+      description =
+          "Once's consumers ordered by key (ConsumerBuilder.ordered(); table queue on PostgreSQL).")
+  boolean ordered;
+
   @Option(names = "--json", description = "Print the results as one JSON object on stdout.")
   boolean json;
 
@@ -142,6 +148,7 @@ final class BenchOptions {
         producerBatch == null ? defaultProducerBatch : producerBatch,
         latencyProducers,
         latencySeconds,
-        timeoutSeconds);
+        timeoutSeconds,
+        ordered);
   }
 }

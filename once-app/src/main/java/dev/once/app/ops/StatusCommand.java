@@ -87,6 +87,7 @@ public final class StatusCommand implements Callable<Integer> {
     json.put("queue", rows(s.queue(), "consumer"));
     json.put("retries", rows(s.retries(), "consumer"));
     json.put("dead_letters", rows(s.deadLetters(), "consumer"));
+    json.put("parked_keys", rows(s.parkedKeys(), "consumer"));
     if (broker != null) {
       json.put("broker_dead_letters", broker.stream().map(BrokerCount::toJson).toList());
     }
@@ -199,6 +200,13 @@ public final class StatusCommand implements Callable<Integer> {
     section(out, "queue", s.queue());
     section(out, "retries", s.retries());
     section(out, "dead", s.deadLetters());
+    if (!s.parkedKeys().isEmpty()) { // ordered consumers only
+      section(out, "keys", s.parkedKeys());
+      out.printf(
+          "%n  keys: keys an ordered consumer parked behind a dead letter (PARKED), the events"
+              + " waiting behind them%n  (WAITING); replay or discard the dead letter to release"
+              + " its key in order.%n");
+    }
   }
 
   private static void section(PrintStream out, String what, List<Backlog> rows) {
@@ -211,7 +219,7 @@ public final class StatusCommand implements Callable<Integer> {
           what,
           b.name(),
           b.waiting(),
-          what.equals("outbox") ? Long.toString(b.parked()) : "",
+          what.equals("outbox") || what.equals("keys") ? Long.toString(b.parked()) : "",
           age(b.oldestAge()));
     }
   }

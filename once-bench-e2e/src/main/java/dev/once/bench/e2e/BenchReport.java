@@ -62,6 +62,7 @@ record BenchReport(
     j.put("latency_events", once.latencyEvents());
     j.put("producer_eps", round(once.producerEps()));
     j.put("events", settings.events());
+    j.put("ordered", settings.ordered());
     j.put("effects", once.effects());
     j.put("duplicate_effects", once.effects() - once.distinctEffects());
     j.put("once_rollbacks", rollbacks.once.get());
@@ -106,7 +107,9 @@ record BenchReport(
 
   @Override
   public void print(PrintStream out) {
-    out.printf("once bench: %s, transport %s%n", database, transport);
+    out.printf(
+        "once bench: %s, transport %s%s%n",
+        database, transport, settings.ordered() ? ", consumer ordered by key" : "");
     out.printf(
         "  shape: %d events, %d consumer workers x batch %d, %d relays x batch %d%n",
         settings.events(),

@@ -4,7 +4,8 @@ package dev.once.bench.e2e;
  * The shape of one bench run, shared by Once and its ceilings so that the ratios compare the same
  * work: {@code workers} consumer threads taking {@code batch} deliveries per transaction, {@code
  * relays} relays publishing {@code relayBatch} rows per batch, {@code producers} producer threads
- * committing {@code producerBatch} events per transaction.
+ * committing {@code producerBatch} events per transaction; {@code ordered}: Once's consumers are
+ * ordered by key (the ceilings are not).
  */
 public record BenchSettings(
     int events,
@@ -16,7 +17,8 @@ public record BenchSettings(
     int producerBatch,
     int latencyProducers,
     int latencySeconds,
-    int timeoutSeconds) {
+    int timeoutSeconds,
+    boolean ordered) {
 
   public BenchSettings {
     range("--events", events, 1, 100_000_000);
@@ -50,7 +52,13 @@ public record BenchSettings(
         producerBatch,
         latencyProducers,
         latencySeconds,
-        timeoutSeconds);
+        timeoutSeconds,
+        ordered);
+  }
+
+  /** Once's consumer {@code builder}, ordered when the run is. */
+  public dev.once.ConsumerBuilder shape(dev.once.ConsumerBuilder builder) {
+    return ordered ? builder.ordered() : builder;
   }
 
   /** Unacknowledged deliveries a RabbitMQ receiver may hold: two batches, so it never starves. */

@@ -215,15 +215,16 @@ final class OnceE2e {
   static Consumer firstHop(
       Once once, BenchSettings s, int hops, java.time.Duration linger, int workers) {
     WarehousePipeline.Extras none = WarehousePipeline.Extras.NONE;
-    return once.consumer(BenchTables.CONSUMER)
-        .subscribe(
-            BenchTables.IN,
-            hops == 2
-                ? WarehousePipeline.warehouse(BenchTables.E2E_WAREHOUSE, none)
-                : WarehousePipeline.notifier("bench_effects", none))
-        .workers(workers)
-        .batchSize(s.batch())
-        .batchLinger(linger)
+    return s.shape(
+            once.consumer(BenchTables.CONSUMER)
+                .subscribe(
+                    BenchTables.IN,
+                    hops == 2
+                        ? WarehousePipeline.warehouse(BenchTables.E2E_WAREHOUSE, none)
+                        : WarehousePipeline.notifier("bench_effects", none))
+                .workers(workers)
+                .batchSize(s.batch())
+                .batchLinger(linger))
         .build();
   }
 

@@ -53,12 +53,15 @@ final class Pipeline implements AutoCloseable {
 
   void startConsumer() {
     Consumer consumer =
-        once.consumer(BenchTables.CONSUMER)
-            .subscribe(
-                BenchTables.IN,
-                WarehousePipeline.warehouse(BenchTables.DISPATCH, WarehousePipeline.Extras.NONE))
-            .workers(settings.workers())
-            .batchSize(settings.batch())
+        settings
+            .shape(
+                once.consumer(BenchTables.CONSUMER)
+                    .subscribe(
+                        BenchTables.IN,
+                        WarehousePipeline.warehouse(
+                            BenchTables.DISPATCH, WarehousePipeline.Extras.NONE))
+                    .workers(settings.workers())
+                    .batchSize(settings.batch()))
             .build();
     running.add(consumer.start());
   }

@@ -1,0 +1,151 @@
+package dev.once.ordered;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.once.Consumer;
+import dev.once.ConsumerBuilder;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.Handler;
+import dev.once.Once;
+import dev.once.OnceListener;
+import dev.once.Relay;
+import dev.once.RetryPolicy;
+import dev.once.jdbc.Dialect;
+import dev.once.tablequeue.TableQueueTransport;
+import dev.once.test.TestDatabase;
+import dev.once.testkit.SettableClock;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The ordering checker's rig: {@code keys} keys of {@code steps} events each, published step by
+ * step (step s of every key in one producer transaction, so a key's steps commit in order), and a
+ * handler that records (key, step) as its effect. {@link #OUT_OF_ORDER} counts the effects that do
+ * not follow their key's previous effect by exactly one step: a decrease, a repeat or a gap.
+ */
+final class KeyedSteps implements AutoCloseable {
+  /** Effects in commit order per key: {@code n} is taken in the handler's transaction. */
+  static final String OUT_OF_ORDER =
+      """
+      SELECT count(*) FROM (
+        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS before
+          FROM ordered_effect) e
+       WHERE step <> coalesce(before, 0) + 1
+      """;
+
+  final TestDatabase db;
+  final SettableClock clock = SettableClock.running();
+  final TableQueueTransport transport;
+  final Once once;
+
+  KeyedSteps(TestDatabase db, Dialect queueDialect, OnceListener listener) {
+    this.db = db;
+    db.execute(
+        "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
+    TableQueueTransport.Builder queue =
+        TableQueueTransport.builder(db.dataSource())
+            .visibilityTimeout(Duration.ofMillis(500))
+            .clock(clock);
+    this.transport = (queueDialect == null ? queue : queue.dialect(queueDialect)).build();
+    this.once =
+        Once.builder()
+            .dataSource(db.dataSource())
+            .transport(transport)
+            .destinations("orders")
+            .clock(clock)
+            .listener(listener == null ? new OnceListener() {} : listener)
+            .build();
+  }
+
+  /** Step {@code step} of key {@code key}'s id. */
+  static EventId id(String key, int step) {
+    return EventId.of("step", key, step);
+  }
+
+  static int step(dev.once.ReceivedEvent e) {
+    String id = e.id().value();
+    return Integer.parseInt(id.substring(id.lastIndexOf(':') + 1));
+  }
+
+  void publish(int keys, int steps) {
+    for (int s = 1; s <= steps; s++) {
+      int step = s;
+      once.useTransaction(
+          tx -> {
+            for (int k = 0; k < keys; k++) {
+              String key = "k" + k;
+              tx.publish(Event.of(id(key, step), "orders", key, "Step", "{}"));
+            }
+          });
+    }
+  }
+
+  /** The handler's effect, in its transaction. */
+  static void record(dev.once.Tx tx, dev.once.ReceivedEvent e) {
+    tx.update("INSERT INTO ordered_effect (event_key, step) VALUES (?, ?)", e.key(), step(e));
+  }
+
+  ConsumerBuilder consumer(Handler handler, RetryPolicy retry) {
+    return once.consumer("warehouse")
+        .subscribe("orders", handler)
+        .retry(retry)
+        .batchSize(8)
+        .idleWait(Duration.ofMillis(20))
+        .batchLinger(Duration.ZERO);
+  }
+
+  static RetryPolicy fast(int maxAttempts) {
+    return RetryPolicy.builder()
+        .maxAttempts(maxAttempts)
+        .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+        .build();
+  }
+
+  long effects() {
+    return db.count("SELECT count(*) FROM ordered_effect");
+  }
+
+  long outOfOrder() {
+    return db.count(OUT_OF_ORDER);
+  }
+
+  /** The steps of {@code key}'s effects in commit order. */
+  List<Integer> steps(String key) {
+    try (var c = db.dataSource().getConnection();
+        var ps =
+            c.prepareStatement("SELECT step FROM ordered_effect WHERE event_key = ? ORDER BY n")) {
+      ps.setString(1, key);
+      List<Integer> steps = new java.util.ArrayList<>();
+      try (var rs = ps.executeQuery()) {
+        while (rs.next()) {
+          steps.add(rs.getInt(1));
+        }
+      }
+      return steps;
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Runs the relay on this thread, the consumer's workers on theirs, until {@code effects}. */
+  void runUntil(Consumer consumer, long effects) {
+    Relay relay = once.newRelay();
+    consumer.start();
+    await("effects = " + effects)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              relay.runOnce();
+              return effects() >= effects;
+            });
+  }
+
+  @Override
+  public void close() {
+    once.close();
+    transport.close();
+    db.close();
+  }
+}
