@@ -55,8 +55,8 @@ class QueuePlanTest {
           """
           INSERT INTO once_queue
                  (consumer_group, event_id, destination, event_key, event_type, payload,
-                  enqueued_at, visible_at)
-          SELECT 'g', 'e:' || n, 'd', 'k' || (n % 500), 'T', 'p', now(), now()
+                  enqueued_at, visible_at, in_key_order)
+          SELECT 'g', 'e:' || n, 'd', 'k' || (n % 500), 'T', 'p', now(), now(), true
             FROM generate_series(1, 20000) n
           """);
       try (Connection c = db.dataSource().getConnection()) {

@@ -44,9 +44,10 @@ public class PostgresQueue extends JdbcQueue {
 
   /**
    * {@link #CLAIM} for an ordered group: a row with a key only when no earlier row of its (group,
-   * destination, key) is in the queue — in flight, in backoff or waiting — and its key is not
-   * parked. Each of the two checks is one probe of an index ({@code once_queue_key}, the parked
-   * keys' primary key). Public for the plan test.
+   * destination, key) enqueued in key order is in the queue — in flight, in backoff or waiting —
+   * and its key is not parked (rows enqueued before the group was ordered are not held back). Each
+   * of the two checks is one probe of an index ({@code once_queue_key}, the parked keys' primary
+   * key). Public for the plan test.
    */
   public static final String CLAIM_IN_KEY_ORDER =
       """
@@ -57,7 +58,7 @@ public class PostgresQueue extends JdbcQueue {
                 OR NOT EXISTS (SELECT 1 FROM once_queue e
                                 WHERE e.consumer_group = q.consumer_group
                                   AND e.destination = q.destination
-                                  AND e.event_key IS NOT NULL
+                                  AND e.in_key_order AND e.event_key IS NOT NULL
                                   AND e.event_key = q.event_key
                                   AND e.id < q.id)
                    AND NOT EXISTS (SELECT 1 FROM once_parked_key p

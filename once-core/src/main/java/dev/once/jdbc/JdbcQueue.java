@@ -31,8 +31,8 @@ public class JdbcQueue implements QueueDialect {
         """
         INSERT INTO once_queue
                (consumer_group, event_id, destination, event_key, event_type, payload, %s,
-                enqueued_at, visible_at)
-        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?
+                enqueued_at, visible_at, in_key_order)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?, b.in_key_order
           FROM once_queue_binding b
          WHERE b.destination = ?
         """
@@ -52,6 +52,21 @@ public class JdbcQueue implements QueueDialect {
         "destination, consumer_group",
         destination,
         consumerId);
+  }
+
+  @Override
+  public void keyOrder(Connection c, String destination, String consumerId, boolean inKeyOrder)
+      throws SQLException {
+    sql.update(
+        c,
+        """
+        UPDATE once_queue_binding SET in_key_order = ?
+         WHERE destination = ? AND consumer_group = ? AND in_key_order <> ?
+        """,
+        inKeyOrder,
+        destination,
+        consumerId,
+        inKeyOrder);
   }
 
   @Override

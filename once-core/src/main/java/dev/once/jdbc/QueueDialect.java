@@ -58,6 +58,13 @@ public interface QueueDialect {
   }
 
   /**
+   * Whether the rows enqueued for this group from now on are held in key order (copied from its
+   * binding onto each row: only those rows are in the index an ordered claim probes).
+   */
+  void keyOrder(Connection c, String destination, String consumerId, boolean inKeyOrder)
+      throws SQLException;
+
+  /**
    * A {@link #claim} of an ordered group: a row with a key is claimed only when no earlier row of
    * its (group, destination, key) is in the queue, in flight or not, and its key is not parked in
    * {@code once_parked_key}; so at most one row of a key is claimed at a time, and a nacked row

@@ -1,6 +1,11 @@
 -- Once: the keys an ordered consumer group parked (see the PostgreSQL schema's V8). Ordered
 -- consumption runs on PostgreSQL's table queue only for now; the table is here so that replaying
 -- and discarding dead letters run the same statements on both databases.
+-- Whether a group's rows are held in key order (set from the consumer when it declares its
+-- queue, copied onto each row it is enqueued), as on PostgreSQL, so that both run one enqueue.
+ALTER TABLE once_queue_binding ADD COLUMN in_key_order BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE once_queue ADD COLUMN in_key_order BOOLEAN NOT NULL DEFAULT FALSE;
+
 CREATE TABLE once_parked_key (
     consumer_group VARCHAR(200) NOT NULL,
     destination    VARCHAR(255) NOT NULL,
