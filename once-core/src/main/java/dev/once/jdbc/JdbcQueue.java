@@ -55,18 +55,18 @@ public class JdbcQueue implements QueueDialect {
   }
 
   @Override
-  public void keyOrder(Connection c, String destination, String consumerId, boolean inKeyOrder)
+  public void markInKeyOrder(Connection c, String destination, String consumerId)
       throws SQLException {
     sql.update(
         c,
         """
         UPDATE once_queue_binding SET in_key_order = ?
-         WHERE destination = ? AND consumer_group = ? AND in_key_order <> ?
+         WHERE destination = ? AND consumer_group = ? AND in_key_order = ?
         """,
-        inKeyOrder,
+        true,
         destination,
         consumerId,
-        inKeyOrder);
+        false);
   }
 
   @Override

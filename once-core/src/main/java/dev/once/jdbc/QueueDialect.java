@@ -58,11 +58,12 @@ public interface QueueDialect {
   }
 
   /**
-   * Whether the rows enqueued for this group from now on are held in key order (copied from its
-   * binding onto each row: only those rows are in the index an ordered claim probes).
+   * Marks the group ordered: the rows enqueued for it from now on are held in key order (the mark
+   * is copied from its binding onto each row: only those rows are in the index an ordered claim
+   * probes). A mark is never taken back by a declare (a process that only publishes, or an older
+   * one, cannot unorder a group); an operator clears it on {@code once_queue_binding}.
    */
-  void keyOrder(Connection c, String destination, String consumerId, boolean inKeyOrder)
-      throws SQLException;
+  void markInKeyOrder(Connection c, String destination, String consumerId) throws SQLException;
 
   /**
    * A {@link #claim} of an ordered group: a row with a key is claimed only when no earlier row of

@@ -202,9 +202,9 @@ public final class TableQueueTransport
   public void declare(String destination, String consumerId) {
     try (Connection c = dataSource.getConnection()) {
       dialect.queue().bind(c, destination, consumerId);
-      dialect
-          .queue()
-          .keyOrder(c, destination, consumerId, ordered.contains(destination, consumerId));
+      if (ordered.contains(destination, consumerId)) {
+        dialect.queue().markInKeyOrder(c, destination, consumerId);
+      }
     } catch (SQLException e) {
       throw new StoreException("bind queue " + consumerId + " to " + destination, e);
     }
