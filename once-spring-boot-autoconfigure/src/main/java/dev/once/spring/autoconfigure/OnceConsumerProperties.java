@@ -34,6 +34,12 @@ public class OnceConsumerProperties {
   /** The longest backoff between attempts. Unset: core's default. */
   private Duration maxRetryDelay;
 
+  /**
+   * Whether a key's events take effect one at a time in publish order, a failing one parking only
+   * its key ({@link ConsumerBuilder#ordered}; the table queue on PostgreSQL). Unset: unordered.
+   */
+  private Boolean ordered;
+
   /** Sets on {@code consumer} what is set here; the rest keeps core's defaults. */
   public ConsumerBuilder applyTo(ConsumerBuilder consumer) {
     if (workers != null) {
@@ -44,6 +50,9 @@ public class OnceConsumerProperties {
     }
     if (idleWait != null) {
       consumer.idleWait(idleWait);
+    }
+    if (Boolean.TRUE.equals(ordered)) {
+      consumer.ordered();
     }
     return consumer.retry(retry());
   }
@@ -107,5 +116,13 @@ public class OnceConsumerProperties {
 
   public void setMaxRetryDelay(Duration maxRetryDelay) {
     this.maxRetryDelay = maxRetryDelay;
+  }
+
+  public Boolean getOrdered() {
+    return ordered;
+  }
+
+  public void setOrdered(Boolean ordered) {
+    this.ordered = ordered;
   }
 }

@@ -49,6 +49,15 @@ class CoreDefaultsTest {
   }
 
   @Test
+  void anOrderedConsumerFromPropertiesIsTheOneFromAnOrderedBuilder() {
+    OnceProperties.Consumer c = new OnceProperties.Consumer();
+    c.setOrdered(true);
+
+    assertThat(configOf(c::applyTo)).isEqualTo(configOf(ConsumerBuilder::ordered));
+    assertThat(configOf(c::applyTo).ordered()).isTrue();
+  }
+
+  @Test
   void theRelayAndPartitionsFromEmptyPropertiesAreTheOnesFromAnEmptyBuilder() {
     try (TestDatabase db = TestDatabase.embedded();
         TableQueueTransport transport = TableQueueTransport.builder(db.dataSource()).build()) {
