@@ -160,10 +160,7 @@ class MariaDbCommandsTest {
 
   /** The test database without the Once tables (the CLI applies them); its URL. */
   static String emptied(TestDatabase db) {
-    db.execute(
-        "DROP TABLE once_outbox, once_inbox, once_relay_partition, once_queue_binding,"
-            + " once_queue, once_operation, once_attempt, once_suspect, once_request,"
-            + " once_dead_letter, once_dead_letter_action, once_version, once_schema_history");
+    db.dropOnceTables();
     return "jdbc:mariadb://127.0.0.1:3306/" + db.schema() + "?user=root";
   }
 }

@@ -203,11 +203,7 @@ class SharedDatabaseTest {
    * commands that write apply on top of), instead of the test database's own.
    */
   private static void appliedByOnce(TestDatabase db) {
-    db.execute(
-        (db.isMariaDb() ? "DROP TABLE " : "DROP TABLE IF EXISTS ")
-            + "once_outbox, once_inbox, once_relay_partition, once_queue_binding,"
-            + " once_queue, once_operation, once_attempt, once_suspect, once_request,"
-            + " once_dead_letter, once_dead_letter_action, once_version, once_schema_history");
+    db.dropOnceTables();
     String url =
         db.isMariaDb() ? mariaDbUrl(db) : TestDatabase.LOCAL_URL + "&currentSchema=" + db.schema();
     Cli.Run applied = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());
