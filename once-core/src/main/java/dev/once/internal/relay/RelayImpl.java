@@ -74,11 +74,6 @@ public final class RelayImpl implements Relay {
   /** Rows whose destination has no consumer bound yet wait, uncharged. */
   private final UnboundDestinations unbound;
 
-  /** How many messages of a batch were lost on their way to the broker, and the first reason. */
-  private record Lost(int count, String reason) {
-    static final Lost NONE = new Lost(0, null);
-  }
-
   private final EngineThread thread = new EngineThread("once-relay");
 
   /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
