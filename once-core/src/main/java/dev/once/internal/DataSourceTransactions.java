@@ -25,7 +25,7 @@ public final class DataSourceTransactions implements TransactionRunner {
       Jdbc.rollbackQuietly(c);
       throw e;
     } finally {
-      OnceImpl.closeQuietly(c);
+      Jdbc.closeQuietly(c);
     }
     afterCommit.run();
     return result;

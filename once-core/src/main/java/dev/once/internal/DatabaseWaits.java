@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.DatabaseTimeouts;
+import dev.once.internal.postgres.WrappedPool;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ForwardingDataSource;
@@ -193,7 +194,7 @@ public final class DatabaseWaits {
     try {
       before = limit(c);
     } catch (SQLException | RuntimeException e) {
-      OnceImpl.closeQuietly(c);
+      Jdbc.closeQuietly(c);
       throw e;
     }
     if (before < 0 || resetsNetworkTimeout(c)) {
@@ -254,16 +255,17 @@ public final class DatabaseWaits {
    * else {@code dataSource}: what two engines given the same pool compare.
    */
   public static DataSource given(DataSource dataSource) {
-    return dataSource instanceof Bounded b ? b.given() : dataSource;
+    return WrappedPool.of(dataSource);
   }
 
   /** The data source whose connections {@link #borrow} bounds. */
-  private final class Bounded extends ForwardingDataSource {
+  private final class Bounded extends ForwardingDataSource implements WrappedPool {
     Bounded(DataSource delegate) {
       super(delegate);
     }
 
-    DataSource given() {
+    @Override
+    public DataSource pool() {
       return delegate();
     }
 

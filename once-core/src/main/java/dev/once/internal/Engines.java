@@ -1,19 +1,74 @@
 package dev.once.internal;
 
+import dev.once.internal.consumer.ConsumerImpl;
+import dev.once.internal.postgres.PostgresListener;
+import dev.once.internal.relay.RelayImpl;
+import dev.once.spi.ConnectionUse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The engines an instance started (relays, retention, reconcilers, listeners), closed together. */
-final class Engines {
+/**
+ * The engines an instance started (relays, retention, reconcilers, listeners), closed together, and
+ * what they take of the pool, checked before each starts.
+ */
+final class Engines implements EngineLifecycle {
   /** How long {@link #closeAll()} waits for its engines, all of them together. */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(6);
 
   private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
+  private final PoolNeeds poolNeeds;
 
-  void add(AutoCloseable engine) {
+  /** What the transport takes of the given data source, null if it tells nothing. */
+  private final ConnectionUse use;
+
+  /** The data source as given: what {@link #use} compares with. */
+  private final javax.sql.DataSource given;
+
+  /** Whether the database wakes relays by notifications: each process then holds a LISTEN. */
+  private final boolean notifies;
+
+  Engines(PoolNeeds poolNeeds, ConnectionUse use, javax.sql.DataSource given, boolean notifies) {
+    this.poolNeeds = poolNeeds;
+    this.use = use;
+    this.given = given;
+    this.notifies = notifies;
+  }
+
+  @Override
+  public void starting(Object engine, PoolNeeds.Need need) {
+    Map<Object, PoolNeeds.Need> needs = new LinkedHashMap<>();
+    needs.put(engine, need);
+    boolean relay = engine instanceof RelayImpl;
+    if (relay && notifies) {
+      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
+    }
+    if (use != null && relay && use.notifying(given) > 0) {
+      needs.put(
+          ConnectionUse.class, new PoolNeeds.Need("the table queue's NOTIFY sender", 1, 0, 0));
+    }
+    if (use != null && engine instanceof ConsumerImpl && use.heldWhileReceiving(given) > 0) {
+      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
+    }
+    poolNeeds.starting(needs);
+  }
+
+  /** Connections a relay's publish takes besides its own (the table queue's rows). */
+  int extraPerPublish() {
+    return use == null ? 0 : use.perPublish(given);
+  }
+
+  @Override
+  public void started(AutoCloseable engine) {
     started.add(engine);
+  }
+
+  @Override
+  public void stopped(Object engine) {
+    poolNeeds.stopped(engine);
   }
 
   /**

@@ -56,4 +56,14 @@ public final class Jdbc {
       // the connection is broken; the server rolls the transaction back by itself
     }
   }
+
+  public static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // nothing to do: the pool or the server cleans up
+      }
+    }
+  }
 }

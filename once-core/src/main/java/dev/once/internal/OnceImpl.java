@@ -18,17 +18,20 @@ import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
+import dev.once.internal.operations.OperationsContext;
 import dev.once.internal.operations.OperationsImpl;
-import dev.once.internal.postgres.PostgresListener;
 import dev.once.internal.postgres.PostgresNotifier;
+import dev.once.internal.relay.RelayContext;
 import dev.once.internal.relay.RelayImpl;
+import dev.once.internal.requests.RequestKeysContext;
 import dev.once.internal.requests.RequestKeysImpl;
+import dev.once.internal.retention.RetentionContext;
 import dev.once.internal.retention.RetentionImpl;
 import dev.once.internal.schema.SchemaCheck;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
-import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.InDatabasePublish;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
@@ -60,8 +63,7 @@ public final class OnceImpl implements Once {
   private final Wakeup outboxWakeup = new Wakeup();
   private final java.util.concurrent.atomic.AtomicInteger runningRelays =
       new java.util.concurrent.atomic.AtomicInteger();
-  private final Engines started = new Engines();
-  private final PoolNeeds poolNeeds;
+  private final Engines engines;
   private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
 
@@ -113,7 +115,6 @@ public final class OnceImpl implements Once {
     SchemaCheck.require(dataSource, dialect);
     this.tracing = tracing;
     this.givenDataSource = dataSource;
-    this.poolNeeds = new PoolNeeds(() -> PoolSize.of(dataSource));
     this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
     this.dataSource = waits.bound(dataSource);
     TransactionRunner runner =
@@ -126,6 +127,12 @@ public final class OnceImpl implements Once {
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
+    this.engines =
+        new Engines(
+            new PoolNeeds(() -> PoolSize.of(dataSource)),
+            transport.capability(ConnectionUse.class).orElse(null),
+            dataSource,
+            dialect.flavour().notifies());
     this.listener = new Listeners(listeners);
     this.outboxNotifier =
         dialect.flavour().notifies()
@@ -183,12 +190,30 @@ public final class OnceImpl implements Once {
 
   @Override
   public Relay newRelay() {
-    return new RelayImpl(this);
+    return new RelayImpl(
+        new RelayContext(
+            config,
+            dialect,
+            dataSource,
+            transport,
+            transport
+                .capability(InDatabasePublish.class)
+                .filter(p -> p.publishesIn(givenDataSource))
+                .orElse(null),
+            publishLimits,
+            tracing,
+            listener,
+            waits.perTransactionIdleUpTo(config.confirmTimeout()),
+            engines.extraPerPublish(),
+            runningRelays,
+            this::outboxWakeup,
+            engines));
   }
 
   @Override
   public dev.once.Retention newRetention() {
-    return new RetentionImpl(this);
+    return new RetentionImpl(
+        new RetentionContext(dataSource, dialect, config.retention(), config.clock(), engines));
   }
 
   @Override
@@ -213,7 +238,7 @@ public final class OnceImpl implements Once {
         new ConsumerContext.Lifecycle() {
           @Override
           public void starting(Consumer consumer) {
-            OnceImpl.this.starting(
+            engines.starting(
                 consumer,
                 new PoolNeeds.Need(
                     "consumer "
@@ -228,24 +253,36 @@ public final class OnceImpl implements Once {
 
           @Override
           public void started(Consumer consumer) {
-            OnceImpl.this.started(consumer);
+            engines.started(consumer);
           }
 
           @Override
           public void stopped(Consumer consumer) {
-            OnceImpl.this.stopped(consumer);
+            engines.stopped(consumer);
           }
         });
   }
 
   @Override
   public Operations operations(OperationsConfig operationsConfig) {
-    return new OperationsImpl(this, operationsConfig);
+    return new OperationsImpl(
+        new OperationsContext(
+            dataSource, dialect.operations(), config.clock(), listener, tracing, engines),
+        operationsConfig);
   }
 
   @Override
   public dev.once.RequestKeys requestKeys(dev.once.RequestKeysConfig requestKeysConfig) {
-    return new RequestKeysImpl(this, requestKeysConfig);
+    return new RequestKeysImpl(
+        new RequestKeysContext(
+            dataSource,
+            dialect.requestKeys(),
+            dialect.status(),
+            config.clock(),
+            listener,
+            this::inTransaction,
+            engines),
+        requestKeysConfig);
   }
 
   @Override
@@ -264,51 +301,14 @@ public final class OnceImpl implements Once {
     return config;
   }
 
-  public DataSource dataSource() {
-    return dataSource;
-  }
-
-  TransactionRunner transactions() {
-    return transactions;
-  }
-
-  /** The data source as it was given (a transport that publishes in it compares with this one). */
-  public DataSource givenDataSource() {
-    return givenDataSource;
-  }
-
-  /**
-   * The bounds Once adds to a relay's transactions, which stay open while the relay waits for the
-   * broker's confirms.
-   */
-  public TransactionWaits relayWaits() {
-    return waits.perTransactionIdleUpTo(config.confirmTimeout());
-  }
-
-  public Transport transport() {
-    return transport;
-  }
-
-  /** The transport's publish limits, or null if it has none. */
-  public PublishLimits publishLimits() {
-    return publishLimits;
-  }
-
-  public Dialect dialect() {
-    return dialect;
-  }
-
-  public Listeners listener() {
-    return listener;
-  }
-
-  public synchronized Wakeup outboxWakeup() {
+  /** The outbox wake-up of this instance's relays; its listener starts with the first relay. */
+  private synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
       outboxListener =
           dialect.flavour().notifies()
               ? dialect.flavour().listen(dataSource, Channel.OUTBOX, sender, outboxWakeup::signal)
               : () -> {};
-      started.add(outboxListener);
+      engines.started(outboxListener);
     }
     return outboxWakeup;
   }
@@ -328,70 +328,11 @@ public final class OnceImpl implements Once {
     }
   }
 
-  /** How many relays of this instance run their own thread; at least 1. */
-  public int runningRelays() {
-    return Math.max(1, runningRelays.get());
-  }
-
-  public void relayRunning(boolean running) {
-    runningRelays.addAndGet(running ? 1 : -1);
-  }
-
-  /**
-   * Counts what {@code engine} takes of the pool before it starts, and refuses a pool too small for
-   * every engine running (see {@link PoolNeeds}).
-   */
-  public void starting(Object engine, PoolNeeds.Need need) {
-    java.util.Map<Object, PoolNeeds.Need> needs = new java.util.LinkedHashMap<>();
-    needs.put(engine, need);
-    boolean relay = engine instanceof RelayImpl;
-    ConnectionUse use = transport.capability(ConnectionUse.class).orElse(null);
-    if (relay && dialect.flavour().notifies()) {
-      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
-    }
-    if (use != null && relay && use.notifying(givenDataSource) > 0) {
-      needs.put(
-          ConnectionUse.class, new PoolNeeds.Need("the table queue's NOTIFY sender", 1, 0, 0));
-    }
-    if (use != null
-        && engine instanceof ConsumerImpl
-        && use.heldWhileReceiving(givenDataSource) > 0) {
-      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
-    }
-    poolNeeds.starting(needs);
-  }
-
-  /** Connections a relay's publish takes besides its own (the table queue's rows). */
-  public int extraPerPublish() {
-    return transport
-        .capability(ConnectionUse.class)
-        .map(u -> u.perPublish(givenDataSource))
-        .orElse(0);
-  }
-
-  public void stopped(Object engine) {
-    poolNeeds.stopped(engine);
-  }
-
-  public void started(AutoCloseable engine) {
-    started.add(engine);
-  }
-
   @Override
   public void close() {
     if (outboxNotifier != null) {
       outboxNotifier.close();
     }
-    started.closeAll();
-  }
-
-  public static void closeQuietly(Connection c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException ignored) {
-        // nothing to do: the pool or the server cleans up
-      }
-    }
+    engines.closeAll();
   }
 }

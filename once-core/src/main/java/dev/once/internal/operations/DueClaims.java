@@ -1,7 +1,6 @@
 package dev.once.internal.operations;
 
 import dev.once.StoreException;
-import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Lease;
 import dev.once.jdbc.OperationRow;
 import dev.once.jdbc.OperationsDialect;
@@ -19,9 +18,9 @@ final class DueClaims {
   private final DataSource dataSource;
   private final OperationsDialect ops;
 
-  DueClaims(DataSource dataSource, Dialect dialect) {
+  DueClaims(DataSource dataSource, OperationsDialect ops) {
     this.dataSource = dataSource;
-    this.ops = dialect.operations();
+    this.ops = ops;
   }
 
   /** Up to {@code limit} due operations now held by {@code owner}, each as it was before. */

@@ -4,8 +4,6 @@ import dev.once.OperationConflictException;
 import dev.once.OperationState;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
-import dev.once.internal.OnceImpl;
-import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Lease;
 import dev.once.jdbc.OperationRow;
 import dev.once.jdbc.OperationUpdate;
@@ -35,9 +33,9 @@ final class OperationStore {
   /** {@code before} is the row as it was when locked, before this claim changed it. */
   record Claim(ClaimKind kind, OperationRow before, String owner) {}
 
-  OperationStore(DataSource dataSource, Dialect dialect) {
+  OperationStore(DataSource dataSource, OperationsDialect ops) {
     this.dataSource = dataSource;
-    this.ops = dialect.operations();
+    this.ops = ops;
   }
 
   /** In the caller's transaction: true if inserted, false if known with the same request. */
@@ -76,7 +74,7 @@ final class OperationStore {
       Jdbc.rollbackQuietly(c);
       throw e;
     } finally {
-      OnceImpl.closeQuietly(c);
+      Jdbc.closeQuietly(c);
     }
   }
 

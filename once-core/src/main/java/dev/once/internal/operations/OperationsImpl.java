@@ -6,7 +6,6 @@ import dev.once.OperationsConfig;
 import dev.once.Reconciler;
 import dev.once.StoreException;
 import dev.once.Tx;
-import dev.once.internal.OnceImpl;
 import dev.once.jdbc.OperationRow;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -21,18 +20,18 @@ import java.util.UUID;
  */
 public final class OperationsImpl implements Operations {
   private static final long MAX_PAUSE_MILLIS = 200;
-  private final OnceImpl once;
+  private final OperationsContext context;
   private final OperationsConfig config;
   private final OperationStore store;
   private final OperationRunner runner;
   private final Clock clock;
 
-  public OperationsImpl(OnceImpl once, OperationsConfig config) {
-    this.once = once;
+  public OperationsImpl(OperationsContext context, OperationsConfig config) {
+    this.context = context;
     this.config = config;
-    this.clock = once.config().clock();
-    this.store = new OperationStore(once.dataSource(), once.dialect());
-    this.runner = new OperationRunner(config, store, once.listener(), clock, once.tracing());
+    this.clock = context.clock();
+    this.store = new OperationStore(context.dataSource(), context.operations());
+    this.runner = new OperationRunner(config, store, context.listener(), clock, context.tracing());
   }
 
   @Override
@@ -101,7 +100,7 @@ public final class OperationsImpl implements Operations {
 
   @Override
   public Reconciler newReconciler() {
-    return new ReconcilerImpl(once, this);
+    return new ReconcilerImpl(context, this);
   }
 
   @Override

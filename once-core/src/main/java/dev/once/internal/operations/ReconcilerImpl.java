@@ -1,8 +1,8 @@
 package dev.once.internal.operations;
 
 import dev.once.Reconciler;
+import dev.once.internal.EngineLifecycle;
 import dev.once.internal.EngineThread;
-import dev.once.internal.OnceImpl;
 import dev.once.internal.Pause;
 import dev.once.internal.PoolNeeds;
 import dev.once.jdbc.OperationRow;
@@ -16,18 +16,18 @@ import org.slf4j.LoggerFactory;
 /** Takes due operations in batches no other reconciler can also take, and runs them. */
 final class ReconcilerImpl implements Reconciler {
   private static final Logger log = LoggerFactory.getLogger(ReconcilerImpl.class);
-  private final OnceImpl once;
+  private final EngineLifecycle lifecycle;
   private final OperationsImpl operations;
   private final DueClaims claims;
   private final Clock clock;
   private final Duration lease;
   private final EngineThread thread;
 
-  ReconcilerImpl(OnceImpl once, OperationsImpl operations) {
-    this.once = once;
+  ReconcilerImpl(OperationsContext context, OperationsImpl operations) {
+    this.lifecycle = context.lifecycle();
     this.operations = operations;
-    this.claims = new DueClaims(once.dataSource(), once.dialect());
-    this.clock = once.config().clock();
+    this.claims = new DueClaims(context.dataSource(), context.operations());
+    this.clock = context.clock();
     this.lease = operations.config().lease();
     this.thread = new EngineThread("once-reconciler-" + operations.provider());
   }
@@ -102,9 +102,9 @@ final class ReconcilerImpl implements Reconciler {
     if (thread.started()) {
       return this;
     }
-    once.starting(this, new PoolNeeds.Need("a reconciler", 1, 0, 0));
+    lifecycle.starting(this, new PoolNeeds.Need("a reconciler", 1, 0, 0));
     if (thread.start(this::loop)) {
-      once.started(this);
+      lifecycle.started(this);
     }
     return this;
   }
@@ -131,6 +131,6 @@ final class ReconcilerImpl implements Reconciler {
   @Override
   public void close() {
     thread.stop();
-    once.stopped(this);
+    lifecycle.stopped(this);
   }
 }

@@ -1,9 +1,8 @@
 package dev.once.internal.postgres;
 
 import dev.once.Tracing;
-import dev.once.internal.DatabaseWaits;
-import dev.once.internal.Jdbc;
 import dev.once.jdbc.Channel;
+import dev.once.jdbc.Sql;
 import dev.once.jdbc.SqlFlavour;
 import dev.once.jdbc.SqlList;
 import dev.once.jdbc.TransactionWaits;
@@ -29,6 +28,9 @@ import javax.sql.DataSource;
 public class PostgresFlavour implements SqlFlavour {
 
   /** Advisory lock namespace of the relay's partitions, made distinct per schema. */
+  /** PostgreSQL's own statements bind through this flavour. */
+  static final Sql SQL = new Sql(new PostgresFlavour());
+
   static final String RELAY_LOCK_SPACE = "hashtext(current_schema() || '.once_outbox')";
 
   /** The column beside {@code headers} that holds a message's packed {@code traceparent}. */
@@ -189,7 +191,7 @@ public class PostgresFlavour implements SqlFlavour {
   /** Transaction-scoped advisory locks: they end with the transaction or its connection. */
   @Override
   public List<Integer> lockPartitions(Connection c, List<Integer> partitions) throws SQLException {
-    return Jdbc.ints(c, LOCK_PARTITIONS, (Object) partitions.toArray(new Integer[0]));
+    return SQL.ints(c, LOCK_PARTITIONS, (Object) partitions.toArray(new Integer[0]));
   }
 
   private static final String LOCK_PARTITIONS =
@@ -202,13 +204,17 @@ public class PostgresFlavour implements SqlFlavour {
   /** A session advisory lock keyed by the schema and the name. */
   @Override
   public boolean tryLock(Connection c, String name) throws SQLException {
-    return Jdbc.queryBoolean(
-        c, "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.' || ?))", name);
+    return Boolean.TRUE.equals(
+        SQL.first(
+            c,
+            "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.' || ?))",
+            rs -> rs.getBoolean(1),
+            name));
   }
 
   @Override
   public void unlock(Connection c, String name) throws SQLException {
-    Jdbc.execute(c, "SELECT pg_advisory_unlock(hashtext(current_schema() || '.' || ?))", name);
+    SQL.execute(c, "SELECT pg_advisory_unlock(hashtext(current_schema() || '.' || ?))", name);
   }
 
   /**
@@ -225,7 +231,7 @@ public class PostgresFlavour implements SqlFlavour {
   /** The same statement, with the waits' bounds in it: no round trip of their own. */
   @Override
   public void beginEngineTransaction(Connection c, TransactionWaits waits) throws SQLException {
-    Jdbc.execute(c, BEGIN_ENGINE, millis(waits.lockWait()), millis(waits.idleInTransaction()));
+    SQL.execute(c, BEGIN_ENGINE, millis(waits.lockWait()), millis(waits.idleInTransaction()));
   }
 
   /**
@@ -276,7 +282,7 @@ public class PostgresFlavour implements SqlFlavour {
 
   @Override
   public void boundTransactionWaits(Connection c, TransactionWaits waits) throws SQLException {
-    Jdbc.execute(c, BOUND_WAITS, millis(waits.lockWait()), millis(waits.idleInTransaction()));
+    SQL.execute(c, BOUND_WAITS, millis(waits.lockWait()), millis(waits.idleInTransaction()));
   }
 
   /** A bound in milliseconds as a setting's text; null (keep the session's) for none. */
@@ -293,9 +299,9 @@ public class PostgresFlavour implements SqlFlavour {
   @Override
   public void notify(Connection c, Channel channel, String sender) throws SQLException {
     if (sender == null) {
-      Jdbc.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
+      SQL.execute(c, "SELECT pg_notify(?, current_schema())", channelName(channel));
     } else {
-      Jdbc.execute(c, NOTIFY_FROM, channelName(channel), sender);
+      SQL.execute(c, NOTIFY_FROM, channelName(channel), sender);
     }
   }
 
@@ -308,7 +314,7 @@ public class PostgresFlavour implements SqlFlavour {
     String name = channelName(channel);
     String own = ownSender == null ? null : " " + ownSender;
     return PostgresListener.subscribe(
-        DatabaseWaits.given(dataSource), dataSource, CHANNELS, name, own, onNotify);
+        WrappedPool.of(dataSource), dataSource, CHANNELS, name, own, onNotify);
   }
 
   /**

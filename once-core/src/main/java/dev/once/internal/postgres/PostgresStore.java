@@ -1,7 +1,6 @@
 package dev.once.internal.postgres;
 
 import dev.once.Event;
-import dev.once.internal.Jdbc;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.JdbcStore;
 import dev.once.jdbc.OutboxRow;
@@ -65,7 +64,7 @@ public class PostgresStore extends JdbcStore {
     params[row.length] = PostgresFlavour.channelName(channel);
     params[row.length + 1] = sender;
     try (PreparedStatement ps = c.prepareStatement(outboxInsertNotifying)) {
-      Jdbc.bind(ps, params);
+      PostgresFlavour.SQL.bind(ps, params);
       ps.execute();
       int written = ps.getUpdateCount();
       ps.getMoreResults(); // the notification's empty row
@@ -96,11 +95,11 @@ public class PostgresStore extends JdbcStore {
       Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
       throws SQLException {
     if (waits.isNone()) {
-      return Jdbc.strings(
+      return PostgresFlavour.SQL.strings(
           c, INSERT_MARKERS, new HashSet<>(), consumerId, eventIds.toArray(new String[0]));
     }
     try (PreparedStatement ps = c.prepareStatement(BOUND_WAITS_AND_INSERT_MARKERS)) {
-      Jdbc.bind(
+      PostgresFlavour.SQL.bind(
           ps,
           PostgresFlavour.millis(waits.lockWait()),
           PostgresFlavour.millis(waits.idleInTransaction()),
@@ -161,7 +160,7 @@ public class PostgresStore extends JdbcStore {
                 SELECT n.due, share.p
                   FROM (SELECT count(*)::int AS due FROM due) n LEFT JOIN share ON true
                 """)) {
-      Jdbc.bind(ps, beginParameters(waits, now, limit, relays));
+      PostgresFlavour.SQL.bind(ps, beginParameters(waits, now, limit, relays));
       int due = 0;
       List<Integer> locked = new ArrayList<>();
       try (ResultSet rs = secondResult(ps)) {
@@ -192,7 +191,7 @@ public class PostgresStore extends JdbcStore {
       Connection c, TransactionWaits waits, Instant now, int limit, int relays)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(claimRelayBatch)) {
-      Jdbc.bind(ps, beginParameters(waits, now, limit, relays, now, limit));
+      PostgresFlavour.SQL.bind(ps, beginParameters(waits, now, limit, relays, now, limit));
       ps.execute();
       RelayPartitions partitions;
       try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
@@ -246,7 +245,7 @@ public class PostgresStore extends JdbcStore {
   @Override
   public boolean applyIfNewer(Connection c, String entity, String id, long version)
       throws SQLException {
-    return Jdbc.update(
+    return PostgresFlavour.SQL.update(
             c,
             """
             INSERT INTO once_version AS v (entity, entity_id, version)

@@ -11,7 +11,6 @@ import dev.once.internal.EngineThread;
 import dev.once.internal.Failure;
 import dev.once.internal.Jdbc;
 import dev.once.internal.LogContext;
-import dev.once.internal.OnceImpl;
 import dev.once.internal.Pause;
 import dev.once.internal.PoolNeeds;
 import dev.once.internal.Spans;
@@ -47,7 +46,9 @@ public final class RelayImpl implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
   private static final Duration CONTENDED_WAIT = Duration.ofMillis(5);
 
-  private final OnceImpl once;
+  /** What it reads of its {@code Once} (the name kept: the engine reads as it did). */
+  private final RelayContext once;
+
   private final OnceConfig config;
   private final Dialect dialect;
   private final DeadLetterWriter deadLetters;
@@ -79,17 +80,13 @@ public final class RelayImpl implements Relay {
   /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
   private record Row(long id, Event event, Instant createdAt, int attempts, String malformed) {}
 
-  public RelayImpl(OnceImpl once) {
+  public RelayImpl(RelayContext once) {
     this.once = once;
     this.config = once.config();
     this.dialect = once.dialect();
     this.deadLetters = new DeadLetterWriter(dialect);
     this.unbound = new UnboundDestinations(dialect, config.relayRetry().backoff());
-    this.inDatabase =
-        once.transport()
-            .capability(InDatabasePublish.class)
-            .filter(p -> p.publishesIn(once.givenDataSource()))
-            .orElse(null);
+    this.inDatabase = once.inDatabase();
   }
 
   @Override
@@ -146,7 +143,7 @@ public final class RelayImpl implements Relay {
       Jdbc.rollbackQuietly(c);
       throw e;
     } finally {
-      OnceImpl.closeQuietly(c);
+      Jdbc.closeQuietly(c);
     }
   }
 

@@ -11,7 +11,6 @@ import dev.once.SchemaMissingException;
 import dev.once.StoreException;
 import dev.once.StoredResponse;
 import dev.once.internal.EngineThread;
-import dev.once.internal.OnceImpl;
 import dev.once.internal.Pause;
 import dev.once.jdbc.RequestKeysDialect;
 import dev.once.jdbc.RequestKeysDialect.StoredRequest;
@@ -33,27 +32,25 @@ public final class RequestKeysImpl implements RequestKeys {
   private static final Logger log = LoggerFactory.getLogger(RequestKeysImpl.class);
   private static final Duration MAX_POLL = Duration.ofMillis(100);
 
-  private final OnceImpl once;
+  private final RequestKeysContext context;
   private final RequestKeysConfig config;
   private final RequestKeysDialect dialect;
   private final Clock clock;
   private final EngineThread thread = new EngineThread("once-request-keys");
 
-  public RequestKeysImpl(OnceImpl once, RequestKeysConfig config) {
-    this.once = once;
+  public RequestKeysImpl(RequestKeysContext context, RequestKeysConfig config) {
+    this.context = context;
     this.config = config;
-    this.dialect = once.dialect().requestKeys();
-    this.clock = once.config().clock();
+    this.dialect = context.requestKeys();
+    this.clock = context.clock();
     checkTable();
   }
 
   private void checkTable() {
-    try (Connection c = once.dataSource().getConnection()) {
-      if (!once.dialect().status().tableExists(c, "once_request")) {
+    try (Connection c = context.dataSource().getConnection()) {
+      if (!context.status().tableExists(c, "once_request")) {
         throw SchemaMissingException.tableNotFound(
-            "once_request",
-            once.dialect().status().currentSchema(c),
-            once.dialect().status().schemaNote());
+            "once_request", context.status().currentSchema(c), context.status().schemaNote());
       }
       dialect.check(c);
     } catch (SQLException e) {
@@ -75,24 +72,27 @@ public final class RequestKeysImpl implements RequestKeys {
 
   private RequestResult attempt(RequestKey key, RequestFingerprint fingerprint, RequestWork work) {
     RequestResult result =
-        once.inTransaction(
-            tx -> {
-              Connection c = tx.connection();
-              Instant now = clock.instant();
-              if (!dialect.claim(c, key, fingerprint.hex(), now, now.plus(config.retention()))) {
-                return stored(dialect.find(c, key), key, fingerprint);
-              }
-              StoredResponse response = work.run(tx);
-              if (response == null) {
-                throw new OnceException("request " + key + ": the work returned no response");
-              }
-              checkSize(key, response);
-              dialect.complete(c, key, response);
-              once.listener().beforeRequestCommit(key);
-              return RequestResult.executed(response);
-            });
+        context
+            .transactions()
+            .inTransaction(
+                tx -> {
+                  Connection c = tx.connection();
+                  Instant now = clock.instant();
+                  if (!dialect.claim(
+                      c, key, fingerprint.hex(), now, now.plus(config.retention()))) {
+                    return stored(dialect.find(c, key), key, fingerprint);
+                  }
+                  StoredResponse response = work.run(tx);
+                  if (response == null) {
+                    throw new OnceException("request " + key + ": the work returned no response");
+                  }
+                  checkSize(key, response);
+                  dialect.complete(c, key, response);
+                  context.listener().beforeRequestCommit(key);
+                  return RequestResult.executed(response);
+                });
     if (result.status() == RequestResult.Status.EXECUTED) {
-      once.listener().requestCommitted(key);
+      context.listener().requestCommitted(key);
     }
     return result;
   }
@@ -127,7 +127,7 @@ public final class RequestKeysImpl implements RequestKeys {
 
   @Override
   public Optional<StoredResponse> find(RequestKey key) {
-    try (Connection c = once.dataSource().getConnection()) {
+    try (Connection c = context.dataSource().getConnection()) {
       StoredRequest row = dialect.find(c, key);
       return Optional.ofNullable(row == null ? null : row.response());
     } catch (SQLException e) {
@@ -138,7 +138,7 @@ public final class RequestKeysImpl implements RequestKeys {
   @Override
   public long deleteExpired() {
     long total = 0;
-    try (Connection c = once.dataSource().getConnection()) {
+    try (Connection c = context.dataSource().getConnection()) {
       c.setAutoCommit(true);
       int n;
       do {
@@ -154,7 +154,7 @@ public final class RequestKeysImpl implements RequestKeys {
   @Override
   public RequestKeys start() {
     if (thread.start(this::loop)) {
-      once.started(this);
+      context.lifecycle().started(this);
     }
     return this;
   }

@@ -5,7 +5,6 @@ import dev.once.RetentionPolicy;
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
 import dev.once.internal.EngineThread;
-import dev.once.internal.OnceImpl;
 import dev.once.internal.Pause;
 import dev.once.internal.PoolNeeds;
 import dev.once.jdbc.RetentionDialect;
@@ -26,22 +25,22 @@ import org.slf4j.LoggerFactory;
 public final class RetentionImpl implements Retention {
   private static final Logger log = LoggerFactory.getLogger(RetentionImpl.class);
 
-  private final OnceImpl once;
+  private final RetentionContext context;
   private final RetentionPolicy policy;
   private final RetentionDialect retention;
   private final Clock clock;
   private final EngineThread thread = new EngineThread("once-retention");
 
-  public RetentionImpl(OnceImpl once) {
-    this.once = once;
-    this.policy = once.config().retention();
-    this.retention = once.dialect().retention();
-    this.clock = once.config().clock();
+  public RetentionImpl(RetentionContext context) {
+    this.context = context;
+    this.policy = context.policy();
+    this.retention = context.dialect().retention();
+    this.clock = context.clock();
   }
 
   @Override
   public Round runOnce() {
-    try (Connection c = once.dataSource().getConnection()) {
+    try (Connection c = context.dataSource().getConnection()) {
       c.setAutoCommit(true);
       if (!retention.tryRetentionLock(c)) {
         return new Round(true, 0, 0, 0, 0);
@@ -82,7 +81,7 @@ public final class RetentionImpl implements Retention {
    */
   private int deleteBatch(Connection c, Retained what, Instant before) throws SQLException {
     return Conflicts.retry(
-        once.dialect(), () -> retention.deleteOld(c, what, before, policy.batchSize()));
+        context.dialect(), () -> retention.deleteOld(c, what, before, policy.batchSize()));
   }
 
   @Override
@@ -90,9 +89,9 @@ public final class RetentionImpl implements Retention {
     if (thread.started()) {
       return this;
     }
-    once.starting(this, new PoolNeeds.Need("retention", 1, 0, 0));
+    context.lifecycle().starting(this, new PoolNeeds.Need("retention", 1, 0, 0));
     if (thread.start(this::loop)) {
-      once.started(this);
+      context.lifecycle().started(this);
     }
     return this;
   }
@@ -117,6 +116,6 @@ public final class RetentionImpl implements Retention {
   @Override
   public void close() {
     thread.stop();
-    once.stopped(this);
+    context.lifecycle().stopped(this);
   }
 }
