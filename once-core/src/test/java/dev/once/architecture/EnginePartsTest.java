@@ -100,6 +100,25 @@ class EnginePartsTest {
         .check(core);
   }
 
+  /**
+   * A part reads a small context the wiring builds (e.g. {@code OperationsContext}), never the
+   * wiring itself: {@code OnceImpl} is no service locator.
+   */
+  @Test
+  void noPartNamesTheWiring() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            ALLOWED.keySet().stream()
+                .map(p -> "dev.once.internal." + p + "..")
+                .toArray(String[]::new))
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("dev.once.internal.OnceImpl")
+        .because("a part reads the context the wiring hands it, not OnceImpl")
+        .check(core);
+  }
+
   @Test
   void theSchemaPartNeverNamesThePublicSchemaClass() {
     noClasses()

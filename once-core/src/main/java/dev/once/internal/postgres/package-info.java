@@ -2,6 +2,8 @@
  * PostgreSQL: its {@code SqlFlavour} ({@code PostgresFlavour}), its faster forms of some store
  * statements ({@code PostgresStore}, {@code PostgresQueue}, {@code PostgresOperations}, {@code
  * PostgresDeadLetters}, {@code PostgresRequestKeys}), its status queries and its LISTEN/NOTIFY
- * wake-ups ({@code PostgresListener}, {@code PostgresNotifier}). Not API.
+ * wake-ups ({@code PostgresListener}, {@code PostgresNotifier}, one {@code LISTEN} per pool, found
+ * behind a wrapper through {@code WrappedPool}). It names nothing of {@code dev.once.internal}. Not
+ * API.
  */
 package dev.once.internal.postgres;
