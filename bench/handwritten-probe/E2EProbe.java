@@ -12,6 +12,8 @@
 //     four idle connections of the pool of 14 that Once's transactions cannot use, and Once then
 //     waits for the pool (1.8 ms per consumer batch, 0.8 ms per producer transaction, measured).
 //   --pool N: producers + workers + N connections (default 6, as the yardstick).
+// One run at a time: every run drops the schema hw, as the yardstick does, and the backends' CPU is
+// read by application name.
 // Run from a clone after install: java -cp 'once-app/target/lib/*' bench/handwritten-probe/E2EProbe.java --mode once --n 20000 --count true
 import com.rabbitmq.client.*;
 import com.zaxxer.hikari.HikariDataSource;
