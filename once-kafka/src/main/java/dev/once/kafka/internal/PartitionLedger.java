@@ -24,7 +24,10 @@ import org.apache.kafka.common.TopicPartition;
  * <ul>
  *   <li><b>Order and parallelism.</b> A key is in one receiver at a time: a record is handed out
  *       only if no earlier open record of its key (same partition) is held by another receiver or
- *       waits for a retry. Other keys of the partition go to other workers meanwhile.
+ *       waits for a retry. Other keys of the partition go to other workers meanwhile. {@link
+ *       #inKeyOrder In key order}, a record is handed out only when it is its key's earliest open
+ *       record: one record of a key at a time, its next only after it was acknowledged; a nacked
+ *       one keeps its place (its key's later records wait, other keys flow).
  *   <li><b>Offsets.</b> What may be committed per partition is the lowest offset not yet
  *       acknowledged (the highest contiguous processed offset + 1). A record polled but unfinished
  *       is never behind it.
@@ -49,6 +52,7 @@ final class PartitionLedger {
   private final LongSupplier nanos;
   private int openRecords;
   private boolean stopped;
+  private boolean inKeyOrder;
 
   /**
    * @param maxNackDelay the longest a nacked record is held before it is handed out again
@@ -57,6 +61,19 @@ final class PartitionLedger {
   PartitionLedger(Duration maxNackDelay, LongSupplier nanos) {
     this.maxNackDelay = maxNackDelay;
     this.nanos = nanos;
+  }
+
+  /**
+   * From now on hands a key's records out one at a time, in offset order (for an ordered consumer).
+   * Records already handed out are not taken back: switch before the first receiver polls.
+   */
+  void inKeyOrder() {
+    lock.lock();
+    try {
+      inKeyOrder = true;
+    } finally {
+      lock.unlock();
+    }
   }
 
   // ---------------------------------------------------------------- the poll thread's side
@@ -324,7 +341,7 @@ final class PartitionLedger {
     for (int i = 0; i < order.size() && out.size() < max; i++) {
       PartitionState p = order.get((start + i) % order.size());
       if (!p.revoking) {
-        p.handOut(r, max, now, nextDue, out);
+        p.handOut(r, max, now, nextDue, out, inKeyOrder);
       }
     }
     return out;

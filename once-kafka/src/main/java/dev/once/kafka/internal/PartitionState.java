@@ -103,9 +103,12 @@ final class PartitionState {
   /**
    * Hands out to {@code r}, into {@code out} up to {@code max}, the records of this partition it
    * may have now. A key held by another receiver, or waiting for its retry, blocks its later
-   * records; {@code nextDue[0]} gets the earliest retry still waiting.
+   * records; {@code nextDue[0]} gets the earliest retry still waiting. {@code inKeyOrder}: only a
+   * key's earliest open record may be handed out, so a key's next record goes out only after the
+   * one before it was acknowledged — not in the same batch, nor to the receiver that holds it.
    */
-  void handOut(KafkaReceiver r, int max, long now, long[] nextDue, List<Delivery> out) {
+  void handOut(
+      KafkaReceiver r, int max, long now, long[] nextDue, List<Delivery> out, boolean inKeyOrder) {
     Set<String> blocked = new HashSet<>();
     for (OpenRecord rec : open.values()) {
       if (out.size() >= max) {
@@ -114,6 +117,9 @@ final class PartitionState {
       String k = rec.key;
       if (k != null && blocked.contains(k)) {
         continue;
+      }
+      if (k != null && inKeyOrder) {
+        blocked.add(k); // the key's earliest open record: whatever becomes of it, the rest wait
       }
       if (rec.owner != null) {
         if (rec.owner != r && k != null) {
