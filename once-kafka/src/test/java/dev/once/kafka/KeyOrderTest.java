@@ -65,18 +65,36 @@ class KeyOrderTest {
     }
   }
 
-  /** One database, one Kafka transport, one Once, a destination of its own. */
+  /**
+   * One database and a destination of its own; one Kafka transport and Once (one member of the
+   * consumer group), and more members on {@link #join}.
+   */
   private static final class Rig implements AutoCloseable {
     final TestDatabase db = TestDatabase.embedded();
     final String dest = PipelineNames.unique("ordered");
-    final KafkaTransport kafka = Broker.transport().maxNackDelay(Duration.ofSeconds(2)).build();
+    final boolean keyOrder;
+    final OnceListener listener;
+    final List<AutoCloseable> members = new ArrayList<>();
+    KafkaTransport joined;
     final Once once;
 
     Rig(boolean keyOrder, OnceListener listener) {
+      this.keyOrder = keyOrder;
+      this.listener = listener;
       db.execute(
           "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int"
               + " NOT NULL)");
-      once =
+      once = join();
+    }
+
+    /** Another member of the group: a transport and a Once of its own on the same database. */
+    Once join() {
+      KafkaTransport kafka =
+          Broker.transport()
+              .maxNackDelay(Duration.ofSeconds(2))
+              .leaveAfterIdle(Duration.ofSeconds(1))
+              .build();
+      Once member =
           Once.builder()
               .dataSource(db.dataSource())
               .transport(new Ordered(kafka, keyOrder))
@@ -86,10 +104,19 @@ class KeyOrderTest {
               .retention(RetentionPolicy.DEFAULT)
               .listener(listener)
               .build();
+      members.add(0, kafka);
+      joined = kafka;
+      members.add(0, member);
+      return member;
     }
 
     ConsumerBuilder consumer(Handler handler, RetryPolicy retry) {
-      return once.consumer("warehouse")
+      return consumer(once, handler, retry);
+    }
+
+    ConsumerBuilder consumer(Once member, Handler handler, RetryPolicy retry) {
+      return member
+          .consumer("warehouse")
           .subscribe(dest, handler)
           .retry(retry)
           .workers(4)
@@ -99,13 +126,17 @@ class KeyOrderTest {
           .ordered();
     }
 
-    /** Step s of every key in one producer transaction, so a key's steps commit in order. */
     void publish() {
-      for (int s = 1; s <= STEPS; s++) {
+      publish(KEYS, STEPS);
+    }
+
+    /** Step s of every key in one producer transaction, so a key's steps commit in order. */
+    void publish(int keys, int steps) {
+      for (int s = 1; s <= steps; s++) {
         int step = s;
         once.useTransaction(
             tx -> {
-              for (int k = 0; k < KEYS; k++) {
+              for (int k = 0; k < keys; k++) {
                 String key = "k" + k;
                 tx.publish(Event.of(EventId.of("step", key, step), dest, key, "Step", "{}"));
               }
@@ -118,13 +149,17 @@ class KeyOrderTest {
       relay.start();
       consumer.start();
       try {
-        await("effects = " + effects)
-            .atMost(Duration.ofSeconds(90))
-            .pollInterval(Duration.ofMillis(50))
-            .until(() -> effects() >= effects);
+        awaitEffects(effects);
       } finally {
         relay.close();
       }
+    }
+
+    void awaitEffects(long effects) {
+      await("effects = " + effects)
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> effects() >= effects);
     }
 
     long effects() {
@@ -141,8 +176,13 @@ class KeyOrderTest {
 
     @Override
     public void close() {
-      once.close();
-      kafka.close();
+      for (AutoCloseable m : members) {
+        try {
+          m.close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
       db.close();
     }
   }
@@ -207,6 +247,44 @@ class KeyOrderTest {
       consumer.close();
 
       assertThat(rig.effects()).isEqualTo(KEYS * STEPS);
+      assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
+    }
+  }
+
+  /**
+   * A second member joins while the first works (the first's partitions are partly revoked with
+   * records in flight, which get the revoke timeout to finish), then the first leaves: its
+   * partitions go over with what it acknowledged committed, and the next owner starts at the lowest
+   * unsettled record of each. Retries go on throughout.
+   */
+  @Test
+  void aKeyStaysInOrderWhileItsPartitionMovesBetweenMembers() {
+    int keys = 20;
+    int steps = 50;
+    try (Rig rig = new Rig(true, new OnceListener() {})) {
+      Consumer first = rig.consumer(failingFirstAttempts(), fast(5)).workers(2).build();
+      Relay relay = rig.once.newRelay();
+      relay.start();
+      first.start();
+      rig.publish(keys, steps);
+      rig.awaitEffects(keys * steps / 4);
+      Once joined = rig.join();
+      Consumer second = rig.consumer(joined, failingFirstAttempts(), fast(5)).workers(2).build();
+      second.start();
+      await("the second member holds partitions")
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                var member = rig.joined.consumerOf(rig.dest, "warehouse");
+                return member != null && member.assignedPartitions() > 0;
+              });
+      rig.awaitEffects(keys * steps / 2);
+      first.close();
+      rig.awaitEffects(keys * steps);
+      second.close();
+      relay.close();
+
+      assertThat(rig.effects()).as("one effect per event").isEqualTo(keys * steps);
       assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
     }
   }
