@@ -293,6 +293,25 @@ public final class TableQueueTransport
     }
   }
 
+  @Override
+  public boolean redeliversIn(DataSource onceDataSource) {
+    return onceDataSource == givenDataSource;
+  }
+
+  @Override
+  public int redeliverInTransaction(Connection c, Event event, String consumerId)
+      throws SQLException {
+    return dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+  }
+
+  @Override
+  public void redeliveredInTransaction() {
+    if (notifier != null) {
+      notifier.signal();
+    }
+    wakeup.signalAll();
+  }
+
   /** A publish writes the queue rows on a connection of its own, unless in the relay's. */
   @Override
   public int perPublish(DataSource onceDataSource) {
