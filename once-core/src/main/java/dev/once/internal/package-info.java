@@ -4,10 +4,11 @@
  *
  * <p>This package holds the wiring ({@code OnceImpl}, {@code Engines}, {@code TxImpl}, {@code
  * ShippedDialects}) and what several engine parts share (JDBC helpers, listeners, failures, pauses,
- * engine threads, wake-ups, dead-letter writing, {@code EngineLifecycle}). Each part has its own package: {@code consumer},
- * {@code relay}, {@code operations}, {@code requests}, {@code retention}, {@code schema}, and one
- * per database ({@code postgres}, {@code mariadb}). The parts name this package and never each
- * other, and read a small context the wiring builds (e.g. {@code OperationsContext}), never {@code
- * OnceImpl} (core's {@code EnginePartsTest} keeps the table of allowed arrows).
+ * engine threads, wake-ups, dead-letter writing, {@code EngineLifecycle}). Each part has its own
+ * package: {@code consumer}, {@code relay}, {@code operations}, {@code requests}, {@code
+ * retention}, {@code schema}, and one per database ({@code postgres}, {@code mariadb}). The parts
+ * name this package and never each other, and read a small context the wiring builds (e.g. {@code
+ * OperationsContext}), never {@code OnceImpl} (core's {@code EnginePartsTest} keeps the table of
+ * allowed arrows).
  */
 package dev.once.internal;
