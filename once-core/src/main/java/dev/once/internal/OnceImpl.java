@@ -22,6 +22,7 @@ import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
@@ -203,6 +204,7 @@ public final class OnceImpl implements Once {
         config.clock(),
         this::newTx,
         this::outboxCommitted,
+        transport.capability(InDatabaseAck.class).filter(a -> a.acksIn(givenDataSource)),
         new ConsumerContext.Lifecycle() {
           @Override
           public void starting(Consumer consumer) {

@@ -12,6 +12,8 @@ import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.Delivery;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
@@ -38,13 +40,22 @@ import javax.sql.DataSource;
  * receiver claims rows by making them invisible for the visibility timeout and incrementing their
  * durable delivery count; an ack deletes them; a nack makes them visible again after a delay; a
  * delivery neither acked nor nacked (the worker crashed) becomes visible again when its visibility
- * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
+ * timeout runs out. Each consumer group bound to a destination gets its own copy of a message. A
+ * consumer of a Once built on the same data source deletes the rows of a batch in the batch's own
+ * transaction instead ({@link InDatabaseAck}): its commit is the ack.
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder} (on PostgreSQL).
+ * {@link InDatabaseAck}, {@link Replay} (one row for one group), {@link QueueAdmin}, {@link
+ * KeyOrder} (on PostgreSQL).
  */
 public final class TableQueueTransport
-    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse, KeyOrder {
+    implements Transport,
+        InDatabasePublish,
+        InDatabaseAck,
+        Replay,
+        QueueAdmin,
+        ConnectionUse,
+        KeyOrder {
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
@@ -264,6 +275,33 @@ public final class TableQueueTransport
       notifier.signal(); // receivers in other processes
     }
     wakeup.signalAll();
+  }
+
+  /**
+   * True for the data source this queue was built on (the same object): a consumer of a Once on it
+   * deletes a batch's rows (or, in an ordered group, parks a dead-lettered head's key) in the
+   * transaction that inserts the batch's markers and runs its handlers, instead of in a transaction
+   * of its own after that commit. One transaction less per batch, and no window between the commit
+   * and the ack: a crash before the commit leaves the rows claimed (back when the visibility
+   * timeout runs out, their markers absent), after it leaves nothing to redeliver.
+   */
+  @Override
+  public boolean acksIn(DataSource dataSource) {
+    return dataSource == givenDataSource;
+  }
+
+  @Override
+  public void ackInTransaction(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException {
+    if (!deliveries.isEmpty()) {
+      TableQueueReceiver.ack(
+          dialect,
+          ordered.contains(destination, consumerId),
+          c,
+          TableQueueReceiver.ids(deliveries),
+          clock.instant());
+    }
   }
 
   /**
