@@ -102,17 +102,20 @@ class PostgresNotifierSpacingTest {
    */
   @Test
   void aCarriedNotificationCoversTheCommitsBeforeItsClaim() throws Exception {
-    Duration spacing = Duration.ofSeconds(1);
+    // on a clock the test sets, with a spacing of an hour: the thread, whose wait after a carried
+    // notification is two spacings, cannot send before the claim below
+    Duration spacing = Duration.ofHours(1);
+    AtomicLong now = new AtomicLong();
     AtomicInteger sent = new AtomicInteger();
     PostgresNotifier n =
-        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing);
+        new PostgresNotifier(connections(), c -> sent.incrementAndGet(), "test", spacing, now::get);
     try {
       n.carried(n.claim());
       n.signal();
       n.signal();
       assertThat(n.claim()).as("within the spacing, no transaction carries one").isNegative();
       assertThat(n.owing()).isEqualTo(2);
-      Thread.sleep(spacing.toMillis() + 100); // the pace of the next transaction, past the spacing
+      now.addAndGet(spacing.plusMinutes(1).toNanos()); // the next transaction, past the spacing
       long ticket = n.claim();
       assertThat(ticket).as("it covers the two commits before it").isEqualTo(2);
       n.carried(ticket);
