@@ -5,9 +5,6 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
-import dev.once.internal.Wakeup;
-import dev.once.internal.postgres.PostgresNotifier;
-import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.TransactionWaits;
@@ -27,10 +24,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 
@@ -70,19 +64,7 @@ public final class TableQueueTransport
   private final Duration idleWait;
   private final Clock clock;
 
-  /** All receivers wake on a signal: they may be of other consumers and destinations. */
-  private final Wakeup wakeup = new Wakeup();
-
-  private AutoCloseable listener;
-
-  /** Null where the database cannot wake other processes: their receivers poll. */
-  private final PostgresNotifier notifier;
-
-  /**
-   * This queue's token in its notifications: its own listener ignores them, since its publishes
-   * wake its receivers directly.
-   */
-  private final String sender = PostgresNotifier.newSender();
+  private final QueueSignals signals;
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
@@ -106,11 +88,7 @@ public final class TableQueueTransport
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
     this.ordered = new OrderedGroups(dialect);
-    this.notifier =
-        dialect.flavour().notifies()
-            ? new PostgresNotifier(
-                this.dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
-            : null;
+    this.signals = new QueueSignals(this.dataSource, dialect);
   }
 
   /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
@@ -232,10 +210,8 @@ public final class TableQueueTransport
       try {
         int[] counts = dialect.queue().enqueue(c, batch, now);
         c.commit();
-        if (notifier != null) {
-          notifier.signal(); // receivers in other processes
-        }
-        return result(batch, counts);
+        signals.otherProcesses();
+        return PublishResults.of(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -243,7 +219,7 @@ public final class TableQueueTransport
     } catch (SQLException e) {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {
-      wakeup.signalAll(); // receivers in this process look at once, without waiting for NOTIFY
+      signals.thisProcess();
     }
   }
 
@@ -266,15 +242,12 @@ public final class TableQueueTransport
     if (batch.isEmpty()) {
       return PublishResult.allConfirmed(0);
     }
-    return result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
+    return PublishResults.of(batch, dialect.queue().enqueue(c, batch, clock.instant()));
   }
 
   @Override
   public void publishedInTransaction() {
-    if (notifier != null) {
-      notifier.signal(); // receivers in other processes
-    }
-    wakeup.signalAll();
+    signals.committed();
   }
 
   /**
@@ -320,14 +293,12 @@ public final class TableQueueTransport
         Jdbc.rollbackQuietly(c);
         throw e;
       }
-      if (notifier != null) {
-        notifier.signal();
-      }
-      return result(List.of(event), new int[] {written});
+      signals.otherProcesses();
+      return PublishResults.of(List.of(event), new int[] {written});
     } catch (SQLException e) {
       throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
     } finally {
-      wakeup.signalAll();
+      signals.thisProcess();
     }
   }
 
@@ -344,10 +315,7 @@ public final class TableQueueTransport
 
   @Override
   public void redeliveredInTransaction() {
-    if (notifier != null) {
-      notifier.signal();
-    }
-    wakeup.signalAll();
+    signals.committed();
   }
 
   /** A publish writes the queue rows on a connection of its own, unless in the relay's. */
@@ -364,31 +332,12 @@ public final class TableQueueTransport
 
   @Override
   public int notifying(DataSource onceDataSource) {
-    return onceDataSource == givenDataSource && notifier != null ? 1 : 0;
-  }
-
-  private static PublishResult result(List<Event> batch, int[] counts) {
-    BitSet confirmed = new BitSet(batch.size());
-    BitSet unroutable = new BitSet(batch.size());
-    Map<Integer, String> failures = new HashMap<>();
-    for (int i = 0; i < batch.size(); i++) {
-      if (counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
-        confirmed.set(i);
-      } else {
-        unroutable.set(i);
-        failures.put(
-            i,
-            "unroutable: no consumer group is bound to destination '"
-                + batch.get(i).destination()
-                + "'");
-      }
-    }
-    return new PublishResult(confirmed, failures, new BitSet(), unroutable);
+    return onceDataSource == givenDataSource && signals.notifies() ? 1 : 0;
   }
 
   @Override
   public Receiver receiver(String destination, String consumerId) {
-    startListening();
+    signals.listen();
     return new TableQueueReceiver(
         dataSource,
         dialect,
@@ -397,22 +346,13 @@ public final class TableQueueTransport
         visibilityTimeout,
         idleWait,
         clock,
-        wakeup,
+        signals.wakeup(),
         ordered.contains(destination, consumerId));
   }
 
   @Override
   public void deliverInKeyOrder(String destination, String consumerId) {
     ordered.add(destination, consumerId);
-  }
-
-  private synchronized void startListening() {
-    if (listener == null) {
-      listener =
-          dialect.flavour().notifies()
-              ? dialect.flavour().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
-              : () -> {};
-    }
   }
 
   @Override
@@ -434,17 +374,7 @@ public final class TableQueueTransport
   }
 
   @Override
-  public synchronized void close() {
-    if (notifier != null) {
-      notifier.close();
-    }
-    if (listener != null) {
-      try {
-        listener.close();
-      } catch (Exception e) {
-        // a listener that fails to stop is a daemon thread; nothing waits for it
-      }
-      listener = null;
-    }
+  public void close() {
+    signals.close();
   }
 }
