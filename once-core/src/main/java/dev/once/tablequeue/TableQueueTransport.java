@@ -64,6 +64,7 @@ public final class TableQueueTransport
   private final Duration idleWait;
   private final Clock clock;
 
+  /** How it wakes its receivers, in this process and in others. */
   private final QueueSignals signals;
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
@@ -211,7 +212,7 @@ public final class TableQueueTransport
         int[] counts = dialect.queue().enqueue(c, batch, now);
         c.commit();
         signals.otherProcesses();
-        return PublishResults.of(batch, counts);
+        return Rows.result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -242,7 +243,7 @@ public final class TableQueueTransport
     if (batch.isEmpty()) {
       return PublishResult.allConfirmed(0);
     }
-    return PublishResults.of(batch, dialect.queue().enqueue(c, batch, clock.instant()));
+    return Rows.result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
   }
 
   @Override
@@ -279,7 +280,8 @@ public final class TableQueueTransport
 
   /**
    * One row for {@code consumerId} only: a replay reaches no other group. The head of a parked key
-   * goes back to its old place and the key is released, in one transaction.
+   * goes back to its old place and the key is released, in one transaction: this one, or the
+   * replay's own where the queue lives in Once's database ({@link #redeliversIn}).
    */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
@@ -287,18 +289,17 @@ public final class TableQueueTransport
       c.setAutoCommit(false);
       int written;
       try {
-        written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+        written = redeliverInTransaction(c, event, consumerId);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
         throw e;
       }
-      signals.otherProcesses();
-      return PublishResults.of(List.of(event), new int[] {written});
+      return Rows.result(List.of(event), new int[] {written});
     } catch (SQLException e) {
       throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
     } finally {
-      signals.thisProcess();
+      redeliveredInTransaction();
     }
   }
 

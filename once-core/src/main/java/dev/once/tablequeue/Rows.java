@@ -2,26 +2,25 @@ package dev.once.tablequeue;
 
 import dev.once.Event;
 import dev.once.spi.PublishResult;
-import java.sql.Statement;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** What a table queue's enqueue came to, as a broker's confirms say it. */
-final class PublishResults {
-  private PublishResults() {}
+/** What a publish to the queue tells from the rows each event wrote. */
+final class Rows {
+  private Rows() {}
 
   /**
-   * {@code counts}: per event of {@code batch}, the copies enqueued. An event with none had no
-   * consumer group bound to its destination: unroutable, not confirmed.
+   * Confirmed where {@code counts[i]} rows were written (or the driver did not say how many);
+   * unroutable where none: no consumer group is bound to the event's destination.
    */
-  static PublishResult of(List<Event> batch, int[] counts) {
+  static PublishResult result(List<Event> batch, int[] counts) {
     BitSet confirmed = new BitSet(batch.size());
     BitSet unroutable = new BitSet(batch.size());
     Map<Integer, String> failures = new HashMap<>();
     for (int i = 0; i < batch.size(); i++) {
-      if (counts[i] > 0 || counts[i] == Statement.SUCCESS_NO_INFO) {
+      if (counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
         confirmed.set(i);
       } else {
         unroutable.set(i);
