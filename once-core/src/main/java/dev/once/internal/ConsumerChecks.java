@@ -19,11 +19,13 @@ import java.util.concurrent.ConcurrentMap;
 final class ConsumerChecks {
   private final Transport transport;
   private final Set<String> declared;
+  private final KeyOrderedDestinations keyOrdered;
   private final ConcurrentMap<String, String> subscriptions = new ConcurrentHashMap<>();
 
-  ConsumerChecks(Transport transport, Set<String> declared) {
+  ConsumerChecks(Transport transport, Set<String> declared, KeyOrderedDestinations keyOrdered) {
     this.transport = transport;
     this.declared = declared;
+    this.keyOrdered = keyOrdered;
   }
 
   /**
@@ -39,7 +41,8 @@ final class ConsumerChecks {
 
   /**
    * An ordered consumer needs a transport that delivers in key order: the promise is refused where
-   * it would not be kept.
+   * it would not be kept. Its destination is marked key-ordered, so that relays hold a key's later
+   * rows behind one in publish backoff or parked.
    */
   private void ordered(ConsumerConfig c) {
     if (!c.ordered()) {
@@ -59,6 +62,7 @@ final class ConsumerChecks {
                             + " does not deliver in key order (ordered consumers run on the table"
                             + " queue on PostgreSQL for now)"));
     keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
+    keyOrdered.mark(c.destination(), c.consumerId());
   }
 
   /**

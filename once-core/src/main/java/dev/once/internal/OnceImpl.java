@@ -56,6 +56,7 @@ public final class OnceImpl implements Once {
   private final Engines started = new Engines();
   private final PoolNeeds poolNeeds;
   private final ConsumerChecks consumerChecks;
+  private final KeyOrderedDestinations keyOrdered;
   private AutoCloseable outboxListener;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
@@ -115,7 +116,8 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.consumerChecks = new ConsumerChecks(transport, config.destinations());
+    this.keyOrdered = new KeyOrderedDestinations(this.dataSource, dialect, config.clock());
+    this.consumerChecks = new ConsumerChecks(transport, config.destinations(), keyOrdered);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -255,6 +257,10 @@ public final class OnceImpl implements Once {
   @Override
   public OnceConfig config() {
     return config;
+  }
+
+  KeyOrderedDestinations keyOrdered() {
+    return keyOrdered;
   }
 
   DataSource dataSource() {
