@@ -12,11 +12,13 @@ import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.jdbc.Dialect;
+import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The ordering checker's rig: {@code keys} keys of {@code steps} events each, published step by
@@ -40,6 +42,19 @@ final class KeyedSteps implements AutoCloseable {
   final Once once;
 
   KeyedSteps(TestDatabase db, Dialect queueDialect, OnceListener listener) {
+    this(db, queueDialect, listener, queue -> queue, null);
+  }
+
+  /**
+   * With the relay publishing through {@code broker} (the queue, wrapped) and Once on {@code
+   * onceDialect} (null: the database's).
+   */
+  KeyedSteps(
+      TestDatabase db,
+      Dialect queueDialect,
+      OnceListener listener,
+      Function<TableQueueTransport, Transport> broker,
+      Dialect onceDialect) {
     this.db = db;
     db.execute(
         "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
@@ -51,7 +66,8 @@ final class KeyedSteps implements AutoCloseable {
     this.once =
         Once.builder()
             .dataSource(db.dataSource())
-            .transport(transport)
+            .dialect(onceDialect == null ? db.dialect() : onceDialect)
+            .transport(broker.apply(transport))
             .destinations("orders")
             .clock(clock)
             .listener(listener == null ? new OnceListener() {} : listener)

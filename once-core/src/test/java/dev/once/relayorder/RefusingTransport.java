@@ -14,17 +14,28 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * A broker that refuses (nacks) the events whose ids are in {@link #refused}, and takes the others
  * of the same batch: a refusal the relay charges and backs off, then parks.
  */
-final class RefusingTransport extends ForwardingTransport {
+public final class RefusingTransport extends ForwardingTransport {
   static final String REFUSAL = "nacked by the broker (not stored)";
   final Set<String> refused = ConcurrentHashMap.newKeySet();
 
+  /** Events refused at their first publish only. */
+  private final Predicate<String> refusedOnce;
+
+  private final Set<String> refusedBefore = ConcurrentHashMap.newKeySet();
+
   RefusingTransport(Transport delegate) {
+    this(delegate, id -> false);
+  }
+
+  public RefusingTransport(Transport delegate, Predicate<String> refusedOnce) {
     super(delegate);
+    this.refusedOnce = refusedOnce;
   }
 
   /**
@@ -41,7 +52,9 @@ final class RefusingTransport extends ForwardingTransport {
   public PublishResult publish(List<Event> batch, Duration confirmTimeout) {
     List<Integer> taken = new ArrayList<>();
     for (int i = 0; i < batch.size(); i++) {
-      if (!refused.contains(batch.get(i).id().value())) {
+      String id = batch.get(i).id().value();
+      boolean refuse = refused.contains(id) || (refusedOnce.test(id) && refusedBefore.add(id));
+      if (!refuse) {
         taken.add(i);
       }
     }
