@@ -60,7 +60,7 @@ final class ConsumerChecks {
                             + "': transport "
                             + transport.name()
                             + " does not deliver in key order (ordered consumers run on the table"
-                            + " queue on PostgreSQL for now)"));
+                            + " queue, on PostgreSQL and MariaDB, for now)"));
     keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
     keyOrdered.mark(c.destination(), c.consumerId());
   }

@@ -41,7 +41,7 @@ import javax.sql.DataSource;
  * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder} (on PostgreSQL).
+ * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder}.
  */
 public final class TableQueueTransport
     implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse, KeyOrder {

@@ -31,9 +31,9 @@ final class KeyedSteps implements AutoCloseable {
   static final String OUT_OF_ORDER =
       """
       SELECT count(*) FROM (
-        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS before
+        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS prev
           FROM ordered_effect) e
-       WHERE step <> coalesce(before, 0) + 1
+       WHERE step <> coalesce(prev, 0) + 1
       """;
 
   final TestDatabase db;
@@ -57,7 +57,11 @@ final class KeyedSteps implements AutoCloseable {
       Dialect onceDialect) {
     this.db = db;
     db.execute(
-        "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
+        db.isMariaDb()
+            ? "CREATE TABLE ordered_effect"
+                + " (n BIGINT AUTO_INCREMENT PRIMARY KEY, event_key VARCHAR(50), step INT NOT NULL)"
+            : "CREATE TABLE ordered_effect"
+                + " (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
     TableQueueTransport.Builder queue =
         TableQueueTransport.builder(db.dataSource())
             .visibilityTimeout(Duration.ofMillis(500))
