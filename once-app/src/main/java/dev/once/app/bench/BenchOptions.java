@@ -73,7 +73,7 @@ final class BenchOptions {
   @Option(
       names = "--ordered",
       description =
-          "Once's consumers ordered by key (ConsumerBuilder.ordered(); table queue on PostgreSQL).")
+          "Once's consumers ordered by key (ConsumerBuilder.ordered(); the table queue).")
   boolean ordered;
 
   @Option(names = "--json", description = "Print the results as one JSON object on stdout.")
