@@ -2,13 +2,16 @@ package dev.once.internal;
 
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
+import dev.once.OnceConfig;
 import dev.once.UnknownDestinationException;
+import dev.once.jdbc.Dialect;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.Transport;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import javax.sql.DataSource;
 
 /**
  * What {@code Once.consumer} refuses before a consumer exists: a retry budget the transport's
@@ -22,10 +25,15 @@ final class ConsumerChecks {
   private final KeyOrderedDestinations keyOrdered;
   private final ConcurrentMap<String, String> subscriptions = new ConcurrentHashMap<>();
 
-  ConsumerChecks(Transport transport, Set<String> declared, KeyOrderedDestinations keyOrdered) {
+  ConsumerChecks(Transport transport, OnceConfig config, DataSource dataSource, Dialect dialect) {
     this.transport = transport;
-    this.declared = declared;
-    this.keyOrdered = keyOrdered;
+    this.declared = config.destinations();
+    this.keyOrdered = new KeyOrderedDestinations(dataSource, dialect, config.clock());
+  }
+
+  /** The key-ordered destinations ordered consumers mark, which relays read. */
+  KeyOrderedDestinations keyOrdered() {
+    return keyOrdered;
   }
 
   /**

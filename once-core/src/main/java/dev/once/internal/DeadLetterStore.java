@@ -155,6 +155,7 @@ public final class DeadLetterStore implements DeadLetters {
 
   private boolean resolveOne(DeadLetter d, String action, String actor, String why) {
     String status = action.equals("replay") ? "replayed" : "discarded";
+    Replay inThisTransaction = d.isRelay() ? null : inDatabaseReplay();
     Instant now = clock.instant();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -172,11 +173,19 @@ public final class DeadLetterStore implements DeadLetters {
           deadLetters.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
           dialect.attempts().deleteAttempts(c, d.consumerId(), eventId);
-          publish(d); // the head of a parked key goes back to its place, the key released
+          // the head of a parked key goes back to its place, the key released
+          if (inThisTransaction != null) {
+            redeliverIn(c, d, inThisTransaction);
+          } else {
+            publish(d);
+          }
         } else {
           deadLetters.releaseParkedKey(c, d.consumerId(), eventId);
         }
         c.commit();
+        if (inThisTransaction != null && action.equals("replay")) {
+          inThisTransaction.redeliveredInTransaction();
+        }
         return true;
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
@@ -184,6 +193,29 @@ public final class DeadLetterStore implements DeadLetters {
       }
     } catch (SQLException e) {
       throw new StoreException("resolve dead letter " + d.id(), e);
+    }
+  }
+
+  /**
+   * A transport that keeps its messages in this database redelivers in the resolving transaction:
+   * committed apart, the message was visible (and its key released) while the dead letter still
+   * read open, and an ordered consumer that ran it at once parked its key again behind it (the
+   * acknowledgement parks a key whose delivery has an open dead letter).
+   */
+  private Replay inDatabaseReplay() {
+    DataSource given = DatabaseWaits.given(dataSource);
+    return transport.capability(Replay.class).filter(r -> r.redeliversIn(given)).orElse(null);
+  }
+
+  private static void redeliverIn(Connection c, DeadLetter d, Replay replay) throws SQLException {
+    if (replay.redeliverInTransaction(c, d.event(), d.consumerId()) == 0) {
+      throw new OnceException(
+          "replay of event "
+              + d.event().id()
+              + " for consumer "
+              + d.consumerId()
+              + " refused: the consumer is not bound to "
+              + d.event().destination());
     }
   }
 

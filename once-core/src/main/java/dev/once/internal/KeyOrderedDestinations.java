@@ -19,7 +19,7 @@ import javax.sql.DataSource;
  * relay makes when it is created and then at most every {@link #REFRESH}, before a batch: a relay
  * batch with nothing ordered runs the statements it ran before there were ordered consumers.
  */
-final class KeyOrderedDestinations {
+public final class KeyOrderedDestinations {
   /** How long a read is trusted: an ordered consumer started elsewhere is known this late. */
   static final Duration REFRESH = Duration.ofSeconds(5);
 
@@ -63,7 +63,7 @@ final class KeyOrderedDestinations {
    * Reads the marks on a connection of its own unless they were read already; when the store does
    * not answer, the next {@link #current} reads them.
    */
-  void load() {
+  public void load() {
     if (readAt != null) {
       return;
     }
@@ -78,7 +78,7 @@ final class KeyOrderedDestinations {
    * The destinations in key order, read again on {@code c} (a relay's connection, outside its
    * batch's transaction) when the last read is older than {@link #REFRESH}.
    */
-  Set<String> current(Connection c) throws SQLException {
+  public Set<String> current(Connection c) throws SQLException {
     Instant at = readAt;
     if (at == null || !clock.instant().isBefore(at.plus(REFRESH))) {
       read(c);

@@ -18,6 +18,13 @@ import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
+import dev.once.internal.operations.OperationsImpl;
+import dev.once.internal.postgres.PostgresListener;
+import dev.once.internal.postgres.PostgresNotifier;
+import dev.once.internal.relay.RelayImpl;
+import dev.once.internal.requests.RequestKeysImpl;
+import dev.once.internal.retention.RetentionImpl;
+import dev.once.internal.schema.SchemaCheck;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
@@ -28,6 +35,7 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /** The one {@link Once} implementation: wires the store, the transport and the engines. */
@@ -39,7 +47,6 @@ public final class OnceImpl implements Once {
   private final DataSource dataSource;
 
   private final DatabaseWaits waits;
-
   private final Transport transport;
 
   /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
@@ -51,12 +58,10 @@ public final class OnceImpl implements Once {
   private final Listeners listener;
   private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
-  private final java.util.concurrent.atomic.AtomicInteger runningRelays =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger runningRelays = new AtomicInteger();
   private final Engines started = new Engines();
   private final PoolNeeds poolNeeds;
   private final ConsumerChecks consumerChecks;
-  private final KeyOrderedDestinations keyOrdered;
   private AutoCloseable outboxListener;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
@@ -116,8 +121,7 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.keyOrdered = new KeyOrderedDestinations(this.dataSource, dialect, config.clock());
-    this.consumerChecks = new ConsumerChecks(transport, config.destinations(), keyOrdered);
+    this.consumerChecks = new ConsumerChecks(transport, config, this.dataSource, dialect);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -259,11 +263,11 @@ public final class OnceImpl implements Once {
     return config;
   }
 
-  KeyOrderedDestinations keyOrdered() {
-    return keyOrdered;
+  public KeyOrderedDestinations keyOrdered() {
+    return consumerChecks.keyOrdered();
   }
 
-  DataSource dataSource() {
+  public DataSource dataSource() {
     return dataSource;
   }
 
@@ -272,7 +276,7 @@ public final class OnceImpl implements Once {
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */
-  DataSource givenDataSource() {
+  public DataSource givenDataSource() {
     return givenDataSource;
   }
 
@@ -280,28 +284,28 @@ public final class OnceImpl implements Once {
    * The bounds Once adds to a relay's transactions, which stay open while the relay waits for the
    * broker's confirms.
    */
-  TransactionWaits relayWaits() {
+  public TransactionWaits relayWaits() {
     return waits.perTransactionIdleUpTo(config.confirmTimeout());
   }
 
-  Transport transport() {
+  public Transport transport() {
     return transport;
   }
 
   /** The transport's publish limits, or null if it has none. */
-  PublishLimits publishLimits() {
+  public PublishLimits publishLimits() {
     return publishLimits;
   }
 
-  Dialect dialect() {
+  public Dialect dialect() {
     return dialect;
   }
 
-  Listeners listener() {
+  public Listeners listener() {
     return listener;
   }
 
-  synchronized Wakeup outboxWakeup() {
+  public synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
       outboxListener =
           dialect.flavour().notifies()
@@ -328,11 +332,11 @@ public final class OnceImpl implements Once {
   }
 
   /** How many relays of this instance run their own thread; at least 1. */
-  int runningRelays() {
+  public int runningRelays() {
     return Math.max(1, runningRelays.get());
   }
 
-  void relayRunning(boolean running) {
+  public void relayRunning(boolean running) {
     runningRelays.addAndGet(running ? 1 : -1);
   }
 
@@ -340,7 +344,7 @@ public final class OnceImpl implements Once {
    * Counts what {@code engine} takes of the pool before it starts, and refuses a pool too small for
    * every engine running (see {@link PoolNeeds}).
    */
-  void starting(Object engine, PoolNeeds.Need need) {
+  public void starting(Object engine, PoolNeeds.Need need) {
     java.util.Map<Object, PoolNeeds.Need> needs = new java.util.LinkedHashMap<>();
     needs.put(engine, need);
     boolean relay = engine instanceof RelayImpl;
@@ -361,18 +365,18 @@ public final class OnceImpl implements Once {
   }
 
   /** Connections a relay's publish takes besides its own (the table queue's rows). */
-  int extraPerPublish() {
+  public int extraPerPublish() {
     return transport
         .capability(ConnectionUse.class)
         .map(u -> u.perPublish(givenDataSource))
         .orElse(0);
   }
 
-  void stopped(Object engine) {
+  public void stopped(Object engine) {
     poolNeeds.stopped(engine);
   }
 
-  void started(AutoCloseable engine) {
+  public void started(AutoCloseable engine) {
     started.add(engine);
   }
 
@@ -384,7 +388,7 @@ public final class OnceImpl implements Once {
     started.closeAll();
   }
 
-  static void closeQuietly(Connection c) {
+  public static void closeQuietly(Connection c) {
     if (c != null) {
       try {
         c.close();

@@ -19,6 +19,7 @@ import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import javax.sql.DataSource;
 
 /**
  * The ordering checker's rig: {@code keys} keys of {@code steps} events each, published step by
@@ -42,7 +43,12 @@ final class KeyedSteps implements AutoCloseable {
   final Once once;
 
   KeyedSteps(TestDatabase db, Dialect queueDialect, OnceListener listener) {
-    this(db, queueDialect, listener, queue -> queue, null);
+    this(db, db.dataSource(), queueDialect, listener);
+  }
+
+  /** Once and the table queue on {@code dataSource}, a wrapper of {@code db}'s. */
+  KeyedSteps(TestDatabase db, DataSource dataSource, Dialect queueDialect, OnceListener listener) {
+    this(db, dataSource, queueDialect, listener, queue -> queue, null);
   }
 
   /**
@@ -51,6 +57,7 @@ final class KeyedSteps implements AutoCloseable {
    */
   KeyedSteps(
       TestDatabase db,
+      DataSource dataSource,
       Dialect queueDialect,
       OnceListener listener,
       Function<TableQueueTransport, Transport> broker,
@@ -63,13 +70,13 @@ final class KeyedSteps implements AutoCloseable {
             : "CREATE TABLE ordered_effect"
                 + " (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
     TableQueueTransport.Builder queue =
-        TableQueueTransport.builder(db.dataSource())
+        TableQueueTransport.builder(dataSource)
             .visibilityTimeout(Duration.ofMillis(500))
             .clock(clock);
     this.transport = (queueDialect == null ? queue : queue.dialect(queueDialect)).build();
     this.once =
         Once.builder()
-            .dataSource(db.dataSource())
+            .dataSource(dataSource)
             .dialect(onceDialect == null ? db.dialect() : onceDialect)
             .transport(broker.apply(transport))
             .destinations("orders")

@@ -1,6 +1,6 @@
 package dev.once.ordered;
 
-import dev.once.internal.MariaDbFlavour;
+import dev.once.internal.mariadb.MariaDbFlavour;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcQueue;

@@ -3,7 +3,7 @@ package dev.once.ordered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Consumer;
-import dev.once.internal.PostgresStore;
+import dev.once.internal.postgres.PostgresStore;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.RelayClaim;
@@ -74,8 +74,10 @@ class OrderedThroughTheRelayTest {
   }
 
   private static KeyedSteps run(Dialect onceDialect) {
+    TestDatabase db = TestDatabase.embedded();
     return new KeyedSteps(
-        TestDatabase.embedded(),
+        db,
+        db.dataSource(),
         null,
         null,
         queue -> new RefusingTransport(queue, id -> Math.floorMod(id.hashCode(), 7) == 0),

@@ -1,6 +1,6 @@
 package dev.once.relayorder;
 
-import dev.once.internal.MariaDbFlavour;
+import dev.once.internal.mariadb.MariaDbFlavour;
 import dev.once.jdbc.JdbcStore;
 import dev.once.jdbc.RelayClaim;
 import dev.once.jdbc.StoreDialect;

@@ -1,6 +1,6 @@
 package dev.once.relayorder;
 
-import dev.once.internal.PostgresStore;
+import dev.once.internal.postgres.PostgresStore;
 import dev.once.jdbc.RelayClaim;
 import dev.once.jdbc.StoreDialect;
 import dev.once.jdbc.TransactionWaits;
