@@ -40,7 +40,7 @@ import javax.sql.DataSource;
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
  * {@link InDatabaseAck}, {@link Replay} (one row for one group), {@link QueueAdmin}, {@link
- * KeyOrder} (on PostgreSQL).
+ * KeyOrder}.
  */
 public final class TableQueueTransport
     implements Transport,
