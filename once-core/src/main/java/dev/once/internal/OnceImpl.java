@@ -31,6 +31,7 @@ import dev.once.internal.schema.SchemaCheck;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
@@ -38,6 +39,7 @@ import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /** The one {@link Once} implementation: wires the store, the transport and the engines. */
@@ -49,7 +51,6 @@ public final class OnceImpl implements Once {
   private final DataSource dataSource;
 
   private final DatabaseWaits waits;
-
   private final Transport transport;
 
   /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
@@ -61,8 +62,7 @@ public final class OnceImpl implements Once {
   private final Listeners listener;
   private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
-  private final java.util.concurrent.atomic.AtomicInteger runningRelays =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger runningRelays = new AtomicInteger();
   private final Engines engines;
   private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
@@ -70,10 +70,7 @@ public final class OnceImpl implements Once {
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
   private final PostgresNotifier outboxNotifier;
 
-  /**
-   * This instance's token in its outbox notifications: its own listener ignores them, since its
-   * relays were woken directly (a second wake-up per commit only made each relay look twice).
-   */
+  /** Token in its outbox notifications; its listener skips them: its relays were woken directly. */
   private final String sender = PostgresNotifier.newSender();
 
   public OnceImpl(
@@ -123,7 +120,7 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.consumerChecks = new ConsumerChecks(transport, config.destinations());
+    this.consumerChecks = new ConsumerChecks(transport, config, this.dataSource, dialect);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -207,6 +204,7 @@ public final class OnceImpl implements Once {
             engines.extraPerPublish(),
             runningRelays,
             this::outboxWakeup,
+            consumerChecks.keyOrdered(),
             engines));
   }
 
@@ -235,6 +233,7 @@ public final class OnceImpl implements Once {
         config.clock(),
         this::newTx,
         this::outboxCommitted,
+        transport.capability(InDatabaseAck.class).filter(a -> a.acksIn(givenDataSource)),
         new ConsumerContext.Lifecycle() {
           @Override
           public void starting(Consumer consumer) {

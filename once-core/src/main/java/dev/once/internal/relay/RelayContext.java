@@ -3,6 +3,7 @@ package dev.once.internal.relay;
 import dev.once.OnceConfig;
 import dev.once.Tracing;
 import dev.once.internal.EngineLifecycle;
+import dev.once.internal.KeyOrderedDestinations;
 import dev.once.internal.Listeners;
 import dev.once.internal.PoolNeeds;
 import dev.once.internal.Wakeup;
@@ -26,6 +27,7 @@ import javax.sql.DataSource;
  * @param extraPerPublish connections a publish takes besides the relay's own (the table queue's)
  * @param relays how many relays of this {@code Once} run their own thread
  * @param wakeup the outbox wake-up, its listener started on first use
+ * @param keyOrdered the destinations whose rows go out in key order
  * @param lifecycle tells the {@code Once} that the relay starts and stops
  */
 public record RelayContext(
@@ -41,6 +43,7 @@ public record RelayContext(
     int extraPerPublish,
     AtomicInteger relays,
     Supplier<Wakeup> wakeup,
+    KeyOrderedDestinations keyOrdered,
     EngineLifecycle lifecycle) {
 
   /** How many relays of this {@code Once} run their own thread; at least 1. */
