@@ -7,11 +7,14 @@ import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
+import dev.once.ParkedKey;
 import dev.once.StoreException;
 import dev.once.jdbc.DeadLetterQuery;
 import dev.once.jdbc.DeadLettersDialect;
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.ParkedKeyQuery;
 import dev.once.spi.BrokerDeadLetter;
+import dev.once.spi.InDatabasePublish;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
@@ -23,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -146,22 +150,32 @@ public final class DeadLetterStore implements DeadLetters {
     }
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : selected) {
-      if (resolveOne(d, action, actor, why)) {
+      if (resolveOne(d, action, actor, why, null).isPresent()) {
         done.add(d);
       }
     }
     return done;
   }
 
-  private boolean resolveOne(DeadLetter d, String action, String actor, String why) {
+  /**
+   * Resolves one dead letter in one transaction: its status, the action, and what follows from it.
+   * A replayed head of a parked key goes back to its place in the queue in the same transaction
+   * (the key parked in this database means the ordered table queue is here); {@code wholeKey}
+   * (discards only) deletes the events behind the key too. Empty if somebody else resolved it
+   * meanwhile, else the number of events deleted behind it.
+   */
+  private OptionalLong resolveOne(
+      DeadLetter d, String action, String actor, String why, ParkedKey wholeKey) {
     String status = action.equals("replay") ? "replayed" : "discarded";
     Instant now = clock.instant();
+    boolean requeued = false;
+    long dropped = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
         if (!deadLetters.resolveDeadLetter(c, d.id(), status, now)) {
           c.rollback(); // somebody else resolved it meanwhile
-          return false;
+          return OptionalLong.empty();
         }
         String eventId = d.event().id().value();
         deadLetters.insertDeadLetterAction(
@@ -172,12 +186,22 @@ public final class DeadLetterStore implements DeadLetters {
           deadLetters.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
           dialect.attempts().deleteAttempts(c, d.consumerId(), eventId);
-          publish(d); // the head of a parked key goes back to its place, the key released
+          requeued = deadLetters.headsParkedKey(c, d.consumerId(), eventId);
+          if (requeued) {
+            requeueHead(c, d, now); // back to its place, the key released: one transaction
+          } else {
+            publish(d);
+          }
         } else {
+          if (wholeKey != null) {
+            String with = "with parked key " + wholeKey.key() + " behind event " + eventId;
+            DeadLetterAction each =
+                new DeadLetterAction(action, actor, why == null ? with : with + ": " + why, now);
+            dropped = deadLetters.dropBehindParkedKey(c, wholeKey, each);
+          }
           deadLetters.releaseParkedKey(c, d.consumerId(), eventId);
         }
         c.commit();
-        return true;
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -185,6 +209,91 @@ public final class DeadLetterStore implements DeadLetters {
     } catch (SQLException e) {
       throw new StoreException("resolve dead letter " + d.id(), e);
     }
+    if (requeued) {
+      transport.capability(InDatabasePublish.class).ifPresent(p -> p.publishedInTransaction());
+    }
+    return OptionalLong.of(dropped);
+  }
+
+  /** The head of a parked key back in its old queue place, the key released, in {@code c}. */
+  private void requeueHead(Connection c, DeadLetter d, Instant now) throws SQLException {
+    int written = dialect.queue().enqueueFor(c, d.event(), d.consumerId(), now);
+    if (written != 1) {
+      throw new OnceException(
+          "replay of event "
+              + d.event().id()
+              + " for consumer "
+              + d.consumerId()
+              + " wrote "
+              + written
+              + " queue rows, not 1: is the group still bound to destination "
+              + d.event().destination()
+              + "?");
+    }
+  }
+
+  @Override
+  public List<ParkedKey> parkedKeys(String consumerId, String key, long afterId, int limit) {
+    ParkedKeyQuery q =
+        new ParkedKeyQuery(consumerId, key, null, afterId == 0 ? -1 : afterId, limit);
+    return read("list parked keys", c -> deadLetters.parkedKeys(c, q));
+  }
+
+  @Override
+  public List<ParkedKey> parkedKeysHeadedBy(List<Long> deadLetterIds) {
+    if (deadLetterIds.isEmpty()) {
+      return List.of();
+    }
+    ParkedKeyQuery q = new ParkedKeyQuery(null, null, deadLetterIds, 0, deadLetterIds.size());
+    return read("list parked keys", c -> deadLetters.parkedKeys(c, q));
+  }
+
+  @Override
+  public List<ParkedKey> replayKey(String consumerId, String key, String actor, String reason) {
+    List<ParkedKey> keys = keysToResolve(consumerId, key);
+    List<Long> ids = keys.stream().map(ParkedKey::deadLetterId).toList();
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    DeadLetterFilter heads = DeadLetterFilter.open().ids(ids).limit(ids.size());
+    List<Long> replayed = replay(heads, actor, reason).stream().map(DeadLetter::id).toList();
+    return keys.stream().filter(k -> replayed.contains(k.deadLetterId())).toList();
+  }
+
+  @Override
+  public List<ParkedKey> discardKey(String consumerId, String key, String actor, String reason) {
+    List<ParkedKey> done = new ArrayList<>();
+    for (ParkedKey k : keysToResolve(consumerId, key)) {
+      Optional<DeadLetter> head = get(k.deadLetterId()).filter(DeadLetter::isOpen);
+      OptionalLong dropped =
+          head.isEmpty()
+              ? OptionalLong.empty()
+              : resolveOne(head.get(), "discard", actor, reason, k);
+      if (dropped.isPresent()) {
+        done.add(
+            new ParkedKey(
+                k.consumerGroup(),
+                k.destination(),
+                k.key(),
+                k.headEventId(),
+                k.deadLetterId(),
+                k.parkedAt(),
+                dropped.getAsLong()));
+      }
+    }
+    return done;
+  }
+
+  /**
+   * The parked keys named, those with a dead letter at their head (a replay or discard needs it).
+   */
+  private List<ParkedKey> keysToResolve(String consumerId, String key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null: name the parked key to resolve");
+    }
+    return parkedKeys(consumerId, key, 0, 10_000).stream()
+        .filter(k -> k.deadLetterId() > 0)
+        .toList();
   }
 
   /**
