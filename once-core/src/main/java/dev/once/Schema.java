@@ -1,17 +1,12 @@
 package dev.once;
 
-import dev.once.internal.SchemaFiles;
-import dev.once.internal.SchemaHistory;
-import dev.once.internal.SchemaPlace;
+import dev.once.internal.schema.SchemaFiles;
+import dev.once.internal.schema.SchemaHistory;
+import dev.once.internal.schema.SchemaPlace;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 
@@ -33,24 +28,12 @@ public final class Schema {
 
   /** The classpath location of the dialect's migrations, e.g. for Flyway's {@code locations}. */
   public static String location(Dialect dialect) {
-    return "dev/once/schema/" + dialect.name();
+    return SchemaFiles.location(dialect);
   }
 
   /** Each migration's file name and text, in order. */
   public static Map<String, String> migrations(Dialect dialect) {
-    Map<String, String> files = new LinkedHashMap<>();
-    for (String name : dialect.schemaResources()) {
-      String path = location(dialect) + "/" + name;
-      try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(path)) {
-        if (in == null) {
-          throw new OnceException("schema resource " + path + " is missing from the classpath");
-        }
-        files.put(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    return files;
+    return SchemaFiles.migrations(dialect);
   }
 
   /** All migrations as one script. */
@@ -73,7 +56,7 @@ public final class Schema {
    *     failed half-way
    */
   public static void check(DataSource dataSource) {
-    dev.once.internal.SchemaCheck.require(dataSource, Dialects.forDataSource(dataSource));
+    dev.once.internal.schema.SchemaCheck.require(dataSource, Dialects.forDataSource(dataSource));
   }
 
   /** The highest schema version {@code dialect} ships with this Once. */

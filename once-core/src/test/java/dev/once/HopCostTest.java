@@ -2,7 +2,7 @@ package dev.once;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.once.internal.PostgresFlavour;
+import dev.once.internal.postgres.PostgresFlavour;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.JdbcDialect;

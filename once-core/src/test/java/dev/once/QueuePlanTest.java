@@ -3,7 +3,7 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.internal.Jdbc;
-import dev.once.internal.PostgresQueue;
+import dev.once.internal.postgres.PostgresQueue;
 import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;

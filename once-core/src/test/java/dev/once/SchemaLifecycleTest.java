@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.SchemaStatus.Applied;
-import dev.once.internal.SchemaFiles;
+import dev.once.internal.schema.SchemaFiles;
 import dev.once.jdbc.Dialect;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;

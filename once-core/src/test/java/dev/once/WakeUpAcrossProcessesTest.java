@@ -3,7 +3,7 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.once.internal.PostgresListener;
+import dev.once.internal.postgres.PostgresListener;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.SqlFlavour;

@@ -76,8 +76,10 @@ class OnceScriptTest {
     file("once-kafka/pom.xml", later(60));
     run("--version");
     assertThat(builds()).isEqualTo(1);
-    Thread.sleep(10);
-    file("once-core/src/main/resources/dev/once/schema/postgresql/V9__x.sql", Instant.now());
+    // that build as if it ran two minutes after the first, and a resource saved a minute later:
+    // set times, whatever the file system's resolution, and both before the next call starts
+    Files.setLastModifiedTime(jar, FileTime.from(later(120)));
+    file("once-core/src/main/resources/dev/once/schema/postgresql/V9__x.sql", later(180));
     run("--version");
     run("--version");
     assertThat(builds()).isEqualTo(2);

@@ -14,7 +14,6 @@ import dev.once.jdbc.DeadLettersDialect;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.ParkedKeyQuery;
 import dev.once.spi.BrokerDeadLetter;
-import dev.once.spi.InDatabasePublish;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
@@ -159,16 +158,16 @@ public final class DeadLetterStore implements DeadLetters {
 
   /**
    * Resolves one dead letter in one transaction: its status, the action, and what follows from it.
-   * A replayed head of a parked key goes back to its place in the queue in the same transaction
-   * (the key parked in this database means the ordered table queue is here); {@code wholeKey}
+   * A transport that keeps its messages in this database replays in the same transaction (a
+   * replayed head of a parked key goes back to its place, the key released); {@code wholeKey}
    * (discards only) deletes the events behind the key too. Empty if somebody else resolved it
    * meanwhile, else the number of events deleted behind it.
    */
   private OptionalLong resolveOne(
       DeadLetter d, String action, String actor, String why, ParkedKey wholeKey) {
     String status = action.equals("replay") ? "replayed" : "discarded";
+    Replay inThisTransaction = d.isRelay() ? null : inDatabaseReplay();
     Instant now = clock.instant();
-    boolean requeued = false;
     long dropped = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -186,9 +185,9 @@ public final class DeadLetterStore implements DeadLetters {
           deadLetters.deleteParkedOutbox(c, eventId);
         } else if (action.equals("replay")) {
           dialect.attempts().deleteAttempts(c, d.consumerId(), eventId);
-          requeued = deadLetters.headsParkedKey(c, d.consumerId(), eventId);
-          if (requeued) {
-            requeueHead(c, d, now); // back to its place, the key released: one transaction
+          // the head of a parked key goes back to its place, the key released
+          if (inThisTransaction != null) {
+            redeliverIn(c, d, inThisTransaction);
           } else {
             publish(d);
           }
@@ -202,6 +201,9 @@ public final class DeadLetterStore implements DeadLetters {
           deadLetters.releaseParkedKey(c, d.consumerId(), eventId);
         }
         c.commit();
+        if (inThisTransaction != null && action.equals("replay")) {
+          inThisTransaction.redeliveredInTransaction();
+        }
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -209,27 +211,7 @@ public final class DeadLetterStore implements DeadLetters {
     } catch (SQLException e) {
       throw new StoreException("resolve dead letter " + d.id(), e);
     }
-    if (requeued) {
-      transport.capability(InDatabasePublish.class).ifPresent(p -> p.publishedInTransaction());
-    }
     return OptionalLong.of(dropped);
-  }
-
-  /** The head of a parked key back in its old queue place, the key released, in {@code c}. */
-  private void requeueHead(Connection c, DeadLetter d, Instant now) throws SQLException {
-    int written = dialect.queue().enqueueFor(c, d.event(), d.consumerId(), now);
-    if (written != 1) {
-      throw new OnceException(
-          "replay of event "
-              + d.event().id()
-              + " for consumer "
-              + d.consumerId()
-              + " wrote "
-              + written
-              + " queue rows, not 1: is the group still bound to destination "
-              + d.event().destination()
-              + "?");
-    }
   }
 
   @Override
@@ -294,6 +276,29 @@ public final class DeadLetterStore implements DeadLetters {
     return parkedKeys(consumerId, key, 0, 10_000).stream()
         .filter(k -> k.deadLetterId() > 0)
         .toList();
+  }
+
+  /**
+   * A transport that keeps its messages in this database redelivers in the resolving transaction:
+   * committed apart, the message was visible (and its key released) while the dead letter still
+   * read open, and an ordered consumer that ran it at once parked its key again behind it (the
+   * acknowledgement parks a key whose delivery has an open dead letter).
+   */
+  private Replay inDatabaseReplay() {
+    DataSource given = DatabaseWaits.given(dataSource);
+    return transport.capability(Replay.class).filter(r -> r.redeliversIn(given)).orElse(null);
+  }
+
+  private static void redeliverIn(Connection c, DeadLetter d, Replay replay) throws SQLException {
+    if (replay.redeliverInTransaction(c, d.event(), d.consumerId()) == 0) {
+      throw new OnceException(
+          "replay of event "
+              + d.event().id()
+              + " for consumer "
+              + d.consumerId()
+              + " refused: the consumer is not bound to "
+              + d.event().destination());
+    }
   }
 
   /**

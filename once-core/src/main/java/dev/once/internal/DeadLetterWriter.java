@@ -12,7 +12,7 @@ import java.time.Instant;
  */
 public final class DeadLetterWriter {
   /** The consumer id of dead letters the relay parks. */
-  static final String RELAY = "(relay)";
+  public static final String RELAY = "(relay)";
 
   private final Dialect dialect;
 

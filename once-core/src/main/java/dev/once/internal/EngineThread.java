@@ -6,18 +6,18 @@ import java.time.Duration;
  * The daemon thread an engine (relay, reconciler, retention) runs its loop on: started once,
  * stopped by interrupting it and waiting up to 5 s for it to end.
  */
-final class EngineThread {
+public final class EngineThread {
   private static final Duration JOIN = Duration.ofSeconds(5);
   private final String name;
   private volatile boolean running;
   private Thread thread;
 
-  EngineThread(String name) {
+  public EngineThread(String name) {
     this.name = name;
   }
 
   /** Starts {@code loop} unless already started; returns whether it started it. */
-  synchronized boolean start(Runnable loop) {
+  public synchronized boolean start(Runnable loop) {
     if (thread != null) {
       return false;
     }
@@ -29,17 +29,17 @@ final class EngineThread {
   }
 
   /** Whether the loop should go on. */
-  boolean running() {
+  public boolean running() {
     return running;
   }
 
   /** Whether a thread was started and not yet stopped. */
-  synchronized boolean started() {
+  public synchronized boolean started() {
     return thread != null;
   }
 
   /** Stops the loop; returns whether one was running. */
-  boolean stop() {
+  public boolean stop() {
     Thread t;
     synchronized (this) {
       running = false;

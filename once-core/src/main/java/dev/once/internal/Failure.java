@@ -85,7 +85,7 @@ public record Failure(
   }
 
   /** The broker refused an outbox row (too large, unroutable, ...): its reason, no payload. */
-  static Failure refused(String reason) {
+  public static Failure refused(String reason) {
     String shape = reason == null ? "" : reason.replaceAll("[0-9]+", "#");
     String fingerprint = Redaction.sha256(shape.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
     String text =

@@ -1,5 +1,6 @@
 package dev.once.internal;
 
+import dev.once.internal.postgres.PostgresFlavour;
 import dev.once.jdbc.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

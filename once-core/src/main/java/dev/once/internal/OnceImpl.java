@@ -18,6 +18,13 @@ import dev.once.TxWork;
 import dev.once.WorkloadStatus;
 import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
+import dev.once.internal.operations.OperationsImpl;
+import dev.once.internal.postgres.PostgresListener;
+import dev.once.internal.postgres.PostgresNotifier;
+import dev.once.internal.relay.RelayImpl;
+import dev.once.internal.requests.RequestKeysImpl;
+import dev.once.internal.retention.RetentionImpl;
+import dev.once.internal.schema.SchemaCheck;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
@@ -257,7 +264,7 @@ public final class OnceImpl implements Once {
     return config;
   }
 
-  DataSource dataSource() {
+  public DataSource dataSource() {
     return dataSource;
   }
 
@@ -266,7 +273,7 @@ public final class OnceImpl implements Once {
   }
 
   /** The data source as it was given (a transport that publishes in it compares with this one). */
-  DataSource givenDataSource() {
+  public DataSource givenDataSource() {
     return givenDataSource;
   }
 
@@ -274,28 +281,28 @@ public final class OnceImpl implements Once {
    * The bounds Once adds to a relay's transactions, which stay open while the relay waits for the
    * broker's confirms.
    */
-  TransactionWaits relayWaits() {
+  public TransactionWaits relayWaits() {
     return waits.perTransactionIdleUpTo(config.confirmTimeout());
   }
 
-  Transport transport() {
+  public Transport transport() {
     return transport;
   }
 
   /** The transport's publish limits, or null if it has none. */
-  PublishLimits publishLimits() {
+  public PublishLimits publishLimits() {
     return publishLimits;
   }
 
-  Dialect dialect() {
+  public Dialect dialect() {
     return dialect;
   }
 
-  Listeners listener() {
+  public Listeners listener() {
     return listener;
   }
 
-  synchronized Wakeup outboxWakeup() {
+  public synchronized Wakeup outboxWakeup() {
     if (outboxListener == null) {
       outboxListener =
           dialect.flavour().notifies()
@@ -322,11 +329,11 @@ public final class OnceImpl implements Once {
   }
 
   /** How many relays of this instance run their own thread; at least 1. */
-  int runningRelays() {
+  public int runningRelays() {
     return Math.max(1, runningRelays.get());
   }
 
-  void relayRunning(boolean running) {
+  public void relayRunning(boolean running) {
     runningRelays.addAndGet(running ? 1 : -1);
   }
 
@@ -334,7 +341,7 @@ public final class OnceImpl implements Once {
    * Counts what {@code engine} takes of the pool before it starts, and refuses a pool too small for
    * every engine running (see {@link PoolNeeds}).
    */
-  void starting(Object engine, PoolNeeds.Need need) {
+  public void starting(Object engine, PoolNeeds.Need need) {
     java.util.Map<Object, PoolNeeds.Need> needs = new java.util.LinkedHashMap<>();
     needs.put(engine, need);
     boolean relay = engine instanceof RelayImpl;
@@ -355,18 +362,18 @@ public final class OnceImpl implements Once {
   }
 
   /** Connections a relay's publish takes besides its own (the table queue's rows). */
-  int extraPerPublish() {
+  public int extraPerPublish() {
     return transport
         .capability(ConnectionUse.class)
         .map(u -> u.perPublish(givenDataSource))
         .orElse(0);
   }
 
-  void stopped(Object engine) {
+  public void stopped(Object engine) {
     poolNeeds.stopped(engine);
   }
 
-  void started(AutoCloseable engine) {
+  public void started(AutoCloseable engine) {
     started.add(engine);
   }
 
@@ -378,7 +385,7 @@ public final class OnceImpl implements Once {
     started.closeAll();
   }
 
-  static void closeQuietly(Connection c) {
+  public static void closeQuietly(Connection c) {
     if (c != null) {
       try {
         c.close();

@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.ConfigurationException;
+import dev.once.internal.postgres.PostgresListener;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * can wait for ever for a connection that another thread waiting as well holds. A pool below {@code
  * at least} is refused; one below {@code all at once} works, its threads taking turns.
  */
-final class PoolNeeds {
+public final class PoolNeeds {
   private static final Logger log = LoggerFactory.getLogger(PoolNeeds.class);
 
   /**
@@ -33,7 +34,7 @@ final class PoolNeeds {
    * @param extraPerThread connections each thread takes while it holds its own (0 or 1)
    * @param heldForGood connections held for as long as it runs ({@code LISTEN})
    */
-  record Need(String what, int threads, int extraPerThread, int heldForGood) {
+  public record Need(String what, int threads, int extraPerThread, int heldForGood) {
     int allAtOnce() {
       return threads * (1 + extraPerThread) + heldForGood;
     }

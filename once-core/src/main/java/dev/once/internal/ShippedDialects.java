@@ -1,5 +1,14 @@
 package dev.once.internal;
 
+import dev.once.internal.mariadb.MariaDbFlavour;
+import dev.once.internal.mariadb.MariaDbStatus;
+import dev.once.internal.postgres.PostgresDeadLetters;
+import dev.once.internal.postgres.PostgresFlavour;
+import dev.once.internal.postgres.PostgresOperations;
+import dev.once.internal.postgres.PostgresQueue;
+import dev.once.internal.postgres.PostgresRequestKeys;
+import dev.once.internal.postgres.PostgresStatus;
+import dev.once.internal.postgres.PostgresStore;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.DialectProvider;
 import dev.once.jdbc.JdbcDialect;

@@ -6,6 +6,8 @@ import dev.once.StoreException;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
+import dev.once.internal.postgres.PostgresNotifier;
+import dev.once.internal.postgres.PostgresStore;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.PublishLimits;

@@ -73,12 +73,6 @@ public interface DeadLettersDialect {
     return List.of();
   }
 
-  /** Whether the event heads a key {@code consumerId} parked. The default finds none. */
-  default boolean headsParkedKey(Connection c, String consumerId, String eventId)
-      throws SQLException {
-    return false;
-  }
-
   /**
    * Deletes the events waiting behind a parked key (the key itself stays parked: the caller
    * releases it), each recorded in the action log under its own event id as {@code action}; returns

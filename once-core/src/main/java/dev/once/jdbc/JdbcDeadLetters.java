@@ -304,12 +304,6 @@ public class JdbcDeadLetters implements DeadLettersDialect {
   }
 
   @Override
-  public boolean headsParkedKey(Connection c, String consumerId, String eventId)
-      throws SQLException {
-    return parked.headsParkedKey(c, consumerId, eventId);
-  }
-
-  @Override
   public int dropBehindParkedKey(Connection c, ParkedKey key, DeadLetterAction action)
       throws SQLException {
     return parked.dropBehind(c, key, action);

@@ -76,15 +76,6 @@ final class ParkedKeyStatements {
         params.toArray());
   }
 
-  boolean headsParkedKey(Connection c, String consumerId, String eventId) throws SQLException {
-    return sql.queryLong(
-            c,
-            "SELECT count(*) FROM once_parked_key WHERE consumer_group = ? AND event_id = ?",
-            consumerId,
-            eventId)
-        > 0;
-  }
-
   /**
    * Deletes the rows waiting behind {@code key} (those enqueued in key order when this reads them;
    * a row enqueued later stays and runs), each recorded in the action log under its own event id

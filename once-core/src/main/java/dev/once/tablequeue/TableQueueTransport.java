@@ -5,8 +5,8 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
-import dev.once.internal.PostgresNotifier;
 import dev.once.internal.Wakeup;
+import dev.once.internal.postgres.PostgresNotifier;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
@@ -291,6 +291,25 @@ public final class TableQueueTransport
     } finally {
       wakeup.signalAll();
     }
+  }
+
+  @Override
+  public boolean redeliversIn(DataSource onceDataSource) {
+    return onceDataSource == givenDataSource;
+  }
+
+  @Override
+  public int redeliverInTransaction(Connection c, Event event, String consumerId)
+      throws SQLException {
+    return dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+  }
+
+  @Override
+  public void redeliveredInTransaction() {
+    if (notifier != null) {
+      notifier.signal();
+    }
+    wakeup.signalAll();
   }
 
   /** A publish writes the queue rows on a connection of its own, unless in the relay's. */

@@ -17,6 +17,7 @@ import dev.once.test.TestDatabase;
 import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * The ordering checker's rig: {@code keys} keys of {@code steps} events each, published step by
@@ -40,17 +41,22 @@ final class KeyedSteps implements AutoCloseable {
   final Once once;
 
   KeyedSteps(TestDatabase db, Dialect queueDialect, OnceListener listener) {
+    this(db, db.dataSource(), queueDialect, listener);
+  }
+
+  /** Once and the table queue on {@code dataSource}, a wrapper of {@code db}'s. */
+  KeyedSteps(TestDatabase db, DataSource dataSource, Dialect queueDialect, OnceListener listener) {
     this.db = db;
     db.execute(
         "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
     TableQueueTransport.Builder queue =
-        TableQueueTransport.builder(db.dataSource())
+        TableQueueTransport.builder(dataSource)
             .visibilityTimeout(Duration.ofMillis(500))
             .clock(clock);
     this.transport = (queueDialect == null ? queue : queue.dialect(queueDialect)).build();
     this.once =
         Once.builder()
-            .dataSource(db.dataSource())
+            .dataSource(dataSource)
             .transport(transport)
             .destinations("orders")
             .clock(clock)

@@ -2,7 +2,7 @@ package dev.once.testkit;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.once.internal.PostgresFlavour;
+import dev.once.internal.postgres.PostgresFlavour;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Schema;
 import dev.once.SchemaStatus;
 import dev.once.SchemaStatus.Applied;
-import dev.once.internal.SchemaFiles;
+import dev.once.internal.schema.SchemaFiles;
 import dev.once.jdbc.Dialects;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;

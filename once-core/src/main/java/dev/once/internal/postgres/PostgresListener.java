@@ -1,0 +1,212 @@
+package dev.once.internal.postgres;
+
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns PostgreSQL {@code NOTIFY} into calls of the subscribers' callbacks, on a daemon thread with
+ * one connection of its own. pgjdbc is reached by reflection, so once-core does not depend on it;
+ * with any other driver this does nothing and waiters fall back to polling.
+ *
+ * <p>One listener per data source and process: it {@code LISTEN}s on every channel it is given from
+ * the start, and every subscriber of that data source — the outbox's relays, the table queue's
+ * receivers, of every Once instance on it — shares its connection. One per channel and instance
+ * held one connection of the pool each for good (two on the table queue), more than a hand-written
+ * pipeline holds for the same threads.
+ */
+public final class PostgresListener {
+  private static final Logger log = LoggerFactory.getLogger(PostgresListener.class);
+  private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(1);
+
+  /** The running listeners, by the data source they listen on. */
+  private static final Map<DataSource, PostgresListener> RUNNING = new HashMap<>();
+
+  private final DataSource key;
+  private final DataSource dataSource;
+  private final String listenSql;
+  private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  /** LISTEN statements that succeeded, and notifications read, own ones included (tests). */
+  private final AtomicLong listens = new AtomicLong();
+
+  private final AtomicLong read = new AtomicLong();
+
+  /** One subscriber: its channel, the payload suffix of its own notifications, its callback. */
+  private record Subscription(String channel, String ownSuffix, Runnable onNotify) {}
+
+  private PostgresListener(DataSource key, DataSource dataSource, List<String> channels) {
+    this.key = key;
+    this.dataSource = dataSource;
+    this.listenSql = channels.stream().map(c -> "LISTEN " + c).reduce((a, b) -> a + "; " + b).get();
+    this.thread = new Thread(this::run, "once-listen");
+    this.thread.setDaemon(true);
+  }
+
+  /**
+   * Calls {@code onNotify} whenever {@code channel} is notified by another sender, through the one
+   * listener of {@code key}'s data source, started by the first subscriber on {@code dataSource} (a
+   * connection of it held for good) and stopped when the last one closes.
+   *
+   * @param key the data source as the user gave it: subscribers on one share the listener
+   * @param dataSource where the listener's connection comes from (a wrapper of {@code key})
+   * @param channels every channel the listener LISTENs on (the first subscriber's list counts)
+   * @param channel the channel this subscriber wants, one of {@code channels}
+   * @param ownSuffix notifications whose payload ends with it are this subscriber's own sender's
+   *     (its waiters were woken directly) and are ignored; null to take every notification
+   * @return closing it ends the subscription
+   */
+  public static AutoCloseable subscribe(
+      DataSource key,
+      DataSource dataSource,
+      List<String> channels,
+      String channel,
+      String ownSuffix,
+      Runnable onNotify) {
+    if (!channels.contains(channel)) {
+      throw new IllegalArgumentException(
+          "channel '" + channel + "' is not one of the listener's " + channels);
+    }
+    Subscription s = new Subscription(channel, ownSuffix, onNotify);
+    PostgresListener listener;
+    synchronized (RUNNING) {
+      listener = RUNNING.get(key);
+      if (listener == null) {
+        listener = new PostgresListener(key, dataSource, channels);
+        RUNNING.put(key, listener);
+        listener.subscriptions.add(s);
+        listener.thread.start();
+      } else {
+        listener.subscriptions.add(s);
+      }
+    }
+    PostgresListener l = listener;
+    return () -> l.unsubscribe(s);
+  }
+
+  /** How many listeners run in this process (tests). */
+  static int running() {
+    synchronized (RUNNING) {
+      return RUNNING.size();
+    }
+  }
+
+  /** The listener running for the data source {@code key}, or null (tests). */
+  public static PostgresListener runningFor(DataSource key) {
+    synchronized (RUNNING) {
+      return RUNNING.get(key);
+    }
+  }
+
+  /**
+   * How many times the channels were subscribed to ({@code LISTEN} ran), once per connection: from
+   * the first, notifications reach this listener (tests).
+   */
+  public long listens() {
+    return listens.get();
+  }
+
+  /**
+   * The notifications read so far, its subscribers' own senders' included, counted after their
+   * callbacks ran: a test proves one was skipped by reading it counted without a call (tests).
+   */
+  public long notificationsRead() {
+    return read.get();
+  }
+
+  private void unsubscribe(Subscription s) {
+    synchronized (RUNNING) {
+      subscriptions.remove(s);
+      if (subscriptions.isEmpty() && RUNNING.get(key) == this) {
+        RUNNING.remove(key);
+        running = false;
+        thread.interrupt();
+      }
+    }
+  }
+
+  private void run() {
+    while (running) {
+      try (Connection c = dataSource.getConnection()) {
+        Method poll = notificationsMethod(c);
+        if (poll == null) {
+          log.info("JDBC driver is not pgjdbc: no LISTEN, waiters poll");
+          return;
+        }
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+          s.execute(listenSql);
+        }
+        listens.incrementAndGet();
+        Object pg = c.unwrap(poll.getDeclaringClass());
+        while (running) {
+          Object[] got = (Object[]) poll.invoke(pg, 500);
+          if (got != null && got.length > 0) {
+            dispatch(got);
+            read.addAndGet(got.length);
+          }
+        }
+      } catch (Exception e) {
+        if (running) {
+          log.debug("LISTEN lost its connection; again in {}", RECONNECT_PAUSE, e);
+          subscriptions.forEach(s -> s.onNotify().run()); // look again, not trust a dead listener
+          pause();
+        }
+      }
+    }
+  }
+
+  /** Calls each subscriber once if any of {@code notifications} is for it from someone else. */
+  private void dispatch(Object[] notifications) throws ReflectiveOperationException {
+    List<String[]> got = new ArrayList<>(notifications.length);
+    for (Object n : notifications) {
+      Object name = n.getClass().getMethod("getName").invoke(n);
+      Object payload = n.getClass().getMethod("getParameter").invoke(n);
+      got.add(new String[] {String.valueOf(name), payload instanceof String p ? p : null});
+    }
+    for (Subscription s : subscriptions) {
+      for (String[] n : got) {
+        if (n[0].equals(s.channel())
+            && (s.ownSuffix() == null || n[1] == null || !n[1].endsWith(s.ownSuffix()))) {
+          s.onNotify().run();
+          break;
+        }
+      }
+    }
+  }
+
+  private static Method notificationsMethod(Connection c) throws SQLException {
+    try {
+      Class<?> pgConnection =
+          Class.forName("org.postgresql.PGConnection", false, c.getClass().getClassLoader());
+      if (!c.isWrapperFor(pgConnection)) {
+        return null;
+      }
+      return pgConnection.getMethod("getNotifications", int.class);
+    } catch (ClassNotFoundException | NoSuchMethodException e) {
+      return null;
+    }
+  }
+
+  private void pause() {
+    try {
+      Thread.sleep(RECONNECT_PAUSE.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+  }
+}

@@ -1,0 +1,239 @@
+package dev.once.internal.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends one {@code NOTIFY} after commits instead of one inside each of them.
+ *
+ * <p>PostgreSQL serialises notifying transactions with a database-wide lock held from just before
+ * their commit until after their commit record is flushed. A {@code pg_notify} inside every
+ * producer, consumer and queue transaction therefore makes those commits take turns, one fsync each
+ * and no group commit: at a few thousand commits per second it was the single largest wait in
+ * {@code once bench} ({@code Lock:object} on {@code COMMIT}). Here the committing thread only calls
+ * {@link #signal()} after its commit returned; a daemon thread sends one notification for all
+ * signals since its last one, in a transaction of its own that writes no WAL and so holds the lock
+ * for microseconds.
+ *
+ * <p>Two notifications are at least {@link #SPACING} apart. Under load nearly every commit found
+ * the previous notification sent and asked for one more: thousands per second, each a transaction
+ * on the pool and a wake-up of every listening backend and of this process's own listener, for
+ * relays and receivers that were busy and did not wait for them. Spaced, the first commit after a
+ * quiet spell is announced at once, and a burst costs one notification per {@code SPACING}.
+ *
+ * <p>A committing transaction may also carry the notification itself ({@link #claim()}: the
+ * producers of a process without a relay, whose notifications wake the relays of other processes).
+ * One transaction per {@code SPACING} then sends it inside, in the round trip of its outbox row and
+ * delivered by its commit, so that no transaction of its own is needed: sent from this thread, they
+ * were a fifth of a commit more per order on the pool and the server. The thread then only sends
+ * what no transaction carried: for commits after which none claimed one within twice the spacing
+ * (the last commits of a burst).
+ *
+ * <p>Notifications are wake-ups, never the only way work is found: waiters also poll. A process
+ * that dies between a commit and the notification only makes other processes find the rows at their
+ * next poll.
+ */
+public final class PostgresNotifier implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PostgresNotifier.class);
+
+  /** The least time between two notifications of one notifier. */
+  public static final Duration SPACING = Duration.ofMillis(2);
+
+  private final DataSource dataSource;
+  private final Send send;
+  private final String channel;
+  private final long spacingNanos;
+  private final LongSupplier nanoTime;
+  private Thread thread;
+
+  /** Commits that asked for a notification ({@link #signal()}), counted. */
+  private long owed;
+
+  /** The first {@code covered} of {@link #owed} are followed by a notification sent or carried. */
+  private long covered;
+
+  /** nanoTime of the last notification sent or claimed by a transaction. */
+  private long last;
+
+  /** Whether transactions carry notifications ({@link #claim()}): the thread then waits longer. */
+  private boolean carried;
+
+  private boolean closed;
+  private long wakeups;
+  private long sent;
+
+  /** Sends one notification on an auto-commit connection. */
+  @FunctionalInterface
+  public interface Send {
+    void send(Connection c) throws SQLException;
+  }
+
+  /**
+   * @param send sends the notification, e.g. by {@code SELECT pg_notify('once_outbox', …)}
+   * @param channel for the thread's name and logs
+   */
+  public PostgresNotifier(DataSource dataSource, Send send, String channel) {
+    this(dataSource, send, channel, SPACING);
+  }
+
+  /** With another least time between two notifications (tests: zero for none). */
+  PostgresNotifier(DataSource dataSource, Send send, String channel, Duration spacing) {
+    this(dataSource, send, channel, spacing, System::nanoTime);
+  }
+
+  /** With a clock of its own for the spacing (tests: a quiet spell without waiting it out). */
+  PostgresNotifier(
+      DataSource dataSource, Send send, String channel, Duration spacing, LongSupplier nanoTime) {
+    this.dataSource = dataSource;
+    this.send = send;
+    this.channel = channel;
+    this.spacingNanos = spacing.toNanos();
+    this.nanoTime = nanoTime;
+    this.last = nanoTime.getAsLong() - spacingNanos;
+  }
+
+  /**
+   * A fresh token naming one sending engine (an instance's outbox, a table queue), so that its own
+   * listener can skip its own notifications.
+   */
+  public static String newSender() {
+    return Long.toString(
+        java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  /**
+   * Asks for a notification soon, after a commit; many calls before it is sent make one
+   * notification. Only the call that finds none asked for wakes the sending thread: the others
+   * would wake it to find what it knows (at 2 500 commits a second, 2 000 wake-ups and context
+   * switches a second for 500 notifications).
+   */
+  public synchronized void signal() {
+    if (closed) {
+      return;
+    }
+    boolean waiting = owed == covered;
+    owed++;
+    if (thread == null) {
+      thread = new Thread(this::run, "once-notify-" + channel);
+      thread.setDaemon(true);
+      thread.start();
+    }
+    if (waiting) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Whether the calling transaction should carry a notification itself: true for one transaction
+   * per spacing. It then sends the notification inside the transaction ({@code
+   * PostgresStore.insertOutboxNotifying}) and, after its commit, calls {@link #carried(long)} with
+   * the returned ticket; a transaction that does not carry one calls {@link #signal()} after its
+   * commit.
+   *
+   * @return a ticket (0 or more) if this transaction carries a notification; -1 if not
+   */
+  public synchronized long claim() {
+    long now = nanoTime.getAsLong();
+    if (closed || now - last < spacingNanos) {
+      return -1;
+    }
+    last = now;
+    carried = true;
+    // the commits signalled so far returned before this claim, so before this commit
+    return owed;
+  }
+
+  /**
+   * A transaction that claimed {@code ticket} committed: its notification follows every commit
+   * signalled before the claim.
+   */
+  public synchronized void carried(long ticket) {
+    if (ticket > covered) {
+      covered = ticket;
+    }
+  }
+
+  private void run() {
+    long upTo;
+    while ((upTo = awaitOwed()) >= 0) {
+      try (Connection c = dataSource.getConnection()) {
+        if (!c.getAutoCommit()) {
+          c.setAutoCommit(true);
+        }
+        send.send(c);
+      } catch (SQLException | RuntimeException e) {
+        // a lost wake-up only delays other processes until their next poll
+        log.debug("NOTIFY {} failed; other processes find the work when they poll", channel, e);
+      }
+      carried(upTo); // sent or lost: not sent again for the same commits
+    }
+  }
+
+  /**
+   * Waits for a commit no notification follows yet and until the last notification is the spacing
+   * old (twice the spacing where transactions carry them: one of them may still carry it); then
+   * takes the commits signalled so far and returns their count, having set the time of the
+   * notification it is about to send. -1 once closed.
+   */
+  private synchronized long awaitOwed() {
+    try {
+      while (!closed) {
+        if (owed == covered) {
+          wait();
+          wakeups++;
+          continue;
+        }
+        long left = last + (carried ? 2 * spacingNanos : spacingNanos) - nanoTime.getAsLong();
+        if (left <= 0) {
+          last = nanoTime.getAsLong();
+          sent++;
+          return owed;
+        }
+        wait(left / 1_000_000, (int) (left % 1_000_000));
+        wakeups++;
+      }
+    } catch (InterruptedException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  /** How often the sending thread woke from a wait (tests). */
+  synchronized long wakeups() {
+    return wakeups;
+  }
+
+  /** Commits no notification sent or carried follows yet (tests). */
+  synchronized long owing() {
+    return owed - covered;
+  }
+
+  /** How many notifications the sending thread sent, not counting those transactions carried. */
+  synchronized long sentByThread() {
+    return sent;
+  }
+
+  /**
+   * Whether a commit waits for a notification the sending thread has not taken yet (tests: with
+   * {@link #taken()} and the sends they count, when every notification asked for has been sent).
+   */
+  synchronized boolean pending() {
+    return owed != covered;
+  }
+
+  /** How many notifications the sending thread took to send so far (tests). */
+  synchronized long taken() {
+    return sent;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    notifyAll();
+  }
+}

@@ -1,0 +1,150 @@
+package dev.once.internal.postgres;
+
+import dev.once.Event;
+import dev.once.jdbc.JdbcQueue;
+import dev.once.jdbc.JdbcRows;
+import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.SqlList;
+import dev.once.spi.Delivery;
+import dev.once.spi.MessageDecoder;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The table queue on PostgreSQL: the standard one, with a batch of copies enqueued in one round
+ * trip and a claim in one UPDATE … RETURNING.
+ */
+public class PostgresQueue extends JdbcQueue {
+
+  /**
+   * (consumer_group, now, limit, visible_until) → the claimed rows. The rows to claim are picked
+   * once, in a materialized step: a plan that re-ran the pick for every row it updates turned one
+   * claim into a minute of CPU on a table with misleading statistics. Public for the plan test.
+   */
+  public static final String CLAIM =
+      """
+      WITH c AS MATERIALIZED (
+        SELECT id FROM once_queue
+         WHERE consumer_group = ? AND visible_at <= ?
+         ORDER BY id
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+      UPDATE once_queue q
+         SET delivery_count = q.delivery_count + 1, visible_at = ?
+        FROM c
+       WHERE q.id = c.id
+      RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload,
+                q.headers, q.trace, q.delivery_count
+      """;
+
+  /**
+   * {@link #CLAIM} for an ordered group: a row with a key only when no earlier row of its (group,
+   * destination, key) enqueued in key order is in the queue — in flight, in backoff or waiting —
+   * and its key is not parked (rows enqueued before the group was ordered are not held back). Each
+   * of the two checks is one probe of an index ({@code once_queue_key}, the parked keys' primary
+   * key). Public for the plan test.
+   */
+  public static final String CLAIM_IN_KEY_ORDER =
+      """
+      WITH c AS MATERIALIZED (
+        SELECT q.id FROM once_queue q
+         WHERE q.consumer_group = ? AND q.visible_at <= ?
+           AND (q.event_key IS NULL
+                OR NOT EXISTS (SELECT 1 FROM once_queue e
+                                WHERE e.consumer_group = q.consumer_group
+                                  AND e.destination = q.destination
+                                  AND e.in_key_order AND e.event_key IS NOT NULL
+                                  AND e.event_key = q.event_key
+                                  AND e.id < q.id)
+                   AND NOT EXISTS (SELECT 1 FROM once_parked_key p
+                                    WHERE p.consumer_group = q.consumer_group
+                                      AND p.destination = q.destination
+                                      AND p.event_key = q.event_key))
+         ORDER BY q.id
+         LIMIT ?
+         FOR UPDATE OF q SKIP LOCKED)
+      UPDATE once_queue q
+         SET delivery_count = q.delivery_count + 1, visible_at = ?
+        FROM c
+       WHERE q.id = c.id
+      RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload,
+                q.headers, q.trace, q.delivery_count
+      """;
+
+  /**
+   * (ids, now): deletes the acknowledged rows and parks the key of each one the group holds an open
+   * dead letter of, in one statement: the key is held back by its head row until this commits, and
+   * by the parked key after.
+   */
+  static final String ACK_IN_KEY_ORDER =
+      """
+      WITH d AS (
+        DELETE FROM once_queue WHERE id = ANY(?::bigint[])
+        RETURNING id, consumer_group, destination, event_key, event_id)
+      INSERT INTO once_parked_key
+             (consumer_group, destination, event_key, event_id, head_id, parked_at)
+      SELECT d.consumer_group, d.destination, d.event_key, d.event_id, d.id, ?
+        FROM d
+        JOIN once_dead_letter l
+          ON l.consumer_id = d.consumer_group AND l.event_id = d.event_id AND l.status = 'dead'
+       WHERE d.event_key IS NOT NULL
+      ON CONFLICT DO NOTHING
+      """;
+
+  public PostgresQueue(PostgresFlavour flavour) {
+    super(flavour);
+  }
+
+  @Override
+  public int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(insertCopies)) {
+      for (Event e : events) {
+        sql.bind(ps, copy(c, e, now));
+        ps.addBatch();
+      }
+      return ps.executeBatch();
+    }
+  }
+
+  @Override
+  public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
+    return claim(c, claim, CLAIM);
+  }
+
+  @Override
+  public boolean ordersByKey() {
+    return true;
+  }
+
+  @Override
+  public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
+    return claim(c, claim, CLAIM_IN_KEY_ORDER);
+  }
+
+  @Override
+  public void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
+    sql.update(c, ACK_IN_KEY_ORDER, SqlList.of("bigint", ids), now);
+  }
+
+  private List<Delivery> claim(Connection c, QueueClaim claim, String statement)
+      throws SQLException {
+    List<Delivery> deliveries = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      sql.bind(ps, claim.consumerId(), claim.now(), claim.limit(), claim.visibleUntil());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int count = rs.getInt("delivery_count");
+          // a row that does not decode is handed out as malformed, to be dead-lettered alone
+          deliveries.add(
+              MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, rs.getLong("id")));
+        }
+      }
+    }
+    return deliveries;
+  }
+}

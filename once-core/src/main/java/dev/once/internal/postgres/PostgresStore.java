@@ -1,0 +1,263 @@
+package dev.once.internal.postgres;
+
+import dev.once.Event;
+import dev.once.internal.Jdbc;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.JdbcStore;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.jdbc.TransactionWaits;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The store part on PostgreSQL: the standard one, with a batch of markers in one statement and
+ * versions in one upsert; a relay batch's first round trip and a consumer batch's first round trip
+ * each carry the transaction's settings with them (pgjdbc sends the statements of one string
+ * together and reads their results after one wait).
+ */
+public class PostgresStore extends JdbcStore {
+
+  public PostgresStore() {
+    this(new PostgresFlavour());
+  }
+
+  public PostgresStore(PostgresFlavour flavour) {
+    super(flavour);
+    this.claimRelayBatch =
+        BEGIN_DUE_AND_SHARE
+            + """
+            SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
+              FROM (SELECT count(*)::int AS due FROM due) n,
+                   (SELECT coalesce(array_agg(p), '{}')::int[] AS locked FROM share) s;
+            SELECT %s
+              FROM once_outbox
+             WHERE sent_at IS NULL
+               AND cardinality(current_setting('once.relay_share')::int[]) > 0
+               AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
+               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+             ORDER BY id
+             LIMIT ?
+            """
+                .formatted(outboxRowColumns());
+    this.outboxInsertNotifying =
+        outboxInsert().statement().strip() + ";\n" + PostgresFlavour.NOTIFY_FROM;
+  }
+
+  /**
+   * The outbox row and a notification in one round trip: two statements of one string, the
+   * notification as {@link PostgresFlavour#notify} sends it (channel, then the sender's token): a
+   * producer transaction that carries the outbox's notification ({@code TxImpl}).
+   */
+  public boolean insertOutboxNotifying(
+      Connection c, Event event, int partition, Channel channel, String sender)
+      throws SQLException {
+    Object[] row = outboxParameters(event, partition);
+    Object[] params = java.util.Arrays.copyOf(row, row.length + 2);
+    params[row.length] = PostgresFlavour.channelName(channel);
+    params[row.length + 1] = sender;
+    try (PreparedStatement ps = c.prepareStatement(outboxInsertNotifying)) {
+      Jdbc.bind(ps, params);
+      ps.execute();
+      int written = ps.getUpdateCount();
+      ps.getMoreResults(); // the notification's empty row
+      return written > 0;
+    }
+  }
+
+  /** {@link #insertOutboxNotifying}'s two statements, composed once. */
+  private final String outboxInsertNotifying;
+
+  /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
+  private final String claimRelayBatch;
+
+  private static final String INSERT_MARKERS =
+      """
+      INSERT INTO once_inbox (consumer_id, event_id)
+      SELECT ?, e FROM unnest(?::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n
+      ON CONFLICT DO NOTHING
+      RETURNING event_id
+      """;
+
+  private static final String BOUND_WAITS_AND_INSERT_MARKERS =
+      PostgresFlavour.BOUND_WAITS.strip() + ";\n" + INSERT_MARKERS;
+
+  /** The bounds (unless none) and the markers in one round trip: two statements of one string. */
+  @Override
+  public Set<String> insertMarkers(
+      Connection c, TransactionWaits waits, String consumerId, List<String> eventIds)
+      throws SQLException {
+    if (waits.isNone()) {
+      return Jdbc.strings(
+          c, INSERT_MARKERS, new HashSet<>(), consumerId, eventIds.toArray(new String[0]));
+    }
+    try (PreparedStatement ps = c.prepareStatement(BOUND_WAITS_AND_INSERT_MARKERS)) {
+      Jdbc.bind(
+          ps,
+          PostgresFlavour.millis(waits.lockWait()),
+          PostgresFlavour.millis(waits.idleInTransaction()),
+          consumerId,
+          eventIds.toArray(new String[0]));
+      Set<String> inserted = new HashSet<>();
+      try (ResultSet rs = secondResult(ps)) {
+        while (rs.next()) {
+          inserted.add(rs.getString(1));
+        }
+      }
+      return inserted;
+    }
+  }
+
+  /**
+   * The due partitions (the distinct partitions of the oldest {@code limit} due rows) and the locks
+   * on a share of them, as common table expressions {@code due} and {@code share}. The due
+   * partitions are tried in a random order until this relay holds its share: one held by another
+   * relay is passed over, not counted. {@code OFFSET 0} keeps the lock call above the shuffle
+   * (without it PostgreSQL pushes the condition down and locks every due partition), where the
+   * limit stops the tries: each is tried at most once and none is locked beyond the share.
+   * Parameters: now, limit, relays, relays.
+   */
+  private static final String DUE_AND_SHARE =
+      """
+      WITH due AS MATERIALIZED (
+        SELECT DISTINCT key_partition AS p FROM (
+          SELECT key_partition FROM once_outbox
+           WHERE sent_at IS NULL
+             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+           ORDER BY id
+           LIMIT ?) oldest),
+      share AS MATERIALIZED (
+        SELECT p FROM (SELECT p FROM due ORDER BY random() OFFSET 0) shuffled
+         WHERE pg_try_advisory_xact_lock(%s, p)
+         LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
+      """
+          .formatted(PostgresFlavour.RELAY_LOCK_SPACE);
+
+  /** The engine's settings, then {@link #DUE_AND_SHARE}: the start of a relay batch's string. */
+  private static final String BEGIN_DUE_AND_SHARE =
+      PostgresFlavour.BEGIN_ENGINE.strip() + ";\n" + DUE_AND_SHARE;
+
+  /**
+   * The engine's settings, the due partitions and the locks on a share of them in one round trip:
+   * two statements of one string. The settings come first, in a statement of their own, so that the
+   * second is planned with them (a query is planned before it runs).
+   */
+  @Override
+  public RelayPartitions beginRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            BEGIN_DUE_AND_SHARE
+                + """
+                SELECT n.due, share.p
+                  FROM (SELECT count(*)::int AS due FROM due) n LEFT JOIN share ON true
+                """)) {
+      Jdbc.bind(ps, beginParameters(waits, now, limit, relays));
+      int due = 0;
+      List<Integer> locked = new ArrayList<>();
+      try (ResultSet rs = secondResult(ps)) {
+        while (rs.next()) {
+          due = rs.getInt(1);
+          int partition = rs.getInt(2);
+          if (!rs.wasNull()) {
+            locked.add(partition);
+          }
+        }
+      }
+      return due == 0 ? RelayPartitions.NONE : new RelayPartitions(due, locked);
+    }
+  }
+
+  /**
+   * {@link #beginRelayBatch} and the claim in one round trip: three statements of one string. The
+   * second keeps the partitions it locked in a setting of the transaction, which the third reads.
+   * The third takes its snapshot after the locks are held, as a claim of its own would: one
+   * statement with the claim in it reads in the snapshot it took before its locks, where the rows
+   * the partition's previous holder published and committed in between are still unsent. With no
+   * partition locked, the third statement's one-time filter stops it before it reads a row; the
+   * setting is read once, in a sub-select (an {@code ANY} of the setting itself casts its text for
+   * every row it reads: 0.7 against 0.25 ms for 1 600 rows).
+   */
+  @Override
+  public RelayClaim claimRelayBatch(
+      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(claimRelayBatch)) {
+      Jdbc.bind(ps, beginParameters(waits, now, limit, relays, now, limit));
+      ps.execute();
+      RelayPartitions partitions;
+      try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
+        rs.next();
+        int due = rs.getInt(1);
+        List<Integer> locked = List.of((Integer[]) rs.getArray(2).getArray());
+        partitions = due == 0 ? RelayPartitions.NONE : new RelayPartitions(due, locked);
+      }
+      List<OutboxRow> rows = new ArrayList<>();
+      try (ResultSet rs = nextResult(ps, "the claimed rows")) {
+        while (rs.next()) {
+          rows.add(outboxRow(rs));
+        }
+      }
+      return partitions.due() == 0 && rows.isEmpty()
+          ? RelayClaim.NONE
+          : new RelayClaim(partitions, rows);
+    }
+  }
+
+  /** The parameters of the settings and of {@link #DUE_AND_SHARE}, then {@code more}. */
+  private static Object[] beginParameters(
+      TransactionWaits waits, Instant now, int limit, int relays, Object... more) {
+    Object[] begin = {
+      PostgresFlavour.millis(waits.lockWait()),
+      PostgresFlavour.millis(waits.idleInTransaction()),
+      now,
+      limit,
+      relays,
+      relays
+    };
+    Object[] all = java.util.Arrays.copyOf(begin, begin.length + more.length);
+    System.arraycopy(more, 0, all, begin.length, more.length);
+    return all;
+  }
+
+  /** The next statement's rows of {@code ps}, run already; {@code what} names them in the error. */
+  private static ResultSet nextResult(PreparedStatement ps, String what) throws SQLException {
+    if (!ps.getMoreResults()) {
+      throw new SQLException("expected " + what + " from the next statement");
+    }
+    return ps.getResultSet();
+  }
+
+  /** Runs the two statements of {@code ps} (one round trip) and returns the second's rows. */
+  private static ResultSet secondResult(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    return nextResult(ps, "the rows of a second statement");
+  }
+
+  @Override
+  public boolean applyIfNewer(Connection c, String entity, String id, long version)
+      throws SQLException {
+    return Jdbc.update(
+            c,
+            """
+            INSERT INTO once_version AS v (entity, entity_id, version)
+            VALUES (?, ?, ?)
+            ON CONFLICT (entity, entity_id) DO UPDATE
+               SET version = EXCLUDED.version
+             WHERE v.version < EXCLUDED.version
+            """,
+            entity,
+            id,
+            version)
+        == 1;
+  }
+}

@@ -1,0 +1,399 @@
+package dev.once.internal.relay;
+
+import dev.once.Event;
+import dev.once.InvalidEventException;
+import dev.once.OnceConfig;
+import dev.once.Relay;
+import dev.once.StoreException;
+import dev.once.Tracing;
+import dev.once.internal.DeadLetterWriter;
+import dev.once.internal.EngineThread;
+import dev.once.internal.Failure;
+import dev.once.internal.Jdbc;
+import dev.once.internal.LogContext;
+import dev.once.internal.OnceImpl;
+import dev.once.internal.Pause;
+import dev.once.internal.PoolNeeds;
+import dev.once.internal.Spans;
+import dev.once.internal.Wakeup;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.OutboxRow;
+import dev.once.jdbc.RelayClaim;
+import dev.once.jdbc.RelayPartitions;
+import dev.once.spi.Delivery;
+import dev.once.spi.InDatabasePublish;
+import dev.once.spi.MessageDecoder;
+import dev.once.spi.Outage;
+import dev.once.spi.PublishResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One relay. A batch is one transaction: lock free key partitions (advisory, released at the end of
+ * the transaction, also when the process dies), read their oldest pending rows, publish them, wait
+ * for confirms, mark the confirmed ones sent, commit. A crash anywhere before the commit leaves the
+ * rows pending and they are published again with the same ids. A transport that keeps its messages
+ * in the same database (the table queue on Once's data source) publishes inside that transaction:
+ * then a crash before the commit leaves no copy behind, and nothing is published twice.
+ */
+public final class RelayImpl implements Relay {
+  private static final Logger log = LoggerFactory.getLogger(RelayImpl.class);
+  private static final Duration CONTENDED_WAIT = Duration.ofMillis(5);
+
+  private final OnceImpl once;
+  private final OnceConfig config;
+  private final Dialect dialect;
+  private final DeadLetterWriter deadLetters;
+
+  /**
+   * The transport writes the batch in this relay's transaction (the table queue on Once's own
+   * database): one commit per batch instead of the broker's plus the relay's, and no republish
+   * after a crash between the two. Null when the relay publishes through the broker.
+   */
+  private final InDatabasePublish inDatabase;
+
+  /** The last batch found due rows but no free partition: another relay holds them. */
+  private volatile boolean contended;
+
+  /**
+   * The last batch left due partitions to others (its share, or ones another relay held), or
+   * claimed a full batch: another relay of the process may help.
+   */
+  private volatile boolean more;
+
+  /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
+  private volatile Lost lost = Lost.NONE;
+
+  /** Rows whose destination has no consumer bound yet wait, uncharged. */
+  private final UnboundDestinations unbound;
+
+  private final EngineThread thread = new EngineThread("once-relay");
+
+  /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
+  private record Row(long id, Event event, Instant createdAt, int attempts, String malformed) {}
+
+  public RelayImpl(OnceImpl once) {
+    this.once = once;
+    this.config = once.config();
+    this.dialect = once.dialect();
+    this.deadLetters = new DeadLetterWriter(dialect);
+    this.unbound = new UnboundDestinations(dialect, config.relayRetry().backoff());
+    this.inDatabase =
+        once.transport()
+            .capability(InDatabasePublish.class)
+            .filter(p -> p.publishesIn(once.givenDataSource()))
+            .orElse(null);
+  }
+
+  @Override
+  public int runOnce() {
+    lost = Lost.NONE;
+    Connection c = null;
+    try {
+      c = once.dataSource().getConnection();
+      c.setAutoCommit(false);
+      List<Row> rows = parkMalformed(c, claim(c));
+      if (rows.isEmpty()) {
+        c.commit();
+        return 0;
+      }
+      List<Event> events = rows.stream().map(Row::event).toList();
+      // one span per event sent, linked to its producer's; null when tracing is off
+      Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
+      PublishResult result;
+      try {
+        result =
+            inDatabase != null
+                ? inDatabase.publishInTransaction(c, events)
+                : once.transport().publish(events, config.confirmTimeout());
+      } catch (RuntimeException | Error e) {
+        endSpans(spans, null, e);
+        throw e;
+      }
+      endSpans(spans, result, null);
+      List<Row> confirmed = new ArrayList<>();
+      for (int i = 0; i < rows.size(); i++) {
+        if (result.isConfirmed(i)) {
+          confirmed.add(rows.get(i));
+        }
+      }
+      once.listener().published(confirmed.stream().map(Row::event).toList());
+      confirmed.forEach(r -> unbound.published(r.event().destination()));
+      markSent(c, confirmed);
+      markFailed(c, rows, result);
+      c.commit();
+      if (inDatabase != null) {
+        inDatabase.publishedInTransaction();
+      }
+      if (!confirmed.isEmpty()) {
+        once.listener()
+            .markedSent(
+                confirmed.stream().map(Row::event).toList(),
+                Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
+      }
+      return confirmed.size();
+    } catch (SQLException e) {
+      Jdbc.rollbackQuietly(c);
+      throw new StoreException("relay batch", e);
+    } catch (RuntimeException | Error e) {
+      Jdbc.rollbackQuietly(c);
+      throw e;
+    } finally {
+      OnceImpl.closeQuietly(c);
+    }
+  }
+
+  private static void endSpans(Tracing.Span[] spans, PublishResult result, Throwable error) {
+    if (spans == null) {
+      return;
+    }
+    for (int i = 0; i < spans.length; i++) {
+      if (error != null) {
+        spans[i].error(error);
+      } else if (!result.isConfirmed(i)) {
+        spans[i].error(new PublishRefused());
+      }
+      spans[i].end();
+    }
+  }
+
+  /**
+   * What a send span records for a message the broker did not confirm (no reason: it may quote).
+   */
+  private static final class PublishRefused extends RuntimeException {
+    PublishRefused() {
+      super(null, null, false, false);
+    }
+  }
+
+  /**
+   * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
+   * claims their rows: all of them when this relay is alone in its process, a random share when
+   * several run, so that they publish side by side instead of taking turns. Relays in other
+   * processes get what is left. One round trip where the dialect can (see {@code
+   * StoreDialect#claimRelayBatch}).
+   */
+  private List<Row> claim(Connection c) throws SQLException {
+    // Losing this transaction's commit in a database crash only means publishing again.
+    RelayClaim claim =
+        dialect
+            .store()
+            .claimRelayBatch(
+                c,
+                once.relayWaits(),
+                config.clock().instant(),
+                config.relayBatchSize(),
+                once.runningRelays());
+    RelayPartitions partitions = claim.partitions();
+    contended = partitions.due() > 0 && partitions.locked().isEmpty();
+    more =
+        partitions.due() > partitions.locked().size()
+            || claim.rows().size() >= config.relayBatchSize();
+    List<Row> rows = new ArrayList<>(claim.rows().size());
+    for (OutboxRow r : claim.rows()) {
+      Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
+      String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
+      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));
+    }
+    return rows;
+  }
+
+  /** Why the transport cannot carry {@code event} (a row written before the check), or null. */
+  private String notPublishable(Event event) {
+    if (once.publishLimits() == null) {
+      return null;
+    }
+    try {
+      once.publishLimits().checkPublishable(event);
+      return null;
+    } catch (InvalidEventException e) {
+      return e.getMessage();
+    }
+  }
+
+  /**
+   * Parks the rows that do not decode (written by hand, by another service, by an older version),
+   * each with a {@code (relay)} dead letter, and returns the others: a broken row never stops the
+   * rows behind it, nor rolls back their batch.
+   */
+  private List<Row> parkMalformed(Connection c, List<Row> rows) throws SQLException {
+    List<Row> good = new ArrayList<>(rows.size());
+    Instant now = config.clock().instant();
+    for (Row row : rows) {
+      if (row.malformed() == null) {
+        good.add(row);
+        continue;
+      }
+      String reason = "malformed: " + row.malformed();
+      dialect.store().parkOutbox(c, row.id(), reason);
+      deadLetters.write(
+          c,
+          DeadLetterWriter.RELAY,
+          row.event(),
+          row.attempts() + 1,
+          row.createdAt(),
+          Failure.malformed(row.malformed()),
+          now);
+      log.warn("relay: parked outbox row {} that does not decode: {}", row.id(), row.malformed());
+    }
+    return good;
+  }
+
+  private void markSent(Connection c, List<Row> confirmed) throws SQLException {
+    if (confirmed.isEmpty()) {
+      return;
+    }
+    List<Long> ids = confirmed.stream().map(Row::id).toList();
+    dialect.store().markSent(c, ids, config.clock().instant());
+  }
+
+  /**
+   * A refused row waits with a doubling, jittered backoff (so a poison row neither pins a CPU nor
+   * blocks the other rows of its partition); after {@code relayRetry.maxAttempts} it is parked: it
+   * stays unsent, is never claimed again, and a dead letter with consumer {@code (relay)} says why.
+   * A lost one (the connection went away before the broker answered) is left as it is, uncharged:
+   * the next batch publishes it again.
+   */
+  private void markFailed(Connection c, List<Row> rows, PublishResult result) throws SQLException {
+    Instant now = config.clock().instant();
+    int lostCount = 0;
+    String lostReason = null;
+    for (Map.Entry<Integer, String> f : result.failures().entrySet()) {
+      Row row = rows.get(f.getKey());
+      String reason = f.getValue();
+      once.listener().publishFailed(row.event(), reason);
+      if (result.isLost(f.getKey())) {
+        if (lostCount++ == 0) {
+          lostReason = reason;
+        }
+        continue;
+      }
+      if (result.isUnroutable(f.getKey())) {
+        unbound.defer(c, row.id(), row.event().destination(), row.createdAt(), reason, now);
+        continue;
+      }
+      int attempts = row.attempts() + 1;
+      if (attempts >= config.relayRetry().maxAttempts()) {
+        park(c, row, attempts, reason, now);
+        continue;
+      }
+      Instant next = now.plus(config.relayRetry().delay(attempts));
+      try (LogContext mdc = LogContext.of(null, row.event())) {
+        log.warn(
+            "relay: broker did not take event {}: {}; attempt {} of {}, next after {}",
+            row.event().id(),
+            reason,
+            attempts,
+            config.relayRetry().maxAttempts(),
+            next);
+      }
+      dialect.store().markPublishFailed(c, row.id(), reason, next);
+    }
+    lost = lostCount == 0 ? Lost.NONE : new Lost(lostCount, lostReason);
+  }
+
+  private void park(Connection c, Row row, int attempts, String reason, Instant now)
+      throws SQLException {
+    dialect.store().parkOutbox(c, row.id(), reason);
+    Failure failure = Failure.refused(reason);
+    deadLetters.write(
+        c, DeadLetterWriter.RELAY, row.event(), attempts, row.createdAt(), failure, now);
+    try (LogContext mdc = LogContext.of(null, row.event())) {
+      log.warn(
+          "relay: parked event {} as a dead letter after {} refused publishes: {}",
+          row.event().id(),
+          attempts,
+          reason);
+    }
+  }
+
+  @Override
+  public Relay start() {
+    if (thread.started()) {
+      return this;
+    }
+    int extra = once.extraPerPublish();
+    once.starting(
+        this,
+        new PoolNeeds.Need(
+            extra == 0 ? "a relay" : "a relay (2: the table queue's rows on a second)",
+            1,
+            extra,
+            0));
+    if (thread.start(this::loop)) {
+      once.relayRunning(true);
+      once.started(this);
+    }
+    return this;
+  }
+
+  private void loop() {
+    Wakeup wakeup = once.outboxWakeup();
+    Pause pause = new Pause();
+    Outage outage = new Outage(log, "relay");
+    while (thread.running()) {
+      long seen = wakeup.generation();
+      try {
+        int sent = runOnce();
+        Lost lostNow = lost;
+        if (lostNow.count() > 0) {
+          outage.failed(
+              "{} events lost their broker connection before a confirm; they are published again,"
+                  + " not charged: {}",
+              lostNow.count(),
+              lostNow.reason());
+          if (sent == 0) { // nothing reached the broker: do not hammer it
+            pause.take();
+            continue;
+          }
+        } else {
+          outage.ended();
+        }
+        pause.reset();
+        if (sent > 0 && more) {
+          // a commit woke only this relay (see Wakeup): wake another to take what this one left
+          wakeup.signal();
+        }
+        if (sent == 0) {
+          // rows held by another relay free up when its batch commits: look again soon
+          wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Throwable e) { // an Error here is a (simulated) crash: the batch was rolled back
+        if (!thread.running()) {
+          return;
+        }
+        if (e instanceof Error) {
+          log.warn(
+              "relay batch crashed, rows stay pending; next try in {}: {}",
+              pause.next(),
+              e.toString());
+        } else {
+          outage.failed(
+              "batch failed, rows stay pending; trying again, first in {}, then at most every {}:"
+                  + " {}",
+              pause.next(),
+              Pause.MAX,
+              e.toString());
+        }
+        pause.take();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (thread.stop()) {
+      once.relayRunning(false);
+    }
+    once.stopped(this);
+  }
+}

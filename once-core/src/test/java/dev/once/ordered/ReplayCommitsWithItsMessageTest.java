@@ -1,0 +1,125 @@
+package dev.once.ordered;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.Consumer;
+import dev.once.DeadLetterFilter;
+import dev.once.StoreException;
+import dev.once.spi.ForwardingDataSource;
+import dev.once.test.TestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A replay on the table queue writes the head's message, releases its key and resolves the dead
+ * letter in one transaction. Committed apart (as a broker's publish must be), the message and the
+ * released key were visible while the dead letter still read open; an ordered consumer that ran the
+ * head at once then parked its key again behind it in its acknowledgement, and the key's later
+ * events waited for ever (seen in CI: 589 of 600 effects, the head run, the key parked, no open
+ * dead letter). Here the resolving transaction fails at its commit: nothing of the replay may be
+ * left — no message, the key still parked, the dead letter open — and a second replay then runs the
+ * key in order.
+ */
+class ReplayCommitsWithItsMessageTest {
+
+  @Test
+  void aReplayWhoseCommitFailsLeavesTheKeyParkedAndNoMessage() {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      FailingDeadLetterCommits dataSource = new FailingDeadLetterCommits(db.dataSource());
+      try (KeyedSteps run = new KeyedSteps(db, dataSource, null, null)) {
+        AtomicBoolean poisoned = new AtomicBoolean(true);
+        Consumer consumer =
+            run.consumer(
+                    (tx, e) -> {
+                      if (poisoned.get() && e.id().value().equals("step:k0:2")) {
+                        throw new IllegalStateException("poison");
+                      }
+                      KeyedSteps.record(tx, e);
+                    },
+                    KeyedSteps.fast(1))
+                .workers(2)
+                .ordered()
+                .build();
+        run.publish(2, 4);
+        run.runUntil(consumer, 8 - 3);
+        org.awaitility.Awaitility.await("k0 parked")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
+
+        poisoned.set(false);
+        dataSource.failing.set(true);
+        assertThatThrownBy(
+                () -> run.once.deadLetters().replay(DeadLetterFilter.open(), "test", "fixed"))
+            .isInstanceOf(StoreException.class);
+        dataSource.failing.set(false);
+
+        assertThat(db.count("SELECT count(*) FROM once_queue WHERE event_id = 'step:k0:2'"))
+            .as("the head's message, written by the replay that failed")
+            .isZero();
+        assertThat(db.count("SELECT count(*) FROM once_parked_key WHERE event_id = 'step:k0:2'"))
+            .as("the key, still parked behind its head")
+            .isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM once_dead_letter WHERE status = 'dead'"))
+            .isEqualTo(1);
+        assertThat(run.steps("k0")).containsExactly(1);
+
+        assertThat(run.once.deadLetters().replay(DeadLetterFilter.open(), "test", "fixed"))
+            .hasSize(1);
+        run.runUntil(consumer, 8);
+        consumer.close();
+        assertThat(run.steps("k0")).containsExactly(1, 2, 3, 4);
+        assertThat(run.outOfOrder()).isZero();
+        assertThat(db.count("SELECT count(*) FROM once_parked_key")).isZero();
+      }
+    }
+  }
+
+  /**
+   * While {@link #failing}, a transaction that wrote to a dead-letter table fails at its commit;
+   * every other commit (the queue's own, the consumer's) goes through.
+   */
+  private static final class FailingDeadLetterCommits extends ForwardingDataSource {
+    final AtomicBoolean failing = new AtomicBoolean();
+
+    FailingDeadLetterCommits(DataSource delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      Connection c = super.getConnection();
+      AtomicBoolean touched = new AtomicBoolean();
+      return (Connection)
+          Proxy.newProxyInstance(
+              Connection.class.getClassLoader(),
+              new Class<?>[] {Connection.class},
+              (proxy, method, args) -> {
+                if (method.getName().startsWith("prepare")
+                    && args != null
+                    && args[0] instanceof String sql
+                    && sql.contains("once_dead_letter")) {
+                  touched.set(true);
+                }
+                if (method.getName().equals("commit") && touched.get() && failing.get()) {
+                  throw new SQLException("commit refused by the test", "XX000");
+                }
+                if (List.of("commit", "rollback").contains(method.getName())) {
+                  touched.set(false);
+                }
+                try {
+                  return method.invoke(c, args);
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
+    }
+  }
+}
