@@ -30,4 +30,9 @@ public record ParkedKey(
   public Duration age(Instant now) {
     return Duration.between(parkedAt, now);
   }
+
+  /** This key with {@code n} events behind it. */
+  public ParkedKey withEventsBehind(long n) {
+    return new ParkedKey(consumerGroup, destination, key, headEventId, deadLetterId, parkedAt, n);
+  }
 }

@@ -247,23 +247,14 @@ public final class DeadLetterStore implements DeadLetters {
     List<ParkedKey> done = new ArrayList<>();
     for (ParkedKey k : keysToResolve(consumerId, key)) {
       Optional<DeadLetter> head = get(k.deadLetterId()).filter(DeadLetter::isOpen);
-      OptionalLong dropped =
-          head.isEmpty()
-              ? OptionalLong.empty()
-              : resolveOne(head.get(), "discard", actor, reason, k);
-      if (dropped.isPresent()) {
-        done.add(
-            new ParkedKey(
-                k.consumerGroup(),
-                k.destination(),
-                k.key(),
-                k.headEventId(),
-                k.deadLetterId(),
-                k.parkedAt(),
-                dropped.getAsLong()));
-      }
+      head.flatMap(d -> box(resolveOne(d, "discard", actor, reason, k)))
+          .ifPresent(n -> done.add(k.withEventsBehind(n)));
     }
     return done;
+  }
+
+  private static Optional<Long> box(OptionalLong n) {
+    return n.isPresent() ? Optional.of(n.getAsLong()) : Optional.empty();
   }
 
   /**
