@@ -25,10 +25,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 
@@ -224,7 +221,7 @@ public final class TableQueueTransport
         if (notifier != null) {
           notifier.signal(); // receivers in other processes
         }
-        return result(batch, counts);
+        return Rows.result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -255,7 +252,7 @@ public final class TableQueueTransport
     if (batch.isEmpty()) {
       return PublishResult.allConfirmed(0);
     }
-    return result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
+    return Rows.result(batch, dialect.queue().enqueue(c, batch, clock.instant()));
   }
 
   @Override
@@ -268,7 +265,8 @@ public final class TableQueueTransport
 
   /**
    * One row for {@code consumerId} only: a replay reaches no other group. The head of a parked key
-   * goes back to its old place and the key is released, in one transaction.
+   * goes back to its old place and the key is released, in one transaction: this one, or the
+   * replay's own where the queue lives in Once's database ({@link #redeliversIn}).
    */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
@@ -276,20 +274,17 @@ public final class TableQueueTransport
       c.setAutoCommit(false);
       int written;
       try {
-        written = dialect.queue().enqueueFor(c, event, consumerId, clock.instant());
+        written = redeliverInTransaction(c, event, consumerId);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
         throw e;
       }
-      if (notifier != null) {
-        notifier.signal();
-      }
-      return result(List.of(event), new int[] {written});
+      return Rows.result(List.of(event), new int[] {written});
     } catch (SQLException e) {
       throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
     } finally {
-      wakeup.signalAll();
+      redeliveredInTransaction();
     }
   }
 
@@ -327,25 +322,6 @@ public final class TableQueueTransport
   @Override
   public int notifying(DataSource onceDataSource) {
     return onceDataSource == givenDataSource && notifier != null ? 1 : 0;
-  }
-
-  private static PublishResult result(List<Event> batch, int[] counts) {
-    BitSet confirmed = new BitSet(batch.size());
-    BitSet unroutable = new BitSet(batch.size());
-    Map<Integer, String> failures = new HashMap<>();
-    for (int i = 0; i < batch.size(); i++) {
-      if (counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
-        confirmed.set(i);
-      } else {
-        unroutable.set(i);
-        failures.put(
-            i,
-            "unroutable: no consumer group is bound to destination '"
-                + batch.get(i).destination()
-                + "'");
-      }
-    }
-    return new PublishResult(confirmed, failures, new BitSet(), unroutable);
   }
 
   @Override

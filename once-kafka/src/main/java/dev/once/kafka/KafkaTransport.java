@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -43,6 +44,7 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
   private final Topics topics;
   private final Publisher publisher;
   private final Map<String, GroupConsumer> consumers = new ConcurrentHashMap<>();
+  private final Set<String> inKeyOrder = ConcurrentHashMap.newKeySet();
   private final Function<Properties, Consumer<byte[], byte[]>> clients;
   private volatile boolean closed;
 
@@ -107,10 +109,32 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
             groupId,
             id -> {
               topics.ensure(destination);
-              return new GroupConsumer(
-                  settings, destination, settings.topic(destination), id, clients);
+              GroupConsumer fresh =
+                  new GroupConsumer(
+                      settings, destination, settings.topic(destination), id, clients);
+              if (inKeyOrder.contains(id)) {
+                fresh.inKeyOrder();
+              }
+              return fresh;
             });
     return consumer.newReceiver();
+  }
+
+  /**
+   * Hands the group's records to its workers in key order: a key's next record only after the one
+   * before it was acknowledged, a nacked record still first of its key. The half of an ordered
+   * consumer that Kafka has today, not yet the {@code KeyOrder} capability: the acknowledgement of
+   * a dead-lettered record releases its key (its later records run, and the committed offset moves
+   * past it) instead of parking it, so {@code ordered()} stays refused on Kafka until a parked
+   * key's later records are kept in the database (issue 40). Tests switch it on here.
+   */
+  void deliverKeysOneAtATime(String destination, String consumerId) {
+    String groupId = settings.groupId(destination, consumerId);
+    inKeyOrder.add(groupId);
+    GroupConsumer running = consumers.get(groupId);
+    if (running != null) {
+      running.inKeyOrder();
+    }
   }
 
   /** This process's consumer of (destination, group), if a receiver was asked for: for tests. */

@@ -103,6 +103,14 @@ public final class GroupConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * Hands a key's records out one at a time from now on (see {@link PartitionLedger}): before the
+   * first receiver polls.
+   */
+  public void inKeyOrder() {
+    ledger.inKeyOrder();
+  }
+
   /** Whether the partitions are paused for back-pressure (for tests and status). */
   public boolean paused() {
     return paused;

@@ -24,7 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  * <ul>
  *   <li><b>Order and parallelism.</b> A key is in one receiver at a time: a record is handed out
  *       only if no earlier open record of its key (same partition) is held by another receiver or
- *       waits for a retry. Other keys of the partition go to other workers meanwhile.
+ *       waits for a retry; {@link #inKeyOrder in key order}, only its earliest open record. Other
+ *       keys of the partition go to other workers meanwhile.
  *   <li><b>Offsets.</b> What may be committed per partition is the lowest offset not yet
  *       acknowledged (the highest contiguous processed offset + 1). A record polled but unfinished
  *       is never behind it.
@@ -49,6 +50,7 @@ final class PartitionLedger {
   private final LongSupplier nanos;
   private int openRecords;
   private boolean stopped;
+  private volatile boolean inKeyOrder;
 
   /**
    * @param maxNackDelay the longest a nacked record is held before it is handed out again
@@ -57,6 +59,11 @@ final class PartitionLedger {
   PartitionLedger(Duration maxNackDelay, LongSupplier nanos) {
     this.maxNackDelay = maxNackDelay;
     this.nanos = nanos;
+  }
+
+  /** From now on a key's records go out one at a time, each after the one before it was acked. */
+  void inKeyOrder() {
+    inKeyOrder = true;
   }
 
   // ---------------------------------------------------------------- the poll thread's side
@@ -116,12 +123,9 @@ final class PartitionLedger {
       batch.forEach(
           (tp, records) -> {
             PartitionState p = parts.get(tp);
-            long last = records.get(records.size() - 1).offset();
-            if (p != null && last > p.reservedMark) {
-              long at = p.committable() >= 0 ? p.committable() : records.get(0).offset();
-              p.reservedMark = last + PartitionState.RESERVE;
-              p.note = p.note.at(at, p.reservedMark);
-              reserve.put(tp, p.withNote(at));
+            OffsetAndMetadata note = p == null ? null : p.reserve(records);
+            if (note != null) {
+              reserve.put(tp, note);
             }
           });
     } finally {
@@ -134,13 +138,12 @@ final class PartitionLedger {
   void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
     lock.lock();
     try {
-      offsets.forEach(
-          (tp, o) -> {
-            PartitionState p = parts.get(tp);
-            if (p != null) {
-              p.lastCommitted = o.offset();
-            }
-          });
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> o : offsets.entrySet()) {
+        PartitionState p = parts.get(o.getKey());
+        if (p != null) {
+          p.lastCommitted = o.getValue().offset();
+        }
+      }
     } finally {
       lock.unlock();
     }
@@ -194,11 +197,9 @@ final class PartitionLedger {
     lock.lock();
     try {
       for (PartitionState p : parts.values()) {
-        long at = p.committable();
-        if (at >= 0 && at != p.lastCommitted) {
-          p.note = p.note.at(at, p.reservedMark);
-          offsets.put(p.tp, p.withNote(at));
-          p.lastCommitted = at;
+        OffsetAndMetadata moved = p.commitIfMoved();
+        if (moved != null) {
+          offsets.put(p.tp, moved);
         }
       }
     } finally {
@@ -244,10 +245,9 @@ final class PartitionLedger {
       if (commit) {
         awaitSettled(leaving, wait);
         for (PartitionState p : leaving) {
-          long at = p.committable();
-          if (at >= 0) {
-            p.note = p.note.at(at, p.handoverMark());
-            offsets.put(p.tp, p.withNote(at));
+          OffsetAndMetadata handover = p.handover();
+          if (handover != null) {
+            offsets.put(p.tp, handover);
           }
         }
       }
@@ -324,7 +324,7 @@ final class PartitionLedger {
     for (int i = 0; i < order.size() && out.size() < max; i++) {
       PartitionState p = order.get((start + i) % order.size());
       if (!p.revoking) {
-        p.handOut(r, max, now, nextDue, out);
+        p.handOut(r, max, now, nextDue, out, inKeyOrder);
       }
     }
     return out;

@@ -60,6 +60,36 @@ final class PartitionState {
     return redeliveredUpTo >= 0;
   }
 
+  /**
+   * The note to commit before {@code records} are handed out if the last of them passes the
+   * reserved mark — a mark {@link #RESERVE} offsets further, at the offset committed now — else
+   * null.
+   */
+  OffsetAndMetadata reserve(List<PartitionLedger.Polled> records) {
+    long last = records.get(records.size() - 1).offset();
+    if (last <= reservedMark) {
+      return null;
+    }
+    long at = committable() >= 0 ? committable() : records.get(0).offset();
+    reservedMark = last + RESERVE;
+    note = note.at(at, reservedMark);
+    return withNote(at);
+  }
+
+  /**
+   * The lowest unacknowledged offset with the note, taken as committed, if it moved since the last
+   * commit; else null.
+   */
+  OffsetAndMetadata commitIfMoved() {
+    long at = committable();
+    if (at < 0 || at == lastCommitted) {
+      return null;
+    }
+    note = note.at(at, reservedMark);
+    lastCommitted = at;
+    return withNote(at);
+  }
+
   /** The committed offset with this partition's note, as it stands. */
   OffsetAndMetadata withNote(long offset) {
     return new OffsetAndMetadata(offset, note.encode());
@@ -73,7 +103,19 @@ final class PartitionState {
     return fetchedTo;
   }
 
-  /** Whether a worker holds one of its records now. */
+  /**
+   * The lowest unacknowledged offset with the note of a clean handover ({@link #handoverMark}), or
+   * null if nothing was polled.
+   */
+  OffsetAndMetadata handover() {
+    long at = committable();
+    if (at < 0) {
+      return null;
+    }
+    note = note.at(at, handoverMark());
+    return withNote(at);
+  }
+
   /**
    * The mark a clean handover commits: the highest open record the next owner must still flag
    * redelivered — one still in a worker's hands (it may hang on it), or one this owner had flagged
@@ -91,6 +133,7 @@ final class PartitionState {
     return mark;
   }
 
+  /** Whether a worker holds one of its records now. */
   boolean inFlight() {
     for (OpenRecord r : open.values()) {
       if (r.owner != null) {
@@ -103,9 +146,12 @@ final class PartitionState {
   /**
    * Hands out to {@code r}, into {@code out} up to {@code max}, the records of this partition it
    * may have now. A key held by another receiver, or waiting for its retry, blocks its later
-   * records; {@code nextDue[0]} gets the earliest retry still waiting.
+   * records; {@code nextDue[0]} gets the earliest retry still waiting. {@code inKeyOrder}: only a
+   * key's earliest open record may be handed out, so a key's next record goes out only after the
+   * one before it was acknowledged — not in the same batch, nor to the receiver that holds it.
    */
-  void handOut(KafkaReceiver r, int max, long now, long[] nextDue, List<Delivery> out) {
+  void handOut(
+      KafkaReceiver r, int max, long now, long[] nextDue, List<Delivery> out, boolean inKeyOrder) {
     Set<String> blocked = new HashSet<>();
     for (OpenRecord rec : open.values()) {
       if (out.size() >= max) {
@@ -114,6 +160,9 @@ final class PartitionState {
       String k = rec.key;
       if (k != null && blocked.contains(k)) {
         continue;
+      }
+      if (k != null && inKeyOrder) {
+        blocked.add(k); // the key's earliest open record: whatever becomes of it, the rest wait
       }
       if (rec.owner != null) {
         if (rec.owner != r && k != null) {

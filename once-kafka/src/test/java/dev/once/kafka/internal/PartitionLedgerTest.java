@@ -76,6 +76,79 @@ class PartitionLedgerTest {
   }
 
   @Test
+  void unorderedOneReceiverTakesSeveralRecordsOfAKeyInOneBatch() throws Exception {
+    assign(P0);
+    ledger.add(batch(P0, rec(0, "a"), rec(1, "a"), rec(2, "b")));
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
+    assertThat(offsets(poll(r, 10))).containsExactly(0L, 1L, 2L);
+  }
+
+  @Test
+  void inKeyOrderAKeysNextRecordGoesOutOnlyAfterTheOneBeforeItWasAcknowledged() throws Exception {
+    ledger.inKeyOrder();
+    assign(P0);
+    ledger.add(batch(P0, rec(0, "a"), rec(1, "a"), rec(2, "b"), rec(3, "a"), rec(4, null)));
+    KafkaReceiver r1 = new KafkaReceiver(ledger, () -> {});
+    KafkaReceiver r2 = new KafkaReceiver(ledger, () -> {});
+    List<Delivery> first = poll(r1, 10);
+    assertThat(offsets(first))
+        .as("one record per key, keyless ones all")
+        .containsExactly(0L, 2L, 4L);
+    assertThat(poll(r1, 10)).as("not even to the receiver holding a@0").isEmpty();
+    assertThat(poll(r2, 10)).isEmpty();
+    r1.ack(List.of(first.get(1), first.get(2)));
+    assertThat(poll(r2, 10)).as("b and the keyless record settled: a@1 still waits").isEmpty();
+    assertThat(committable(P0)).as("below the lowest unsettled record, a@0").isEqualTo(0);
+    r1.ack(List.of(first.get(0)));
+    List<Delivery> second = poll(r2, 10);
+    assertThat(offsets(second)).containsExactly(1L);
+    assertThat(committable(P0)).as("b@2 and x@4 settled, a@1 open").isEqualTo(1);
+    r2.ack(second);
+    assertThat(offsets(poll(r1, 10))).containsExactly(3L);
+  }
+
+  @Test
+  void inKeyOrderANackedRecordKeepsItsPlaceWhileTheOtherKeysFlow() throws Exception {
+    ledger.inKeyOrder();
+    assign(P0);
+    ledger.add(batch(P0, rec(0, "a"), rec(1, "b"), rec(2, "a"), rec(3, "b"), rec(4, "b")));
+    KafkaReceiver r = new KafkaReceiver(ledger, () -> {});
+    List<Delivery> first = poll(r, 10);
+    assertThat(offsets(first)).containsExactly(0L, 1L);
+    r.nack(List.of(first.get(0)), Duration.ofSeconds(10));
+    r.ack(List.of(first.get(1)));
+    for (long b = 3; b <= 4; b++) {
+      List<Delivery> next = poll(r, 10);
+      assertThat(offsets(next))
+          .as("b flows while a@0 waits; a@2 stays behind it")
+          .containsExactly(b);
+      r.ack(next);
+    }
+    assertThat(poll(r, 10)).isEmpty();
+    assertThat(committable(P0)).as("a@0 unsettled holds the commit").isEqualTo(0);
+    now.addAndGet(Duration.ofSeconds(10).toNanos());
+    List<Delivery> retried = poll(r, 10);
+    assertThat(offsets(retried)).as("the retry first, alone").containsExactly(0L);
+    r.ack(retried);
+    assertThat(offsets(poll(r, 10))).containsExactly(2L);
+    assertThat(committable(P0)).isEqualTo(2);
+  }
+
+  @Test
+  void inKeyOrderAClosedReceiversRecordComesBackStillFirstOfItsKey() throws Exception {
+    ledger.inKeyOrder();
+    assign(P0);
+    ledger.add(batch(P0, rec(0, "a"), rec(1, "a")));
+    KafkaReceiver crashed = new KafkaReceiver(ledger, () -> {});
+    assertThat(offsets(poll(crashed, 10))).containsExactly(0L);
+    crashed.close();
+    KafkaReceiver next = new KafkaReceiver(ledger, () -> {});
+    List<Delivery> again = poll(next, 10);
+    assertThat(offsets(again)).containsExactly(0L);
+    assertThat(again.get(0).redelivered()).isTrue();
+  }
+
+  @Test
   void theCommittableOffsetIsTheLowestUnacknowledgedAndOnlyAMoveIsCommitted() throws Exception {
     assign(P0);
     ledger.add(batch(P0, rec(0, "a"), rec(1, "b"), rec(2, "c"), rec(3, "d"), rec(4, "e")));

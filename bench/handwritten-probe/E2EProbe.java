@@ -1,0 +1,329 @@
+// A probe copy of ../shared/bench/handwritten/E2E.java (the yardstick of issue #42), same work and
+// same four modes, plus what it measures per stage (docs/PERFORMANCE.md, round 15):
+//   CPU line: the JVM's CPU per order (user + system), per thread group (producers, relay, consumer
+//     workers, AMQP client threads), the rest (JIT, GC, VM threads), bytes allocated per order per
+//     thread group, and the CPU of the PostgreSQL backends of the run's own connections
+//     (application_name e2e, read from /proc: run it on the database's machine).
+//   COUNT line (--count true): statements, commits, borrows and the time spent waiting for a pool
+//     connection, per thread group and per order, through a counting proxy on the data source
+//     (it costs CPU itself: take CPU figures from runs without it).
+//   --hold false: in the once modes the producer threads do not hold a pool connection of their
+//     own for the whole run. The yardstick's producers do (it opens one before choosing the mode):
+//     four idle connections of the pool of 14 that Once's transactions cannot use, and Once then
+//     waits for the pool (1.8 ms per consumer batch, 0.8 ms per producer transaction, measured).
+//   --pool N: producers + workers + N connections (default 6, as the yardstick).
+// One run at a time: every run drops the schema hw, as the yardstick does, and the backends' CPU is
+// read by application name.
+// Run from a clone after install: java -cp 'once-app/target/lib/*' bench/handwritten-probe/E2EProbe.java --mode once --n 20000 --count true
+import com.rabbitmq.client.*;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.*;
+import dev.once.rabbitmq.RabbitTransport;
+import java.nio.charset.StandardCharsets;
+import java.sql.*;
+import java.util.*;
+import java.util.concurrent.*;
+import java.util.concurrent.atomic.*;
+
+public class E2EProbe {
+  static String mode = "hand"; static int n = 20000, producers = 4, workers = 4, batch = 32, relayBatch = 200;
+  static double rate = 0; static boolean count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
+  // a schema of its own, so that nothing here touches what other tools keep in the database
+  static final String DB = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=hw&ApplicationName=e2e";
+  static final String EX = "hw.orders", Q = "hw.orders.c";
+
+  public static void main(String[] a) throws Exception {
+    for (int i = 0; i < a.length; i += 2) {
+      switch (a[i]) {
+        case "--mode" -> mode = a[i + 1];
+        case "--n" -> n = Integer.parseInt(a[i + 1]);
+        case "--producers" -> producers = Integer.parseInt(a[i + 1]);
+        case "--workers" -> workers = Integer.parseInt(a[i + 1]);
+        case "--rate" -> rate = Double.parseDouble(a[i + 1]);
+        case "--hold" -> noHold = !Boolean.parseBoolean(a[i + 1]);
+        case "--count" -> count = Boolean.parseBoolean(a[i + 1]);
+        case "--pool" -> extraPool = Integer.parseInt(a[i + 1]);
+        default -> throw new IllegalArgumentException(a[i]);
+      }
+    }
+    try (java.sql.Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        Statement st = c.createStatement()) {
+      st.execute("DROP SCHEMA IF EXISTS hw CASCADE");
+      st.execute("CREATE SCHEMA hw");
+    }
+    HikariDataSource ds = new HikariDataSource();
+    ds.setJdbcUrl(DB); ds.setMaximumPoolSize(producers + workers + extraPool);
+    setup(ds);
+    ConnectionFactory f = new ConnectionFactory(); f.setUri("amqp://guest:guest@127.0.0.1:5672");
+    try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
+      ch.exchangeDeclare(EX, "topic", true);
+      ch.queueDeclare(Q, true, false, false, Map.of("x-queue-type", "quorum"));
+      ch.queueBind(Q, EX, "#"); ch.queuePurge(Q);
+    }
+    AutoCloseable pipeline = switch (mode) {
+      case "hand" -> hand(count ? Counting.wrap(ds) : ds, f);
+      case "once" -> once(count ? Counting.wrap(ds) : ds, true);
+      case "onceproducers" -> once(count ? Counting.wrap(ds) : ds, false); // Once's producers alone: no relay, no consumer
+      case "producers" -> () -> {};
+      default -> throw new IllegalArgumentException(mode);
+    };
+    Thread.sleep(2000);
+    long t0 = System.nanoTime();
+    ExecutorService ps = Executors.newFixedThreadPool(producers);
+    AtomicInteger next = new AtomicInteger(1);
+    javax.sql.DataSource pds = count ? Counting.wrap(ds) : ds; Counting.cpuStart(); PgCpu.start(ds);
+    for (int p = 0; p < producers; p++) ps.submit(() -> { Thread.currentThread().setName("producer-" + Thread.currentThread().getId()); long c0 = Cpu.self(), a0 = Cpu.alloc(Thread.currentThread().getId()); produce(pds, next); Cpu.PRODUCERS.add(Cpu.self() - c0); Cpu.PALLOC.add(Cpu.alloc(Thread.currentThread().getId()) - a0); return null; });
+    ps.shutdown(); ps.awaitTermination(1, TimeUnit.HOURS);
+    double produced = (System.nanoTime() - t0) / 1e9;
+    double done = produced;
+    if (!mode.endsWith("producers")) {
+      try (java.sql.Connection c = ds.getConnection(); PreparedStatement st = c.prepareStatement("SELECT count(*) FROM hw_effects")) {
+        while (true) {
+          ResultSet rs = st.executeQuery(); rs.next();
+          if (rs.getLong(1) >= n) break;
+          if ((System.nanoTime() - t0) / 1e9 > 900) throw new IllegalStateException("timeout");
+          Thread.sleep(20);
+        }
+      }
+      done = (System.nanoTime() - t0) / 1e9;
+    }
+    String cpu = Cpu.report(n) + PgCpu.report(ds, n);
+    String counts = count ? Counting.report(n) : "";
+    String lat = "", dup = "0";
+    try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      if (!mode.endsWith("producers")) {
+        ResultSet rs = st.executeQuery("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT extract(epoch FROM e.at - o.at) * 1000 AS ms FROM hw_effects e JOIN hw_orders o USING (order_id)) x");
+        rs.next(); lat = String.format(" p50_ms=%.1f p99_ms=%.1f", rs.getDouble(1), rs.getDouble(2));
+        rs = st.executeQuery("SELECT count(*) - count(DISTINCT order_id) FROM hw_effects"); rs.next(); dup = rs.getString(1);
+      }
+    }
+    pipeline.close();
+    System.out.printf("E2E mode=%s n=%d producers=%d workers=%d rate=%.0f produce_eps=%.0f e2e_eps=%.0f seconds=%.1f duplicate_effects=%s%s%n",
+        mode, n, producers, workers, rate, n / produced, n / done, done, dup, lat);
+    System.out.println("CPU mode=" + mode + " " + cpu);
+    if (count) System.out.println("COUNT mode=" + mode + " " + counts);
+    ds.close();
+    System.exit(0);
+  }
+
+  static void setup(HikariDataSource ds) throws SQLException {
+    try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS hw_orders, hw_effects, hw_outbox, hw_inbox");
+      st.execute("CREATE TABLE hw_orders (order_id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())");
+      st.execute("CREATE TABLE hw_effects (id bigserial PRIMARY KEY, order_id bigint NOT NULL, event_id text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())");
+      st.execute("CREATE TABLE hw_outbox (id bigserial PRIMARY KEY, event_id text NOT NULL UNIQUE, key text, payload text NOT NULL, sent_at timestamptz)");
+      st.execute("CREATE INDEX hw_outbox_pending ON hw_outbox (id) WHERE sent_at IS NULL");
+      st.execute("CREATE TABLE hw_inbox (consumer_id text NOT NULL, event_id text NOT NULL, PRIMARY KEY (consumer_id, event_id))");
+      Schema.apply(ds);
+    }
+  }
+
+  static Once ONCE;
+
+  static void produce(javax.sql.DataSource ds, AtomicInteger next) throws Exception {
+    boolean onceMode = mode.startsWith("once");
+    try (java.sql.Connection c = onceMode && noHold ? null : ds.getConnection()) {
+      PreparedStatement order = null, out = null;
+      if (!(onceMode && noHold)) {
+      c.setAutoCommit(false);
+      order = c.prepareStatement("INSERT INTO hw_orders (order_id) VALUES (?)");
+      out = c.prepareStatement("INSERT INTO hw_outbox (event_id, key, payload) VALUES (?, ?, ?)"); }
+      long start = System.nanoTime();
+      for (int i = next.getAndIncrement(); i <= n; i = next.getAndIncrement()) {
+        if (rate > 0) { // order i is due at start + i / rate: a steady arrival rate, not a burst
+          long due = start + (long) (i * 1e9 / rate), now = System.nanoTime();
+          if (due > now) Thread.sleep((due - now) / 1_000_000, (int) ((due - now) % 1_000_000));
+        }
+        if (mode.startsWith("once")) {
+          final int id = i;
+          ONCE.inTransaction(tx -> {
+            tx.update("INSERT INTO hw_orders (order_id) VALUES (?)", (long) id);
+            return tx.publish(Event.of(EventId.of("hw-order", id), "hw-orders", Integer.toString(id), "Ordered", "{\"orderId\":" + id + "}"));
+          });
+          continue;
+        }
+        order.setLong(1, i); order.executeUpdate();
+        out.setString(1, "hw-order:" + i); out.setString(2, Integer.toString(i)); out.setString(3, "{\"orderId\":" + i + "}"); out.executeUpdate();
+        c.commit();
+      }
+    }
+  }
+
+  static AutoCloseable once(javax.sql.DataSource ds, boolean pipeline) {
+    RabbitTransport rabbit = RabbitTransport.builder().uri("amqp://guest:guest@127.0.0.1:5672/").build();
+    ONCE = Once.builder().dataSource(ds).transport(rabbit).destinations("hw-orders").build();
+    if (!pipeline) return () -> { ONCE.close(); rabbit.close(); };
+    ONCE.consumer("hw-c").subscribe("hw-orders", (tx, e) ->
+        tx.update("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)", Long.parseLong(e.key()), e.id().value()))
+        .workers(workers).build().start();
+    ONCE.newRelay().start(); ONCE.newRelay().start();
+    return () -> { ONCE.close(); rabbit.close(); };
+  }
+
+  static AutoCloseable hand(javax.sql.DataSource ds, ConnectionFactory f) throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    com.rabbitmq.client.Connection conn = f.newConnection();
+    for (int r0 = 0; r0 < 2; r0++) { final int r = r0; threads.add(new Thread(() -> relay(ds, conn, stop), "hand-relay-" + r)); }
+    for (int w0 = 0; w0 < workers; w0++) { final int w = w0; threads.add(new Thread(() -> worker(ds, conn, stop), "hand-worker-" + w)); }
+    threads.forEach(Thread::start);
+    return () -> { stop.set(true); for (Thread t : threads) t.join(5000); conn.close(); };
+  }
+
+  static void relay(javax.sql.DataSource ds, com.rabbitmq.client.Connection conn, AtomicBoolean stop) {
+    try (java.sql.Connection c = ds.getConnection(); Channel ch = conn.createChannel()) {
+      ch.confirmSelect();
+      c.setAutoCommit(false);
+      PreparedStatement pick = c.prepareStatement("SELECT id, event_id, key, payload FROM hw_outbox WHERE sent_at IS NULL ORDER BY id LIMIT " + relayBatch + " FOR UPDATE SKIP LOCKED");
+      PreparedStatement mark = c.prepareStatement("UPDATE hw_outbox SET sent_at = now() WHERE id = ANY (?)");
+      while (!stop.get()) {
+        ResultSet rs = pick.executeQuery();
+        List<Long> ids = new ArrayList<>();
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+          AMQP.BasicProperties p = new AMQP.BasicProperties.Builder().messageId(rs.getString(2)).deliveryMode(2).build();
+          ch.basicPublish(EX, rs.getString(3), p, rs.getString(4).getBytes(StandardCharsets.UTF_8));
+        }
+        if (ids.isEmpty()) { c.commit(); Thread.sleep(5); continue; }
+        ch.waitForConfirmsOrDie(10_000);
+        mark.setArray(1, c.createArrayOf("bigint", ids.toArray())); mark.executeUpdate();
+        c.commit();
+      }
+    } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
+  }
+
+  static void worker(javax.sql.DataSource ds, com.rabbitmq.client.Connection conn, AtomicBoolean stop) {
+    try (java.sql.Connection c = ds.getConnection(); Channel ch = conn.createChannel()) {
+      c.setAutoCommit(false);
+      ch.basicQos(batch * 2);
+      BlockingQueue<Delivery> q = new LinkedBlockingQueue<>();
+      ch.basicConsume(Q, false, (tag, d) -> q.add(d), tag -> {});
+      PreparedStatement mark = c.prepareStatement("INSERT INTO hw_inbox (consumer_id, event_id) SELECT 'hw-c', e FROM unnest(?::text[]) AS u(e) ON CONFLICT DO NOTHING RETURNING event_id");
+      PreparedStatement eff = c.prepareStatement("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)");
+      List<Delivery> got = new ArrayList<>();
+      while (!stop.get()) {
+        Delivery first = q.poll(50, TimeUnit.MILLISECONDS);
+        if (first == null) continue;
+        got.clear(); got.add(first); q.drainTo(got, batch - 1);
+        String[] ids = got.stream().map(d -> d.getProperties().getMessageId()).toArray(String[]::new);
+        mark.setArray(1, c.createArrayOf("text", ids));
+        Set<String> inserted = new HashSet<>();
+        ResultSet rs = mark.executeQuery(); while (rs.next()) inserted.add(rs.getString(1));
+        for (Delivery d : got) {
+          String id = d.getProperties().getMessageId();
+          if (!inserted.remove(id)) continue;
+          eff.setLong(1, Long.parseLong(d.getEnvelope().getRoutingKey())); eff.setString(2, id); eff.addBatch();
+        }
+        eff.executeBatch();
+        c.commit();
+        ch.basicAck(got.get(got.size() - 1).getEnvelope().getDeliveryTag(), true);
+      }
+    } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
+  }
+}
+
+class Cpu {
+  static final java.util.concurrent.atomic.LongAdder PRODUCERS = new java.util.concurrent.atomic.LongAdder();
+  static final java.lang.management.ThreadMXBean T = java.lang.management.ManagementFactory.getThreadMXBean();
+  static long proc0; static Map<Long, Long> base = new HashMap<>();
+  static long self() { return T.getCurrentThreadCpuTime(); }
+  static long proc() { return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime(); }
+  static long gc0, jit0; static Map<Long, Long> abase = new HashMap<>();
+  static final java.util.concurrent.atomic.LongAdder PALLOC = new java.util.concurrent.atomic.LongAdder();
+  static long alloc(long id) { return ((com.sun.management.ThreadMXBean) T).getThreadAllocatedBytes(id); }
+  static long gc() { long t = 0; for (var g : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) t += g.getCollectionTime(); return t; }
+  static long jit() { return java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime(); }
+  static void start() { proc0 = proc(); gc0 = gc(); jit0 = jit(); for (long id : T.getAllThreadIds()) { base.put(id, T.getThreadCpuTime(id)); abase.put(id, alloc(id)); } }
+  static String report(int n) {
+    long proc = proc() - proc0;
+    Map<String, Long> by = new TreeMap<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      long c = T.getThreadCpuTime(t.getId()); if (c < 0) continue;
+      c -= base.getOrDefault(t.getId(), 0L);
+      String g = t.getName().replaceAll("[-_ ]?[0-9]+$", "").replaceAll("-[0-9]+-", "-").replaceAll("[0-9]+", "#");
+      by.merge(g, c, Long::sum);
+    }
+    by.put("producers(measured)", PRODUCERS.sum());
+    Map<String, Long> al = new TreeMap<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      long c = alloc(t.getId()); if (c < 0) continue; c -= abase.getOrDefault(t.getId(), 0L);
+      String g = t.getName().replaceAll("[-_ ]?[0-9]+$", "").replaceAll("-[0-9]+-", "-").replaceAll("[0-9]+", "#");
+      al.merge(g, c, Long::sum);
+    }
+    al.put("producers(measured)", PALLOC.sum());
+    StringBuilder as = new StringBuilder(" alloc_B_per_order:");
+    al.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).filter(e -> e.getValue() > 1e6)
+      .forEach(e -> as.append(String.format(" [%s]=%.0f", e.getKey(), e.getValue() / (double) n)));
+    long threadsSum = by.entrySet().stream().filter(e -> !e.getKey().startsWith("producer")).mapToLong(Map.Entry::getValue).sum() + PRODUCERS.sum();
+    StringBuilder sb = new StringBuilder(String.format("proc_us_per_order=%.1f", proc / 1e3 / n));
+    by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).filter(e -> e.getValue() > 1e6 * 50)
+      .forEach(e -> sb.append(String.format(" [%s]=%.1f", e.getKey(), e.getValue() / 1e3 / n)));
+    sb.append(String.format(" other(jit+gc+vm)_us_per_order=%.1f gc_ms=%d jit_ms=%d", (proc - threadsSum) / 1e3 / n, gc() - gc0, jit() - jit0));
+    return sb.toString() + as;
+  }
+}
+
+class Counting {
+  static void cpuStart() { Cpu.start(); reset(); }
+  static final ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> C = new ConcurrentHashMap<>();
+  static final ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> SQL = new ConcurrentHashMap<>();
+  static volatile boolean on = false;
+  static final AtomicInteger ACTIVE = new AtomicInteger(), MAX = new AtomicInteger();
+  static final ThreadLocal<int[]> HELD = ThreadLocal.withInitial(() -> new int[1]);
+  static final ConcurrentHashMap<String, AtomicInteger> BYG = new ConcurrentHashMap<>();
+  static final ConcurrentHashMap<Integer, String> SNAP = new ConcurrentHashMap<>();
+  static void reset() { C.clear(); SQL.clear(); on = true; }
+  static String group() { String n = Thread.currentThread().getName(); return n.replaceAll("[-_ ]?[0-9]+$", "").replaceAll("[0-9]+", "#"); }
+  static void inc(String what) { if (on) C.computeIfAbsent(group() + "." + what, k -> new java.util.concurrent.atomic.LongAdder()).increment(); }
+  static void sql(String s) { if (on) SQL.computeIfAbsent(group() + ": " + s.replaceAll("\\s+", " ").substring(0, Math.min(110, s.replaceAll("\\s+", " ").length())), k -> new java.util.concurrent.atomic.LongAdder()).increment(); }
+  static String report(int n) {
+    on = false;
+    StringBuilder sb = new StringBuilder();
+    new TreeMap<>(C).forEach((k, v) -> sb.append(String.format("%n  %s=%d (%.3f/order)", k, v.sum(), v.sum() / (double) n)));
+    sb.append("\n  max_borrowed_through_counting=" + MAX.get() + " at " + SNAP.get(MAX.get()) + " now " + BYG);
+    sb.append("\n SQL:");
+    new TreeMap<>(SQL).forEach((k, v) -> sb.append(String.format("%n  %7d %.3f/order  %s", v.sum(), v.sum() / (double) n, k)));
+    return sb.toString();
+  }
+  @SuppressWarnings("unchecked")
+  static <T> T proxy(Class<T> type, Object target, String sql) {
+    return (T) java.lang.reflect.Proxy.newProxyInstance(Counting.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
+      String name = m.getName();
+      try {
+        switch (name) {
+          case "getConnection" -> { inc("getConnection"); long w0 = System.nanoTime(); Object c = m.invoke(target, a); long w = System.nanoTime() - w0;
+            if (on) { C.computeIfAbsent(group() + ".getConnection_wait_us", k -> new java.util.concurrent.atomic.LongAdder()).add(w / 1000); if (w > 1_000_000) inc("getConnection_over_1ms"); }
+            int now = ACTIVE.incrementAndGet(); MAX.accumulateAndGet(now, Math::max); int mine = HELD.get()[0]++; if (mine > 0 && on) inc("getConnection_while_holding_" + mine);
+            if (on) { Map<String, Integer> snap = new TreeMap<>(); BYG.forEach((k, v) -> snap.put(k, v.get())); BYG.computeIfAbsent(group(), k -> new AtomicInteger()).incrementAndGet(); if (now >= MAX.get() - 0) SNAP.put(now, snap.toString() + "+" + group()); } else BYG.computeIfAbsent(group(), k -> new AtomicInteger()).incrementAndGet(); return proxy(java.sql.Connection.class, c, null); }
+          case "prepareStatement" -> { return proxy(PreparedStatement.class, m.invoke(target, a), (String) a[0]); }
+          case "prepareCall" -> { return proxy(CallableStatement.class, m.invoke(target, a), (String) a[0]); }
+          case "createStatement" -> { return proxy(Statement.class, m.invoke(target, a), null); }
+          case "commit", "rollback", "setAutoCommit", "close", "isValid" -> { if (!(target instanceof Statement)) { inc(name); if (name.equals("close")) { ACTIVE.decrementAndGet(); HELD.get()[0]--; BYG.computeIfAbsent(group(), k -> new AtomicInteger()).decrementAndGet(); } } }
+          case "execute", "executeQuery", "executeUpdate", "executeBatch", "executeLargeUpdate", "executeLargeBatch" -> {
+            inc("statement"); String q = sql != null ? sql : (a != null && a.length > 0 && a[0] instanceof String s2 ? s2 : "?"); sql(name + " " + q); }
+        }
+        return m.invoke(target, a);
+      } catch (java.lang.reflect.InvocationTargetException e) { throw e.getCause(); }
+    });
+  }
+  static javax.sql.DataSource wrap(javax.sql.DataSource ds) { return proxy(javax.sql.DataSource.class, ds, null); }
+}
+
+class PgCpu {
+  static Map<Integer, Long> base = new HashMap<>();
+  static Map<Integer, Long> read(javax.sql.DataSource ds) {
+    Map<Integer, Long> m = new HashMap<>();
+    try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = 'e2e'")) {
+      while (rs.next()) { int pid = rs.getInt(1);
+        try { String[] f = new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/" + pid + "/stat"))).replaceAll("^.*\\) ", "").split(" ");
+          m.put(pid, (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000L); } catch (Exception e) { } }
+    } catch (SQLException e) { throw new RuntimeException(e); }
+    return m;
+  }
+  static void start(javax.sql.DataSource ds) { base = read(ds); }
+  static String report(javax.sql.DataSource ds, int n) {
+    Map<Integer, Long> now = read(ds); long sum = 0;
+    for (var e : now.entrySet()) sum += e.getValue() - base.getOrDefault(e.getKey(), 0L);
+    return String.format(" pg_backends_us_per_order=%.1f (%d backends)", sum / (double) n, now.size());
+  }
+}
