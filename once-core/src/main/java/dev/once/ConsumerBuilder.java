@@ -116,8 +116,8 @@ public final class ConsumerBuilder {
    * letter is replayed (it runs first, then the rest) or discarded (the rest run). Events without a
    * key are not ordered. Every process consuming as this consumer must set it alike.
    *
-   * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue on
-   * PostgreSQL); {@link #build()} refuses it on others. Default: unordered.
+   * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue, on
+   * PostgreSQL and MariaDB); {@link #build()} refuses it on others. Default: unordered.
    */
   public ConsumerBuilder ordered() {
     this.ordered = true;

@@ -2,13 +2,16 @@ package dev.once.internal;
 
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
+import dev.once.OnceConfig;
 import dev.once.UnknownDestinationException;
+import dev.once.jdbc.Dialect;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.Transport;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import javax.sql.DataSource;
 
 /**
  * What {@code Once.consumer} refuses before a consumer exists: a retry budget the transport's
@@ -19,11 +22,18 @@ import java.util.concurrent.ConcurrentMap;
 final class ConsumerChecks {
   private final Transport transport;
   private final Set<String> declared;
+  private final KeyOrderedDestinations keyOrdered;
   private final ConcurrentMap<String, String> subscriptions = new ConcurrentHashMap<>();
 
-  ConsumerChecks(Transport transport, Set<String> declared) {
+  ConsumerChecks(Transport transport, OnceConfig config, DataSource dataSource, Dialect dialect) {
     this.transport = transport;
-    this.declared = declared;
+    this.declared = config.destinations();
+    this.keyOrdered = new KeyOrderedDestinations(dataSource, dialect, config.clock());
+  }
+
+  /** The key-ordered destinations ordered consumers mark, which relays read. */
+  KeyOrderedDestinations keyOrdered() {
+    return keyOrdered;
   }
 
   /**
@@ -39,7 +49,8 @@ final class ConsumerChecks {
 
   /**
    * An ordered consumer needs a transport that delivers in key order: the promise is refused where
-   * it would not be kept.
+   * it would not be kept. Its destination is marked key-ordered, so that relays hold a key's later
+   * rows behind one in publish backoff or parked.
    */
   private void ordered(ConsumerConfig c) {
     if (!c.ordered()) {
@@ -57,8 +68,9 @@ final class ConsumerChecks {
                             + "': transport "
                             + transport.name()
                             + " does not deliver in key order (ordered consumers run on the table"
-                            + " queue on PostgreSQL for now)"));
+                            + " queue, on PostgreSQL and MariaDB, for now)"));
     keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
+    keyOrdered.mark(c.destination(), c.consumerId());
   }
 
   /**

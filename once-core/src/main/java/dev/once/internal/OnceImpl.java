@@ -29,12 +29,14 @@ import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /** The one {@link Once} implementation: wires the store, the transport and the engines. */
@@ -46,7 +48,6 @@ public final class OnceImpl implements Once {
   private final DataSource dataSource;
 
   private final DatabaseWaits waits;
-
   private final Transport transport;
 
   /** The transport's publish limits, null if it has none; looked up once, checked per publish. */
@@ -58,8 +59,7 @@ public final class OnceImpl implements Once {
   private final Listeners listener;
   private final Tracing tracing;
   private final Wakeup outboxWakeup = new Wakeup();
-  private final java.util.concurrent.atomic.AtomicInteger runningRelays =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger runningRelays = new AtomicInteger();
   private final Engines started = new Engines();
   private final PoolNeeds poolNeeds;
   private final ConsumerChecks consumerChecks;
@@ -68,10 +68,7 @@ public final class OnceImpl implements Once {
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
   private final PostgresNotifier outboxNotifier;
 
-  /**
-   * This instance's token in its outbox notifications: its own listener ignores them, since its
-   * relays were woken directly (a second wake-up per commit only made each relay look twice).
-   */
+  /** Token in its outbox notifications; its listener skips them: its relays were woken directly. */
   private final String sender = PostgresNotifier.newSender();
 
   public OnceImpl(
@@ -122,7 +119,7 @@ public final class OnceImpl implements Once {
             : transactions;
     this.transactions = waits.bound(runner);
     this.transport = transport;
-    this.consumerChecks = new ConsumerChecks(transport, config.destinations());
+    this.consumerChecks = new ConsumerChecks(transport, config, this.dataSource, dialect);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
     this.config = config;
@@ -210,6 +207,7 @@ public final class OnceImpl implements Once {
         config.clock(),
         this::newTx,
         this::outboxCommitted,
+        transport.capability(InDatabaseAck.class).filter(a -> a.acksIn(givenDataSource)),
         new ConsumerContext.Lifecycle() {
           @Override
           public void starting(Consumer consumer) {
@@ -262,6 +260,10 @@ public final class OnceImpl implements Once {
   @Override
   public OnceConfig config() {
     return config;
+  }
+
+  public KeyOrderedDestinations keyOrdered() {
+    return consumerChecks.keyOrdered();
   }
 
   public DataSource dataSource() {

@@ -1,6 +1,7 @@
 package dev.once.internal;
 
 import dev.once.Tracing;
+import dev.once.spi.PublishResult;
 import dev.once.spi.Transport;
 import java.util.List;
 
@@ -29,5 +30,32 @@ public final class Spans {
       spans[i] = start.start(tracing, system, items.get(i));
     }
     return spans;
+  }
+
+  /**
+   * Ends a relay batch's send spans (null: tracing is off): each one failed with {@code error}, or
+   * refused where {@code result} did not confirm its message.
+   */
+  public static void endSends(Tracing.Span[] spans, PublishResult result, Throwable error) {
+    if (spans == null) {
+      return;
+    }
+    for (int i = 0; i < spans.length; i++) {
+      if (error != null) {
+        spans[i].error(error);
+      } else if (!result.isConfirmed(i)) {
+        spans[i].error(new PublishRefused());
+      }
+      spans[i].end();
+    }
+  }
+
+  /**
+   * What a send span records for a message the broker did not confirm (no reason: it may quote).
+   */
+  private static final class PublishRefused extends RuntimeException {
+    PublishRefused() {
+      super(null, null, false, false);
+    }
   }
 }

@@ -8,7 +8,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The table queue in standard SQL: a claim is a locking read that skips rows other claims hold,
@@ -146,40 +151,132 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
-    List<Long> ids = new ArrayList<>();
-    List<Delivery> deliveries =
-        sql.list(
-            c,
-            """
-            SELECT id, event_id, destination, event_key, event_type, payload, %s,
-                   delivery_count
-              FROM once_queue
-             WHERE consumer_group = ? AND visible_at <= ?
-             ORDER BY id
-             LIMIT ?
-            """
-                    .formatted(flavour.headerColumns())
-                + flavour.skipLocked(),
-            rs -> {
-              int count = rs.getInt("delivery_count") + 1;
-              long id = rs.getLong("id");
-              ids.add(id);
-              // a row that does not decode is handed out as malformed, to be dead-lettered alone
-              return MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id);
-            },
-            claim.consumerId(),
-            claim.now(),
-            claim.limit());
-    if (!ids.isEmpty()) {
-      SqlList list = SqlList.of("bigint", ids);
-      sql.update(
-          c,
-          "UPDATE once_queue SET delivery_count = delivery_count + 1, visible_at = ? WHERE "
-              + sql.in("id", list),
-          claim.visibleUntil(),
-          list);
+    Map<Long, Delivery> visible = lockVisible(c, claim);
+    take(c, visible.keySet(), claim.visibleUntil());
+    return new ArrayList<>(visible.values());
+  }
+
+  /**
+   * The group's visible rows, oldest first, up to the claim's limit, locked (skipping rows others
+   * hold), by id; each decoded with its delivery count one higher.
+   */
+  private Map<Long, Delivery> lockVisible(Connection c, QueueClaim claim) throws SQLException {
+    Map<Long, Delivery> visible = new LinkedHashMap<>();
+    sql.list(
+        c,
+        """
+        SELECT id, event_id, destination, event_key, event_type, payload, %s,
+               delivery_count
+          FROM once_queue
+         WHERE consumer_group = ? AND visible_at <= ?
+         ORDER BY id
+         LIMIT ?
+        """
+                .formatted(flavour.headerColumns())
+            + flavour.skipLocked(),
+        rs -> {
+          int count = rs.getInt("delivery_count") + 1;
+          long id = rs.getLong("id");
+          // a row that does not decode is handed out as malformed, to be dead-lettered alone
+          visible.put(id, MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id));
+          return id;
+        },
+        claim.consumerId(),
+        claim.now(),
+        claim.limit());
+    return visible;
+  }
+
+  /** Counts a delivery of the rows with these ids and hides them until {@code visibleUntil}. */
+  private void take(Connection c, Collection<Long> ids, Instant visibleUntil) throws SQLException {
+    if (ids.isEmpty()) {
+      return;
     }
-    return deliveries;
+    SqlList list = SqlList.of("bigint", new ArrayList<>(ids));
+    sql.update(
+        c,
+        "UPDATE once_queue SET delivery_count = delivery_count + 1, visible_at = ? WHERE "
+            + sql.in("id", list),
+        visibleUntil,
+        list);
+  }
+
+  @Override
+  public boolean ordersByKey() {
+    return true;
+  }
+
+  /**
+   * Three statements: the visible rows are locked as {@link #claim} locks them; then one plain read
+   * keeps those that head their key — no earlier row of the key enqueued in key order is in the
+   * queue (in flight, in backoff or waiting) and the key is not parked; then those are taken, and
+   * the others are left as they were (their locks go with the transaction). The check is a read of
+   * its own, not a condition of the locking read: it runs after the locks are held, and as one
+   * statement it sees a key's head row and its park in one snapshot, so it never falls between an
+   * ack that deletes the head and parks the key, or a replay that unparks it and puts the head
+   * back. A row in flight is locked by no one, but it is in the queue: the check sees it.
+   */
+  @Override
+  public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
+    Map<Long, Delivery> visible = lockVisible(c, claim);
+    if (visible.isEmpty()) {
+      return List.of();
+    }
+    SqlList candidates = SqlList.of("bigint", new ArrayList<>(visible.keySet()));
+    Set<Long> heads =
+        new HashSet<>(
+            sql.list(
+                c,
+                """
+                SELECT q.id FROM once_queue q
+                 WHERE %s
+                   AND (q.event_key IS NULL
+                        OR NOT EXISTS (SELECT 1 FROM once_queue e
+                                        WHERE e.consumer_group = q.consumer_group
+                                          AND e.event_key = q.event_key
+                                          AND e.id < q.id
+                                          AND e.destination = q.destination
+                                          AND e.in_key_order)
+                           AND NOT EXISTS (SELECT 1 FROM once_parked_key p
+                                            WHERE p.consumer_group = q.consumer_group
+                                              AND p.destination = q.destination
+                                              AND p.event_key = q.event_key))
+                """
+                    .formatted(sql.in("q.id", candidates)),
+                rs -> rs.getLong(1),
+                candidates));
+    visible.keySet().retainAll(heads);
+    take(c, visible.keySet(), claim.visibleUntil());
+    return new ArrayList<>(visible.values());
+  }
+
+  /**
+   * Parks the key of each row the group holds an open dead letter of, then deletes the rows, in the
+   * caller's transaction: a claim's check sees the head row or the park, never neither.
+   */
+  @Override
+  public void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
+    SqlList list = SqlList.of("bigint", ids);
+    sql.update(
+        c,
+        """
+        INSERT INTO once_parked_key
+               (consumer_group, destination, event_key, event_id, head_id, parked_at)
+        SELECT q.consumer_group, q.destination, q.event_key, q.event_id, q.id, ?
+          FROM once_queue q
+          JOIN once_dead_letter l
+            ON l.consumer_id = q.consumer_group AND l.event_id = q.event_id
+               AND l.status = 'dead'
+         WHERE %s AND q.event_key IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM once_parked_key p
+                            WHERE p.consumer_group = q.consumer_group
+                              AND p.destination = q.destination
+                              AND p.event_key = q.event_key)
+        """
+            .formatted(sql.in("q.id", list)),
+        now,
+        list);
+    ack(c, ids);
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -119,19 +120,21 @@ public class JdbcStore implements StoreDialect {
   }
 
   @Override
-  public List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException {
+  public List<Integer> pendingPartitions(
+      Connection c, Instant now, int limit, Set<String> keyOrdered) throws SQLException {
+    KeyHold hold = KeyHold.of(sql, keyOrdered, now);
     return sql.ints(
         c,
         """
         SELECT DISTINCT key_partition FROM (
           SELECT key_partition FROM once_outbox
            WHERE sent_at IS NULL
-             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
            ORDER BY id
            LIMIT ?) oldest
-        """,
-        now,
-        limit);
+        """
+            .formatted(hold.condition()),
+        hold.parameters(new Object[] {now}, limit));
   }
 
   /**
@@ -144,10 +147,15 @@ public class JdbcStore implements StoreDialect {
 
   @Override
   public RelayPartitions beginRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
       throws SQLException {
     flavour.beginEngineTransaction(c, waits);
-    List<Integer> due = new ArrayList<>(pendingPartitions(c, now, limit));
+    List<Integer> due = new ArrayList<>(pendingPartitions(c, now, limit, keyOrdered));
     if (due.isEmpty()) {
       return RelayPartitions.NONE;
     }
@@ -165,19 +173,26 @@ public class JdbcStore implements StoreDialect {
 
   @Override
   public RelayClaim claimRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
       throws SQLException {
-    RelayPartitions partitions = beginRelayBatch(c, waits, now, limit, relays);
+    RelayPartitions partitions = beginRelayBatch(c, waits, now, limit, relays, keyOrdered);
     if (partitions.locked().isEmpty()) {
       return new RelayClaim(partitions, List.of());
     }
-    return new RelayClaim(partitions, claimOutbox(c, partitions.locked(), now, limit));
+    return new RelayClaim(partitions, claimOutbox(c, partitions.locked(), now, limit, keyOrdered));
   }
 
   @Override
-  public List<OutboxRow> claimOutbox(Connection c, List<Integer> partitions, Instant now, int limit)
+  public List<OutboxRow> claimOutbox(
+      Connection c, List<Integer> partitions, Instant now, int limit, Set<String> keyOrdered)
       throws SQLException {
     SqlList list = SqlList.of("integer", partitions);
+    KeyHold hold = KeyHold.of(sql, keyOrdered, now);
     return sql.list(
         c,
         """
@@ -185,15 +200,34 @@ public class JdbcStore implements StoreDialect {
           FROM once_outbox
          WHERE sent_at IS NULL
            AND %s
-           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
          ORDER BY id
          LIMIT ?
         """
-            .formatted(outboxRowColumns(), sql.in("key_partition", list)),
+            .formatted(outboxRowColumns(), sql.in("key_partition", list), hold.condition()),
         this::outboxRow,
-        list,
-        now,
-        limit);
+        hold.parameters(new Object[] {list, now}, limit));
+  }
+
+  @Override
+  public void markKeyOrdered(Connection c, String destination, String consumerGroup, Instant now)
+      throws SQLException {
+    sql.insertUnlessDuplicate(
+        c,
+        """
+        INSERT INTO once_ordered_destination (destination, consumer_group, marked_at)
+        VALUES (?, ?, ?)
+        """,
+        "destination, consumer_group",
+        destination,
+        consumerGroup,
+        now);
+  }
+
+  @Override
+  public Set<String> keyOrderedDestinations(Connection c) throws SQLException {
+    return sql.strings(
+        c, "SELECT DISTINCT destination FROM once_ordered_destination", new HashSet<>());
   }
 
   /** The columns {@link #outboxRow} reads. */

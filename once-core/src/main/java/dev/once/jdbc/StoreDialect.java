@@ -42,8 +42,13 @@ public interface StoreDialect {
    */
   boolean applyIfNewer(Connection c, String entity, String id, long version) throws SQLException;
 
-  /** The distinct key partitions of the oldest {@code limit} outbox rows due at {@code now}. */
-  List<Integer> pendingPartitions(Connection c, Instant now, int limit) throws SQLException;
+  /**
+   * The distinct key partitions of the oldest {@code limit} outbox rows due at {@code now}, a row
+   * of a {@code keyOrdered} destination only when no earlier unsent row of its key is not due (see
+   * {@link KeyHold}).
+   */
+  List<Integer> pendingPartitions(Connection c, Instant now, int limit, Set<String> keyOrdered)
+      throws SQLException;
 
   /**
    * Begins a relay batch: {@link SqlFlavour#beginEngineTransaction(Connection, TransactionWaits)},
@@ -57,9 +62,17 @@ public interface StoreDialect {
    * overrides it.
    *
    * @param relays how many relays run in this process (at least 1)
+   * @param keyOrdered the destinations whose rows wait behind an earlier row of their key that is
+   *     not due ({@link KeyHold}); empty: the unordered statements, unchanged
    */
   RelayPartitions beginRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays) throws SQLException;
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
+      throws SQLException;
 
   /**
    * Begins a relay batch ({@link #beginRelayBatch}) and claims its rows ({@link #claimOutbox} on
@@ -69,16 +82,37 @@ public interface StoreDialect {
    * the two calls; a database that can send them in one round trip overrides it.
    *
    * @param relays how many relays run in this process (at least 1)
+   * @param keyOrdered as for {@link #beginRelayBatch}
    */
   RelayClaim claimRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays) throws SQLException;
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
+      throws SQLException;
 
   /**
    * Up to {@code limit} unsent outbox rows of {@code partitions} due at {@code now}, oldest first;
-   * parked rows are never due.
+   * parked rows are never due. A row of a {@code keyOrdered} destination is due only when no
+   * earlier unsent row of its key is not ({@link KeyHold}): a key's row in backoff or parked holds
+   * its later rows back, and only that key's.
    */
-  List<OutboxRow> claimOutbox(Connection c, List<Integer> partitions, Instant now, int limit)
+  List<OutboxRow> claimOutbox(
+      Connection c, List<Integer> partitions, Instant now, int limit, Set<String> keyOrdered)
       throws SQLException;
+
+  /**
+   * Records that {@code consumerGroup} receives {@code destination} in key order (an ordered
+   * consumer was built); recording it twice changes nothing. The relay reads these marks ({@link
+   * #keyOrderedDestinations}).
+   */
+  void markKeyOrdered(Connection c, String destination, String consumerGroup, Instant now)
+      throws SQLException;
+
+  /** The destinations some consumer group receives in key order ({@link #markKeyOrdered}). */
+  Set<String> keyOrderedDestinations(Connection c) throws SQLException;
 
   /** Marks the rows with these ids sent at {@code sentAt}. */
   void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException;

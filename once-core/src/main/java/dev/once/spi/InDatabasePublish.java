@@ -10,6 +10,11 @@ import javax.sql.DataSource;
  * A capability of a {@link Transport} that keeps its messages in a database (the table queue), so
  * that a relay on that database can write its batch in the relay's own transaction: the messages
  * exist if and only if that transaction commits, and the commit is the confirm.
+ *
+ * <p>Such a transport takes a batch whole or not at all, through {@link Transport#publish} as well
+ * (one transaction per batch; only a destination no consumer is bound to is refused, all of its
+ * messages alike): a relay then publishes a key's rows of a key-ordered destination in one batch,
+ * where through a broker that confirms each message on its own it publishes one per batch.
  */
 public interface InDatabasePublish {
 

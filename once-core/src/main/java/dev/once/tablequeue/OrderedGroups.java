@@ -19,7 +19,7 @@ final class OrderedGroups {
 
   /**
    * From now on the group's receivers claim in key order. Refused on a database whose dialect has
-   * no ordered claim (MariaDB/MySQL for now).
+   * no ordered claim (a third-party queue dialect that does not override {@code ordersByKey}).
    */
   void add(String destination, String consumerId) {
     if (!dialect.queue().ordersByKey()) {
@@ -27,7 +27,7 @@ final class OrderedGroups {
           "consumer.ordered",
           "true is refused for consumer '"
               + consumerId
-              + "': the table queue orders by key on PostgreSQL only, not yet on "
+              + "': the table queue's dialect has no ordered claim on "
               + dialect.name());
     }
     groups.add(List.of(destination, consumerId));

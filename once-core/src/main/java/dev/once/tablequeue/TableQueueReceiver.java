@@ -171,12 +171,12 @@ final class TableQueueReceiver implements Receiver {
     if (deliveries.isEmpty()) {
       return;
     }
-    List<Long> ids = deliveries.stream().map(d -> (Long) d.handle()).toList();
+    List<Long> ids = ids(deliveries);
     try {
       transaction(
           c -> {
             switch (what) {
-              case "ack" -> ack(c, ids);
+              case "ack" -> ack(dialect, ordered, c, ids, clock.instant());
               case "release" -> dialect.queue().release(c, ids, visibleAt);
               default -> dialect.queue().nack(c, ids, visibleAt);
             }
@@ -187,9 +187,19 @@ final class TableQueueReceiver implements Receiver {
     }
   }
 
-  private void ack(Connection c, List<Long> ids) throws SQLException {
+  /** The row ids of {@code deliveries}. */
+  static List<Long> ids(List<Delivery> deliveries) {
+    return deliveries.stream().map(d -> (Long) d.handle()).toList();
+  }
+
+  /**
+   * Deletes the rows {@code ids} in the transaction on {@code c}; in an {@code ordered} group,
+   * parks the key of each one the group dead-lettered, in the same statement.
+   */
+  static void ack(Dialect dialect, boolean ordered, Connection c, List<Long> ids, Instant now)
+      throws SQLException {
     if (ordered) {
-      dialect.queue().ackInKeyOrder(c, ids, clock.instant());
+      dialect.queue().ackInKeyOrder(c, ids, now);
     } else {
       dialect.queue().ack(c, ids);
     }

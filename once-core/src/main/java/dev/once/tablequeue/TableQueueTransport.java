@@ -5,13 +5,12 @@ import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
-import dev.once.internal.Wakeup;
-import dev.once.internal.postgres.PostgresNotifier;
-import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.ConnectionUse;
+import dev.once.spi.Delivery;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
@@ -35,13 +34,22 @@ import javax.sql.DataSource;
  * receiver claims rows by making them invisible for the visibility timeout and incrementing their
  * durable delivery count; an ack deletes them; a nack makes them visible again after a delay; a
  * delivery neither acked nor nacked (the worker crashed) becomes visible again when its visibility
- * timeout runs out. Each consumer group bound to a destination gets its own copy of a message.
+ * timeout runs out. Each consumer group bound to a destination gets its own copy of a message. A
+ * consumer of a Once built on the same data source deletes the rows of a batch in the batch's own
+ * transaction instead ({@link InDatabaseAck}): its commit is the ack.
  *
  * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link Replay} (one row for one group), {@link QueueAdmin}, {@link KeyOrder} (on PostgreSQL).
+ * {@link InDatabaseAck}, {@link Replay} (one row for one group), {@link QueueAdmin}, {@link
+ * KeyOrder}.
  */
 public final class TableQueueTransport
-    implements Transport, InDatabasePublish, Replay, QueueAdmin, ConnectionUse, KeyOrder {
+    implements Transport,
+        InDatabasePublish,
+        InDatabaseAck,
+        Replay,
+        QueueAdmin,
+        ConnectionUse,
+        KeyOrder {
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
@@ -56,19 +64,8 @@ public final class TableQueueTransport
   private final Duration idleWait;
   private final Clock clock;
 
-  /** All receivers wake on a signal: they may be of other consumers and destinations. */
-  private final Wakeup wakeup = new Wakeup();
-
-  private AutoCloseable listener;
-
-  /** Null where the database cannot wake other processes: their receivers poll. */
-  private final PostgresNotifier notifier;
-
-  /**
-   * This queue's token in its notifications: its own listener ignores them, since its publishes
-   * wake its receivers directly.
-   */
-  private final String sender = PostgresNotifier.newSender();
+  /** How it wakes its receivers, in this process and in others. */
+  private final QueueSignals signals;
 
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
@@ -92,11 +89,7 @@ public final class TableQueueTransport
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
     this.ordered = new OrderedGroups(dialect);
-    this.notifier =
-        dialect.flavour().notifies()
-            ? new PostgresNotifier(
-                this.dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
-            : null;
+    this.signals = new QueueSignals(this.dataSource, dialect);
   }
 
   /** A table queue on {@code dataSource} with a 30 s visibility timeout. */
@@ -218,9 +211,7 @@ public final class TableQueueTransport
       try {
         int[] counts = dialect.queue().enqueue(c, batch, now);
         c.commit();
-        if (notifier != null) {
-          notifier.signal(); // receivers in other processes
-        }
+        signals.otherProcesses();
         return Rows.result(batch, counts);
       } catch (SQLException | RuntimeException | Error e) {
         Jdbc.rollbackQuietly(c);
@@ -229,7 +220,7 @@ public final class TableQueueTransport
     } catch (SQLException e) {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {
-      wakeup.signalAll(); // receivers in this process look at once, without waiting for NOTIFY
+      signals.thisProcess();
     }
   }
 
@@ -257,10 +248,34 @@ public final class TableQueueTransport
 
   @Override
   public void publishedInTransaction() {
-    if (notifier != null) {
-      notifier.signal(); // receivers in other processes
+    signals.committed();
+  }
+
+  /**
+   * True for the data source this queue was built on (the same object): a consumer of a Once on it
+   * deletes a batch's rows (or, in an ordered group, parks a dead-lettered head's key) in the
+   * transaction that inserts the batch's markers and runs its handlers, instead of in a transaction
+   * of its own after that commit. One transaction less per batch, and no window between the commit
+   * and the ack: a crash before the commit leaves the rows claimed (back when the visibility
+   * timeout runs out, their markers absent), after it leaves nothing to redeliver.
+   */
+  @Override
+  public boolean acksIn(DataSource dataSource) {
+    return dataSource == givenDataSource;
+  }
+
+  @Override
+  public void ackInTransaction(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException {
+    if (!deliveries.isEmpty()) {
+      TableQueueReceiver.ack(
+          dialect,
+          ordered.contains(destination, consumerId),
+          c,
+          TableQueueReceiver.ids(deliveries),
+          clock.instant());
     }
-    wakeup.signalAll();
   }
 
   /**
@@ -301,10 +316,7 @@ public final class TableQueueTransport
 
   @Override
   public void redeliveredInTransaction() {
-    if (notifier != null) {
-      notifier.signal();
-    }
-    wakeup.signalAll();
+    signals.committed();
   }
 
   /** A publish writes the queue rows on a connection of its own, unless in the relay's. */
@@ -321,12 +333,12 @@ public final class TableQueueTransport
 
   @Override
   public int notifying(DataSource onceDataSource) {
-    return onceDataSource == givenDataSource && notifier != null ? 1 : 0;
+    return onceDataSource == givenDataSource && signals.notifies() ? 1 : 0;
   }
 
   @Override
   public Receiver receiver(String destination, String consumerId) {
-    startListening();
+    signals.listen();
     return new TableQueueReceiver(
         dataSource,
         dialect,
@@ -335,22 +347,13 @@ public final class TableQueueTransport
         visibilityTimeout,
         idleWait,
         clock,
-        wakeup,
+        signals.wakeup(),
         ordered.contains(destination, consumerId));
   }
 
   @Override
   public void deliverInKeyOrder(String destination, String consumerId) {
     ordered.add(destination, consumerId);
-  }
-
-  private synchronized void startListening() {
-    if (listener == null) {
-      listener =
-          dialect.flavour().notifies()
-              ? dialect.flavour().listen(dataSource, Channel.QUEUE, sender, wakeup::signalAll)
-              : () -> {};
-    }
   }
 
   @Override
@@ -372,17 +375,7 @@ public final class TableQueueTransport
   }
 
   @Override
-  public synchronized void close() {
-    if (notifier != null) {
-      notifier.close();
-    }
-    if (listener != null) {
-      try {
-        listener.close();
-      } catch (Exception e) {
-        // a listener that fails to stop is a daemon thread; nothing waits for it
-      }
-      listener = null;
-    }
+  public void close() {
+    signals.close();
   }
 }

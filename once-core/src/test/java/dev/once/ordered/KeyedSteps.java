@@ -12,11 +12,13 @@ import dev.once.OnceListener;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
 import dev.once.jdbc.Dialect;
+import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SettableClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -30,9 +32,9 @@ final class KeyedSteps implements AutoCloseable {
   static final String OUT_OF_ORDER =
       """
       SELECT count(*) FROM (
-        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS before
+        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS prev
           FROM ordered_effect) e
-       WHERE step <> coalesce(before, 0) + 1
+       WHERE step <> coalesce(prev, 0) + 1
       """;
 
   final TestDatabase db;
@@ -46,9 +48,27 @@ final class KeyedSteps implements AutoCloseable {
 
   /** Once and the table queue on {@code dataSource}, a wrapper of {@code db}'s. */
   KeyedSteps(TestDatabase db, DataSource dataSource, Dialect queueDialect, OnceListener listener) {
+    this(db, dataSource, queueDialect, listener, queue -> queue, null);
+  }
+
+  /**
+   * With the relay publishing through {@code broker} (the queue, wrapped) and Once on {@code
+   * onceDialect} (null: the database's).
+   */
+  KeyedSteps(
+      TestDatabase db,
+      DataSource dataSource,
+      Dialect queueDialect,
+      OnceListener listener,
+      Function<TableQueueTransport, Transport> broker,
+      Dialect onceDialect) {
     this.db = db;
     db.execute(
-        "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
+        db.isMariaDb()
+            ? "CREATE TABLE ordered_effect"
+                + " (n BIGINT AUTO_INCREMENT PRIMARY KEY, event_key VARCHAR(50), step INT NOT NULL)"
+            : "CREATE TABLE ordered_effect"
+                + " (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
     TableQueueTransport.Builder queue =
         TableQueueTransport.builder(dataSource)
             .visibilityTimeout(Duration.ofMillis(500))
@@ -57,7 +77,8 @@ final class KeyedSteps implements AutoCloseable {
     this.once =
         Once.builder()
             .dataSource(dataSource)
-            .transport(transport)
+            .dialect(onceDialect == null ? db.dialect() : onceDialect)
+            .transport(broker.apply(transport))
             .destinations("orders")
             .clock(clock)
             .listener(listener == null ? new OnceListener() {} : listener)

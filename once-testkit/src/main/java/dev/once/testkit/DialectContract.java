@@ -222,7 +222,12 @@ public abstract class DialectContract
           return null;
         });
     RawMessage fromOutbox =
-        tx(c -> dialect().store().claimOutbox(c, List.of(3), now.plusSeconds(1), 1000)).stream()
+        tx(
+                c ->
+                    dialect()
+                        .store()
+                        .claimOutbox(c, List.of(3), now.plusSeconds(1), 1000, java.util.Set.of()))
+            .stream()
             .map(OutboxRow::message)
             .filter(m -> dest.equals(m.destination()))
             .findFirst()

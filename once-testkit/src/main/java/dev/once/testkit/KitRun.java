@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /** One {@link HandlerKit} check: builds the pipeline, drives it, and judges the data. */
 final class KitRun {
@@ -57,7 +58,8 @@ final class KitRun {
         publish(queue, event, 1);
         Outcome until =
             window == CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK ? Outcome.DUPLICATE : null;
-        runUntil(consumer, until);
+        runUntil(
+            consumer, until, () -> queue.depth(event.destination(), kit.consumerId).getAsLong());
       }
       judge("crash at " + window.label(), event.id()).ifPresent(failures::add);
     }
@@ -126,17 +128,24 @@ final class KitRun {
     }
   }
 
-  /** Runs the consumer, restarting it after each crash, until {@code until} or the wait is up. */
-  private void runUntil(Consumer consumer, Outcome until) {
+  /**
+   * Runs the consumer, restarting it after each crash, until {@code until}, or a crash left the
+   * queue empty (a commit that deleted the row: nothing comes back), or the wait is up.
+   */
+  private void runUntil(Consumer consumer, Outcome until, LongSupplier left) {
     long deadline = System.nanoTime() + kit.redeliveryWait.toNanos();
+    boolean crashed = false;
     while (System.nanoTime() < deadline) {
       if (until == null ? outcomes.contains(Outcome.PROCESSED) : outcomes.contains(until)) {
         return;
       }
+      if (crashed && left.getAsLong() == 0) {
+        return;
+      }
       try {
         consumer.runOnce();
-      } catch (SimulatedCrash crashed) {
-        // the worker died at the window; the next runOnce is its restart
+      } catch (SimulatedCrash e) {
+        crashed = true; // the worker died at the window; the next runOnce is its restart
       }
     }
   }

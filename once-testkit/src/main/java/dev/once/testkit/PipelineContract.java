@@ -9,6 +9,8 @@ import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import dev.once.spi.InDatabaseAck;
+import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,16 +45,42 @@ public abstract class PipelineContract {
     return base + "-" + ProcessHandle.current().pid() + "-" + counter.incrementAndGet();
   }
 
-  /** What a crash scenario left in the database. */
-  protected record Result(long effects, long markers, List<Outcome> outcomes) {}
+  /**
+   * What a crash scenario left in the database, and in the transport ({@code left}: the group's
+   * messages still there, in flight or not; -1 where the transport cannot tell).
+   */
+  protected record Result(long effects, long markers, List<Outcome> outcomes, long left) {}
 
   @Test
   void aCrashAfterCommitBeforeAckIsRedeliveredAsADuplicateWithOneEffect() {
+    Assumptions.assumeFalse(acksInTransaction(), "acknowledged in the commit: no window after it");
     Result r =
         crashOnce(transport(), CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK, Outcome.DUPLICATE);
     assertEquals(1, r.effects(), "effects " + r);
     assertEquals(1, r.markers(), "markers " + r);
     assertEquals(List.of(Outcome.DUPLICATE), r.outcomes(), "outcomes " + r);
+  }
+
+  /**
+   * A transport that acknowledges in the consumer's transaction ({@link InDatabaseAck}) has nothing
+   * left to redeliver after that commit: a crash there leaves one effect, one marker, no message.
+   */
+  @Test
+  void aCrashAfterACommitThatAcknowledgedLeavesNothingToRedeliver() {
+    Assumptions.assumeTrue(acksInTransaction(), "acknowledged after the commit");
+    Result r = crashOnce(transport(), CrashPoint.CONSUMER_AFTER_COMMIT_BEFORE_ACK, null);
+    assertEquals(1, r.effects(), "effects " + r);
+    assertEquals(1, r.markers(), "markers " + r);
+    assertEquals(List.of(), r.outcomes(), "outcomes " + r);
+    assertEquals(0, r.left(), "messages left " + r);
+  }
+
+  /** Whether the transport under test acknowledges in transactions on {@link #dataSource()}. */
+  private boolean acksInTransaction() {
+    return transport()
+        .capability(InDatabaseAck.class)
+        .filter(a -> a.acksIn(dataSource()))
+        .isPresent();
   }
 
   @Test
@@ -74,7 +103,8 @@ public abstract class PipelineContract {
 
   /**
    * Publishes one event through the outbox, crashes the consumer once at {@code point}, and runs
-   * the consumer until {@code until} is seen or {@link #redeliveryWait()} ran out.
+   * the consumer until {@code until} is seen (null: until the crash) or {@link #redeliveryWait()}
+   * ran out.
    */
   protected Result crashOnce(Transport transport, CrashPoint point, Outcome until) {
     String dest = unique("pipeline");
@@ -114,16 +144,21 @@ public abstract class PipelineContract {
     return new Result(
         count("SELECT count(*) FROM " + table),
         count("SELECT count(*) FROM once_inbox WHERE consumer_id = ?", consumerId),
-        List.copyOf(outcomes));
+        List.copyOf(outcomes),
+        transport
+            .capability(QueueAdmin.class)
+            .map(q -> q.depth(dest, consumerId).orElse(-1))
+            .orElse(-1L));
   }
 
   private void runUntil(Consumer consumer, List<Outcome> outcomes, Outcome until) {
     long deadline = System.nanoTime() + redeliveryWait().toNanos();
-    while (!outcomes.contains(until) && System.nanoTime() < deadline) {
+    boolean crashed = false;
+    while (!(until == null ? crashed : outcomes.contains(until)) && System.nanoTime() < deadline) {
       try {
         consumer.runOnce();
       } catch (SimulatedCrash expected) {
-        // the worker died at the crash window; the next runOnce is its restart
+        crashed = true; // the worker died at the crash window; the next runOnce is its restart
       }
     }
   }

@@ -88,7 +88,12 @@ interface StoreDialectContract extends ContractFixture {
     assertTrue(yes(c -> dialect().store().insertOutbox(c, e, partition)));
     assertFalse(yes(c -> dialect().store().insertOutbox(c, e, partition)), "the same event id");
     List<OutboxRow> rows =
-        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now().plusSeconds(1), 1000));
+        tx(
+            c ->
+                dialect()
+                    .store()
+                    .claimOutbox(
+                        c, List.of(partition), now().plusSeconds(1), 1000, java.util.Set.of()));
     OutboxRow row =
         rows.stream().filter(r -> dest.equals(r.message().destination())).findFirst().orElseThrow();
     Map<String, Object> own = new LinkedHashMap<>(row.message().headers());
@@ -142,7 +147,12 @@ interface StoreDialectContract extends ContractFixture {
           }
           return null;
         });
-    List<Integer> due = tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000));
+    List<Integer> due =
+        tx(
+            c ->
+                dialect()
+                    .store()
+                    .pendingPartitions(c, now.plusSeconds(1), 100000, java.util.Set.of()));
     TransactionWaits waits = new TransactionWaits(Duration.ofSeconds(10), Duration.ofSeconds(30));
     try (Connection a = dataSource().getConnection();
         Connection b = dataSource().getConnection()) {
@@ -151,13 +161,17 @@ interface StoreDialectContract extends ContractFixture {
       assertEquals(List.of(22), dialect().flavour().lockPartitions(a, List.of(22)));
       // the batch's first statements: a database may set the transaction's isolation there
       RelayPartitions alone =
-          dialect().store().beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 1);
+          dialect()
+              .store()
+              .beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 1, java.util.Set.of());
       assertEquals(due.size(), alone.due(), "every due partition counted");
       assertTrue(alone.locked().containsAll(List.of(21, 23)), "alone: every free one locked");
       assertFalse(alone.locked().contains(22), "held by another transaction");
       b.commit();
       RelayPartitions shared =
-          dialect().store().beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 2);
+          dialect()
+              .store()
+              .beginRelayBatch(b, waits, now.plusSeconds(1), 100000, 2, java.util.Set.of());
       assertEquals(due.size(), shared.due());
       assertTrue(shared.locked().size() <= (due.size() + 1) / 2, "one of two relays: half");
       assertFalse(shared.locked().contains(22));
@@ -192,8 +206,10 @@ interface StoreDialectContract extends ContractFixture {
       third.setAutoCommit(false);
       assertEquals(held, sorted(dialect().flavour().lockPartitions(a, held)));
       for (int round = 1; round <= 5; round++) {
-        List<Integer> pending = tx(c -> dialect().store().pendingPartitions(c, due, 100000));
-        RelayPartitions shared = dialect().store().beginRelayBatch(b, waits, due, 100000, 2);
+        List<Integer> pending =
+            tx(c -> dialect().store().pendingPartitions(c, due, 100000, java.util.Set.of()));
+        RelayPartitions shared =
+            dialect().store().beginRelayBatch(b, waits, due, 100000, 2, java.util.Set.of());
         assertEquals(pending.size(), shared.due(), "every due partition counted");
         int share = (shared.due() + 1) / 2;
         assertEquals(
@@ -244,7 +260,8 @@ interface StoreDialectContract extends ContractFixture {
       a.setAutoCommit(false);
       b.setAutoCommit(false);
       assertEquals(List.of(42), dialect().flavour().lockPartitions(a, List.of(42)));
-      RelayClaim claim = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
+      RelayClaim claim =
+          dialect().store().claimRelayBatch(b, waits, due, 100000, 1, java.util.Set.of());
       assertTrue(claim.partitions().locked().containsAll(List.of(41, 43)), "alone: every free one");
       assertFalse(claim.partitions().locked().contains(42), "held by another transaction");
       List<OutboxRow> ours =
@@ -258,11 +275,12 @@ interface StoreDialectContract extends ContractFixture {
           ours.stream().map(OutboxRow::id).toList(),
           "oldest first");
       b.commit();
-      RelayClaim one = dialect().store().claimRelayBatch(b, waits, due, 1, 1);
+      RelayClaim one = dialect().store().claimRelayBatch(b, waits, due, 1, 1, java.util.Set.of());
       assertTrue(one.rows().size() <= 1, "at most the limit, got " + one.rows().size());
       b.commit();
       assertEquals(List.of(41, 43), sorted(dialect().flavour().lockPartitions(a, List.of(41, 43))));
-      RelayClaim held = dialect().store().claimRelayBatch(b, waits, due, 100000, 1);
+      RelayClaim held =
+          dialect().store().claimRelayBatch(b, waits, due, 100000, 1, java.util.Set.of());
       assertTrue(
           held.rows().stream().noneMatch(r -> dest.equals(r.message().destination())),
           "every partition of the rows held by another transaction: none of them claimed");
@@ -310,7 +328,12 @@ interface StoreDialectContract extends ContractFixture {
         });
     Map<String, Long> rowIds = new LinkedHashMap<>();
     for (OutboxRow r :
-        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now.plusSeconds(1), 1000))) {
+        tx(
+            c ->
+                dialect()
+                    .store()
+                    .claimOutbox(
+                        c, List.of(partition), now.plusSeconds(1), 1000, java.util.Set.of()))) {
       if (dest.equals(r.message().destination())) {
         rowIds.put(idOf(r), r.id());
       }
@@ -326,14 +349,23 @@ interface StoreDialectContract extends ContractFixture {
           return null;
         });
     List<String> due =
-        tx(c -> dialect().store().claimOutbox(c, List.of(partition), now.plusSeconds(1), 1000))
+        tx(
+                c ->
+                    dialect()
+                        .store()
+                        .claimOutbox(
+                            c, List.of(partition), now.plusSeconds(1), 1000, java.util.Set.of()))
             .stream()
             .filter(r -> dest.equals(r.message().destination()))
             .map(StoreDialectContract::idOf)
             .toList();
     assertEquals(List.of(ids.get(3)), due);
     List<Integer> pending =
-        tx(c -> dialect().store().pendingPartitions(c, now.plusSeconds(1), 100000));
+        tx(
+            c ->
+                dialect()
+                    .store()
+                    .pendingPartitions(c, now.plusSeconds(1), 100000, java.util.Set.of()));
     assertTrue(pending.contains(partition));
     WorkloadStatus status = tx(c -> dialect().status().status(c, now.plusSeconds(1)));
     WorkloadStatus.Backlog backlog =

@@ -4,6 +4,7 @@ import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.ConnectionUse;
 import dev.once.spi.DeliveryLimit;
 import dev.once.spi.ForwardingTransport;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.InDatabasePublish;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishLimits;
@@ -35,6 +36,7 @@ public final class TransportCapabilities {
           DeliveryLimit.class,
           RetentionCheck.class,
           InDatabasePublish.class,
+          InDatabaseAck.class,
           Replay.class,
           QueueAdmin.class,
           BrokerDeadLetters.class,

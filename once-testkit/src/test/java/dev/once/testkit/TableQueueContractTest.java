@@ -64,6 +64,7 @@ class TableQueueContractTest extends TransportContract {
     assertThat(TransportCapabilities.of(transport()))
         .containsExactlyInAnyOrder(
             InDatabasePublish.class,
+            dev.once.spi.InDatabaseAck.class,
             Replay.class,
             QueueAdmin.class,
             ConnectionUse.class,

@@ -177,6 +177,7 @@ class TransportCapabilitiesTest {
           DeliveryLimit,
           RetentionCheck,
           InDatabasePublish,
+          dev.once.spi.InDatabaseAck,
           Replay,
           QueueAdmin,
           BrokerDeadLetters,
@@ -228,6 +229,18 @@ class TransportCapabilitiesTest {
 
     @Override
     public void publishedInTransaction() {}
+
+    @Override
+    public boolean acksIn(DataSource dataSource) {
+      return true;
+    }
+
+    @Override
+    public void ackInTransaction(
+        Connection c,
+        String destination,
+        String consumerId,
+        List<dev.once.spi.Delivery> deliveries) {}
 
     @Override
     public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {

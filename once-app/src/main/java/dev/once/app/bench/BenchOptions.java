@@ -72,8 +72,7 @@ final class BenchOptions {
 
   @Option(
       names = "--ordered",
-      description =
-          "Once's consumers ordered by key (ConsumerBuilder.ordered(); table queue on PostgreSQL).")
+      description = "Once's consumers ordered by key (ConsumerBuilder.ordered(); the table queue).")
   boolean ordered;
 
   @Option(names = "--json", description = "Print the results as one JSON object on stdout.")

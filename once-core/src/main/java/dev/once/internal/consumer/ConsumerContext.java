@@ -4,10 +4,12 @@ import dev.once.internal.Listeners;
 import dev.once.internal.TxImpl;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.TransactionWaits;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.TransactionRunner;
 import dev.once.spi.Transport;
 import java.sql.Connection;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.function.Function;
 import javax.sql.DataSource;
 
@@ -19,6 +21,9 @@ import javax.sql.DataSource;
  * @param batchWaits the bounds a batch transaction sets with its markers, its first statement
  * @param newTx the handle a handler gets on the batch's connection
  * @param outboxCommitted called after a batch whose handlers published committed: wakes the relays
+ * @param inDatabaseAck the transport's acknowledgement in the batch's transaction, where it keeps
+ *     its messages in this database (the table queue on the same data source); empty: acknowledged
+ *     after the commit, through the receiver
  * @param lifecycle tells the {@code Once} that the consumer starts and stops
  */
 public record ConsumerContext(
@@ -32,6 +37,7 @@ public record ConsumerContext(
     Clock clock,
     Function<Connection, TxImpl> newTx,
     Runnable outboxCommitted,
+    Optional<InDatabaseAck> inDatabaseAck,
     Lifecycle lifecycle) {
 
   /** How a consumer tells its {@code Once} that it starts and stops. */

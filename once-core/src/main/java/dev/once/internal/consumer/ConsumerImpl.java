@@ -55,7 +55,9 @@ public final class ConsumerImpl implements Consumer {
 
   private Settlement newSettlement() {
     return new Settlement(
-        context.transport().receiver(config.destination(), config.consumerId()), config);
+        context.transport().receiver(config.destination(), config.consumerId()),
+        config,
+        context.inDatabaseAck().orElse(null));
   }
 
   @Override

@@ -19,9 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The transaction of one group of deliveries (see {@link Pipeline}): the markers in one {@code
  * INSERT … ON CONFLICT DO NOTHING}, then the handler of each delivery whose marker this transaction
- * inserted (see {@link DeliveryRunner}), the suspect levels the group clears, and one commit. A
- * failing handler's changes and marker are undone and the others commit together (see {@link
- * #firstUndo}). Returns what came of each delivery, or that a conflict rolled it back.
+ * inserted (see {@link DeliveryRunner}), the suspect levels the group clears, the acknowledgement
+ * where the transport takes it in this transaction ({@link Settlement#settleInTransaction}), and
+ * one commit. A failing handler's changes and marker are undone and the others commit together (see
+ * {@link #firstUndo}). Returns what came of each delivery, or that a conflict rolled it back.
  */
 final class GroupTransaction {
   private static final int SAVEPOINT_BATCHES_AFTER_FAILURE = 16;
@@ -72,12 +73,16 @@ final class GroupTransaction {
     this.runner = runner;
   }
 
-  /** One group's transaction and what it needs. */
+  /**
+   * One group's transaction and what it needs; {@code settlement} acknowledges in it where the
+   * transport can.
+   */
   record Batch(
       Group group,
       List<ReceivedEvent> events,
       Plan plan,
-      Tracing.Span[] spans) { // null: tracing is off
+      Tracing.Span[] spans, // null: tracing is off
+      Settlement settlement) {
 
     List<Delivery> deliveries() {
       return group.members();
@@ -186,6 +191,7 @@ final class GroupTransaction {
     if (!suspects.isEmpty()) { // the group commits: it did not crash its process
       context.dialect().attempts().clearSuspects(c, config.consumerId(), suspects);
     }
+    batch.settlement().settleInTransaction(c, handled); // last: no savepoint undoes it
     return handled;
   }
 

@@ -115,7 +115,7 @@ final class Pipeline {
       return new GroupEnd(Stage.BEFORE_COMMIT, null, e);
     }
     try {
-      result = transaction.commit(new Batch(g, run.events(), plan, run.spans()));
+      result = transaction.commit(new Batch(g, run.events(), plan, run.spans(), settlement));
     } catch (DeliveryCrashed e) {
       return run.failed(new GroupEnd(Stage.BEFORE_COMMIT, e.delivery, e.getCause()));
     } catch (RuntimeException | Error e) {

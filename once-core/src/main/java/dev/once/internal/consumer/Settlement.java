@@ -3,7 +3,10 @@ package dev.once.internal.consumer;
 import dev.once.ConsumerConfig;
 import dev.once.Outcome;
 import dev.once.spi.Delivery;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.Receiver;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,9 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A worker's receiver, and the one place where its deliveries are acknowledged, returned or
- * released: after a group's commit (acknowledged, or returned with the retry delay), after a
- * transient conflict (returned soon), after a crash (handed back), when the worker stops (released
- * unrun). Nothing else in the consumer calls {@code ack}, {@code nack} or {@code release}.
+ * released: in a group's transaction where the transport can ({@link InDatabaseAck}: the table
+ * queue on the consumer's own database), otherwise after its commit (acknowledged), after that
+ * commit (returned with the retry delay), after a transient conflict (returned soon), after a crash
+ * (handed back), when the worker stops (released unrun). Nothing else in the consumer calls {@code
+ * ack}, {@code nack}, {@code release} or {@code ackInTransaction}.
  */
 final class Settlement {
   private static final Logger log = LoggerFactory.getLogger(Settlement.class);
@@ -22,9 +27,13 @@ final class Settlement {
   private final Receiver receiver;
   private final ConsumerConfig config;
 
-  Settlement(Receiver receiver, ConsumerConfig config) {
+  /** Null: what came to an end is acknowledged after the commit, through the receiver. */
+  private final InDatabaseAck inTransaction;
+
+  Settlement(Receiver receiver, ConsumerConfig config, InDatabaseAck inTransaction) {
     this.receiver = receiver;
     this.config = config;
+    this.inTransaction = inTransaction;
   }
 
   /** The next batch: at most {@code batchSize} deliveries, waiting as the consumer is set to. */
@@ -38,16 +47,27 @@ final class Settlement {
   }
 
   /**
-   * After a group committed: acknowledges every delivery that came to an end in one call, and
-   * returns each retry with its attempt's delay.
+   * In a group's transaction on {@code c}, after its handlers ran, where the transport acknowledges
+   * in it: acknowledges every delivery that came to an end, in one statement that commits or rolls
+   * back with the markers and the handlers' work. Elsewhere nothing: {@link #settle} acknowledges
+   * after the commit.
    */
-  void settle(List<HandledDelivery> handled) {
-    List<Delivery> done = new ArrayList<>(handled.size());
-    for (HandledDelivery h : handled) {
-      if (h.outcome() != Outcome.RETRY) {
-        done.add(h.delivery());
+  void settleInTransaction(Connection c, List<HandledDelivery> handled) throws SQLException {
+    if (inTransaction != null) {
+      List<Delivery> done = ended(handled);
+      if (!done.isEmpty()) {
+        inTransaction.ackInTransaction(c, config.destination(), config.consumerId(), done);
       }
     }
+  }
+
+  /**
+   * After a group committed: acknowledges every delivery that came to an end in one call (unless
+   * the transaction did, {@link #settleInTransaction}), and returns each retry with its attempt's
+   * delay.
+   */
+  void settle(List<HandledDelivery> handled) {
+    List<Delivery> done = inTransaction == null ? ended(handled) : List.of();
     if (!done.isEmpty()) {
       receiver.ack(done);
     }
@@ -56,6 +76,17 @@ final class Settlement {
         receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
     }
+  }
+
+  /** The deliveries that came to an end: processed, duplicate, stale or dead-lettered. */
+  private static List<Delivery> ended(List<HandledDelivery> handled) {
+    List<Delivery> done = new ArrayList<>(handled.size());
+    for (HandledDelivery h : handled) {
+      if (h.outcome() != Outcome.RETRY) {
+        done.add(h.delivery());
+      }
+    }
+    return done;
   }
 
   /** A transient conflict rolled the group back: all of it comes back soon. */

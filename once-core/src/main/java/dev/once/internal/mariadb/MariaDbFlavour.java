@@ -35,7 +35,11 @@ public class MariaDbFlavour implements SqlFlavour {
   @Override
   public List<String> schemaResources() {
     return List.of(
-        "V1__once.sql", "V2__once_suspect.sql", "V3__once_request.sql", "V4__once_parked_key.sql");
+        "V1__once.sql",
+        "V2__once_suspect.sql",
+        "V3__once_request.sql",
+        "V4__once_parked_key.sql",
+        "V5__once_ordered_destination.sql");
   }
 
   @Override

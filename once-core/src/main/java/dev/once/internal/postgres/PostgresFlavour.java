@@ -49,7 +49,8 @@ public class PostgresFlavour implements SqlFlavour {
         "V5__once_suspect.sql",
         "V6__once_request.sql",
         "V7__once_trace.sql",
-        "V8__once_parked_key.sql");
+        "V8__once_parked_key.sql",
+        "V9__once_ordered_destination.sql");
   }
 
   /** One array parameter, whatever the size: one statement plan. */

@@ -4,6 +4,7 @@ import dev.once.Event;
 import dev.once.internal.Jdbc;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.JdbcStore;
+import dev.once.jdbc.KeyHold;
 import dev.once.jdbc.OutboxRow;
 import dev.once.jdbc.RelayClaim;
 import dev.once.jdbc.RelayPartitions;
@@ -32,22 +33,8 @@ public class PostgresStore extends JdbcStore {
 
   public PostgresStore(PostgresFlavour flavour) {
     super(flavour);
-    this.claimRelayBatch =
-        BEGIN_DUE_AND_SHARE
-            + """
-            SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
-              FROM (SELECT count(*)::int AS due FROM due) n,
-                   (SELECT coalesce(array_agg(p), '{}')::int[] AS locked FROM share) s;
-            SELECT %s
-              FROM once_outbox
-             WHERE sent_at IS NULL
-               AND cardinality(current_setting('once.relay_share')::int[]) > 0
-               AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
-               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-             ORDER BY id
-             LIMIT ?
-            """
-                .formatted(outboxRowColumns());
+    this.claimRelayBatch = claimRelayBatch("");
+    this.claimRelayBatchInKeyOrder = claimRelayBatch(HOLD);
     this.outboxInsertNotifying =
         outboxInsert().statement().strip() + ";\n" + PostgresFlavour.NOTIFY_FROM;
   }
@@ -78,6 +65,37 @@ public class PostgresStore extends JdbcStore {
 
   /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
   private final String claimRelayBatch;
+
+  /**
+   * The same with the key-ordered destinations' hold ({@link KeyHold}), in the due and the claim.
+   */
+  private final String claimRelayBatchInKeyOrder;
+
+  /** {@link KeyHold}'s condition over the key-ordered destinations, bound as one array. */
+  private static final String HOLD = KeyHold.condition("destination = ANY (?::text[])");
+
+  /**
+   * The three statements of {@link #claimRelayBatch} with {@code hold} after each due condition.
+   */
+  private String claimRelayBatch(String hold) {
+    return PostgresFlavour.BEGIN_ENGINE.strip()
+        + ";\n"
+        + dueAndShare(hold)
+        + """
+            SELECT n.due, s.locked, set_config('once.relay_share', s.locked::text, true)
+              FROM (SELECT count(*)::int AS due FROM due) n,
+                   (SELECT coalesce(array_agg(p), '{}')::int[] AS locked FROM share) s;
+            SELECT %s
+              FROM once_outbox
+             WHERE sent_at IS NULL
+               AND cardinality(current_setting('once.relay_share')::int[]) > 0
+               AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
+               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
+             ORDER BY id
+             LIMIT ?
+            """
+            .formatted(outboxRowColumns(), hold);
+  }
 
   private static final String INSERT_MARKERS =
       """
@@ -125,25 +143,22 @@ public class PostgresStore extends JdbcStore {
    * limit stops the tries: each is tried at most once and none is locked beyond the share.
    * Parameters: now, limit, relays, relays.
    */
-  private static final String DUE_AND_SHARE =
-      """
-      WITH due AS MATERIALIZED (
-        SELECT DISTINCT key_partition AS p FROM (
-          SELECT key_partition FROM once_outbox
-           WHERE sent_at IS NULL
-             AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-           ORDER BY id
-           LIMIT ?) oldest),
-      share AS MATERIALIZED (
-        SELECT p FROM (SELECT p FROM due ORDER BY random() OFFSET 0) shuffled
-         WHERE pg_try_advisory_xact_lock(%s, p)
-         LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
-      """
-          .formatted(PostgresFlavour.RELAY_LOCK_SPACE);
-
-  /** The engine's settings, then {@link #DUE_AND_SHARE}: the start of a relay batch's string. */
-  private static final String BEGIN_DUE_AND_SHARE =
-      PostgresFlavour.BEGIN_ENGINE.strip() + ";\n" + DUE_AND_SHARE;
+  private static String dueAndShare(String hold) {
+    return """
+        WITH due AS MATERIALIZED (
+          SELECT DISTINCT key_partition AS p FROM (
+            SELECT key_partition FROM once_outbox
+             WHERE sent_at IS NULL
+               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
+             ORDER BY id
+             LIMIT ?) oldest),
+        share AS MATERIALIZED (
+          SELECT p FROM (SELECT p FROM due ORDER BY random() OFFSET 0) shuffled
+           WHERE pg_try_advisory_xact_lock(%s, p)
+           LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
+        """
+        .formatted(hold, PostgresFlavour.RELAY_LOCK_SPACE);
+  }
 
   /**
    * The engine's settings, the due partitions and the locks on a share of them in one round trip:
@@ -152,16 +167,23 @@ public class PostgresStore extends JdbcStore {
    */
   @Override
   public RelayPartitions beginRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            BEGIN_DUE_AND_SHARE
+            PostgresFlavour.BEGIN_ENGINE.strip()
+                + ";\n"
+                + dueAndShare(keyOrdered.isEmpty() ? "" : HOLD)
                 + """
                 SELECT n.due, share.p
                   FROM (SELECT count(*)::int AS due FROM due) n LEFT JOIN share ON true
                 """)) {
-      Jdbc.bind(ps, beginParameters(waits, now, limit, relays));
+      Jdbc.bind(ps, beginParameters(waits, now, limit, relays, keyOrdered));
       int due = 0;
       List<Integer> locked = new ArrayList<>();
       try (ResultSet rs = secondResult(ps)) {
@@ -189,10 +211,21 @@ public class PostgresStore extends JdbcStore {
    */
   @Override
   public RelayClaim claimRelayBatch(
-      Connection c, TransactionWaits waits, Instant now, int limit, int relays)
+      Connection c,
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(claimRelayBatch)) {
-      Jdbc.bind(ps, beginParameters(waits, now, limit, relays, now, limit));
+    boolean ordered = !keyOrdered.isEmpty();
+    try (PreparedStatement ps =
+        c.prepareStatement(ordered ? claimRelayBatchInKeyOrder : claimRelayBatch)) {
+      Object[] claim =
+          ordered
+              ? new Object[] {now, keyOrdered(keyOrdered), now, limit}
+              : new Object[] {now, limit};
+      Jdbc.bind(ps, beginParameters(waits, now, limit, relays, keyOrdered, claim));
       ps.execute();
       RelayPartitions partitions;
       try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
@@ -213,20 +246,33 @@ public class PostgresStore extends JdbcStore {
     }
   }
 
-  /** The parameters of the settings and of {@link #DUE_AND_SHARE}, then {@code more}. */
+  /**
+   * The parameters of the settings and of {@link #dueAndShare} (with the hold's when {@code
+   * keyOrdered} is not empty), then {@code more}.
+   */
   private static Object[] beginParameters(
-      TransactionWaits waits, Instant now, int limit, int relays, Object... more) {
-    Object[] begin = {
-      PostgresFlavour.millis(waits.lockWait()),
-      PostgresFlavour.millis(waits.idleInTransaction()),
-      now,
-      limit,
-      relays,
-      relays
-    };
-    Object[] all = java.util.Arrays.copyOf(begin, begin.length + more.length);
-    System.arraycopy(more, 0, all, begin.length, more.length);
-    return all;
+      TransactionWaits waits,
+      Instant now,
+      int limit,
+      int relays,
+      Set<String> keyOrdered,
+      Object... more) {
+    List<Object> all = new ArrayList<>();
+    all.add(PostgresFlavour.millis(waits.lockWait()));
+    all.add(PostgresFlavour.millis(waits.idleInTransaction()));
+    all.add(now);
+    if (!keyOrdered.isEmpty()) {
+      all.add(keyOrdered(keyOrdered));
+      all.add(now);
+    }
+    all.addAll(List.of(limit, relays, relays));
+    all.addAll(java.util.Arrays.asList(more));
+    return all.toArray();
+  }
+
+  /** The key-ordered destinations as the array {@link #HOLD} binds. */
+  private static String[] keyOrdered(Set<String> keyOrdered) {
+    return keyOrdered.toArray(new String[0]);
   }
 
   /** The next statement's rows of {@code ps}, run already; {@code what} names them in the error. */

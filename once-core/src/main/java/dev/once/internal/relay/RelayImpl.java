@@ -32,6 +32,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,13 @@ public final class RelayImpl implements Relay {
    */
   private final InDatabasePublish inDatabase;
 
+  /**
+   * The transport takes a batch whole or not at all (it keeps its messages in a database): a key's
+   * rows of a key-ordered destination may go in one batch. Through a broker that confirms each
+   * message on its own, a key's next row waits for the next batch.
+   */
+  private final boolean wholeBatches;
+
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
 
@@ -76,8 +84,12 @@ public final class RelayImpl implements Relay {
 
   private final EngineThread thread = new EngineThread("once-relay");
 
-  /** An outbox row; {@code malformed} says why it does not decode (then event is a stand-in). */
-  private record Row(long id, Event event, Instant createdAt, int attempts, String malformed) {}
+  /**
+   * An outbox row; {@code malformed} says why it does not decode (then event is a stand-in); {@code
+   * orderedKey} its destination and key when the destination is key-ordered, else null.
+   */
+  private record Row(
+      long id, Event event, Instant createdAt, int attempts, String malformed, String orderedKey) {}
 
   public RelayImpl(OnceImpl once) {
     this.once = once;
@@ -90,6 +102,8 @@ public final class RelayImpl implements Relay {
             .capability(InDatabasePublish.class)
             .filter(p -> p.publishesIn(once.givenDataSource()))
             .orElse(null);
+    this.wholeBatches = once.transport().capability(InDatabasePublish.class).isPresent();
+    once.keyOrdered().load();
   }
 
   @Override
@@ -98,8 +112,16 @@ public final class RelayImpl implements Relay {
     Connection c = null;
     try {
       c = once.dataSource().getConnection();
+      Set<String> keyOrdered = once.keyOrdered().current(c);
       c.setAutoCommit(false);
-      List<Row> rows = parkMalformed(c, claim(c));
+      List<Row> claimed = claim(c, keyOrdered);
+      List<Row> rows =
+          parkMalformed(
+              c,
+              keyOrdered.isEmpty()
+                  ? claimed
+                  : KeyOrderBatch.publishable(
+                      claimed, Row::orderedKey, r -> r.malformed() != null, !wholeBatches));
       if (rows.isEmpty()) {
         c.commit();
         return 0;
@@ -114,10 +136,10 @@ public final class RelayImpl implements Relay {
                 ? inDatabase.publishInTransaction(c, events)
                 : once.transport().publish(events, config.confirmTimeout());
       } catch (RuntimeException | Error e) {
-        endSpans(spans, null, e);
+        Spans.endSends(spans, null, e);
         throw e;
       }
-      endSpans(spans, result, null);
+      Spans.endSends(spans, result, null);
       List<Row> confirmed = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         if (result.isConfirmed(i)) {
@@ -150,29 +172,6 @@ public final class RelayImpl implements Relay {
     }
   }
 
-  private static void endSpans(Tracing.Span[] spans, PublishResult result, Throwable error) {
-    if (spans == null) {
-      return;
-    }
-    for (int i = 0; i < spans.length; i++) {
-      if (error != null) {
-        spans[i].error(error);
-      } else if (!result.isConfirmed(i)) {
-        spans[i].error(new PublishRefused());
-      }
-      spans[i].end();
-    }
-  }
-
-  /**
-   * What a send span records for a message the broker did not confirm (no reason: it may quote).
-   */
-  private static final class PublishRefused extends RuntimeException {
-    PublishRefused() {
-      super(null, null, false, false);
-    }
-  }
-
   /**
    * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
    * claims their rows: all of them when this relay is alone in its process, a random share when
@@ -180,7 +179,7 @@ public final class RelayImpl implements Relay {
    * processes get what is left. One round trip where the dialect can (see {@code
    * StoreDialect#claimRelayBatch}).
    */
-  private List<Row> claim(Connection c) throws SQLException {
+  private List<Row> claim(Connection c, Set<String> keyOrdered) throws SQLException {
     // Losing this transaction's commit in a database crash only means publishing again.
     RelayClaim claim =
         dialect
@@ -190,7 +189,8 @@ public final class RelayImpl implements Relay {
                 once.relayWaits(),
                 config.clock().instant(),
                 config.relayBatchSize(),
-                once.runningRelays());
+                once.runningRelays(),
+                keyOrdered);
     RelayPartitions partitions = claim.partitions();
     contended = partitions.due() > 0 && partitions.locked().isEmpty();
     more =
@@ -200,7 +200,8 @@ public final class RelayImpl implements Relay {
     for (OutboxRow r : claim.rows()) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
       String malformed = d.isMalformed() ? d.malformed() : notPublishable(d.event());
-      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed));
+      String orderedKey = KeyOrderBatch.orderedKey(r.message(), keyOrdered);
+      rows.add(new Row(r.id(), d.event(), r.createdAt(), r.attempts(), malformed, orderedKey));
     }
     return rows;
   }

@@ -36,7 +36,7 @@ public class OnceConsumerProperties {
 
   /**
    * Whether a key's events take effect one at a time in publish order, a failing one parking only
-   * its key ({@link ConsumerBuilder#ordered}; the table queue on PostgreSQL). Unset: unordered.
+   * its key ({@link ConsumerBuilder#ordered}; the table queue). Unset: unordered.
    */
   private Boolean ordered;
 

@@ -1,0 +1,44 @@
+package dev.once.spi;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * A capability of a {@link Transport} that keeps its messages in a database (the table queue), so
+ * that a consumer on that database acknowledges a batch in the batch's own transaction: the
+ * deliveries that came to an end (processed, duplicate, stale, dead-lettered) are removed by the
+ * transaction that inserts their markers and runs their handlers, and are gone if and only if it
+ * commits. No acknowledgement follows the commit, so there is no window between the two: a crash
+ * before the commit leaves the deliveries claimed (they come back when their claim runs out, their
+ * markers absent), a crash after it leaves nothing to redeliver. Deliveries returned for a retry
+ * are still returned after the commit, through the {@link Receiver}.
+ */
+public interface InDatabaseAck {
+
+  /**
+   * Whether this transport keeps its messages in the database behind {@code dataSource} and
+   * acknowledges in the transactions of a consumer on it. The table queue says true for the data
+   * source it was built on (the same object).
+   *
+   * @param dataSource the data source of the Once instance whose consumer asks
+   */
+  boolean acksIn(DataSource dataSource);
+
+  /**
+   * Acknowledges {@code deliveries}, handed out by a receiver of {@code consumerId} on {@code
+   * destination}, as part of the caller's open transaction on {@code c} (a connection of the data
+   * source for which {@link #acksIn} said true); as {@link Receiver#ack} does, but in that
+   * transaction: they are acknowledged if and only if it commits.
+   *
+   * @param c the consumer's connection, in its batch transaction
+   * @param destination the destination the receiver was made for
+   * @param consumerId the consumer group the receiver was made for
+   * @param deliveries deliveries of that group, none acknowledged yet
+   * @throws SQLException if the statement fails; the caller rolls its transaction back
+   */
+  void ackInTransaction(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException;
+}
