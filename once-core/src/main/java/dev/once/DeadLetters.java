@@ -100,4 +100,42 @@ public interface DeadLetters {
       java.util.function.Consumer<BrokerMove> progress) {
     throw new UnsupportedOperationException("moveFromBroker");
   }
+
+  /**
+   * A page of the keys ordered consumers parked behind a dead letter, ordered by the head's
+   * dead-letter id: at most {@code limit}, those with an id above {@code afterId} (0 for the first
+   * page, then the last id of the previous page), each with the events waiting behind it.
+   *
+   * @param consumerId only this consumer group's; null: every group's
+   * @param key only this key; null: every key
+   */
+  default List<ParkedKey> parkedKeys(String consumerId, String key, long afterId, int limit) {
+    return List.of();
+  }
+
+  /** The parked keys these dead letters head (a dead letter that heads none is left out). */
+  default List<ParkedKey> parkedKeysHeadedBy(List<Long> deadLetterIds) {
+    return List.of();
+  }
+
+  /**
+   * Replays the head of each key {@code consumerId} (null: any ordered consumer) parked under
+   * {@code key}: as {@link #replay} of its dead letter, the head goes back to its old place and the
+   * key is released in the same transaction, so the head runs first and then the events behind it,
+   * in order. Returns the keys released (with the events that were behind each); refused as {@link
+   * #replay} is for a head older than the replay horizon.
+   */
+  default List<ParkedKey> replayKey(String consumerId, String key, String actor, String reason) {
+    throw new UnsupportedOperationException("replayKey");
+  }
+
+  /**
+   * Discards a whole parked key: its head's dead letter is discarded and the events waiting behind
+   * it are <b>deleted</b> from the queue (each recorded in the action log under its own event id),
+   * and the key is released, in one transaction. Events of the key enqueued after that run as
+   * usual. Returns the keys discarded, each with the number of events deleted behind it.
+   */
+  default List<ParkedKey> discardKey(String consumerId, String key, String actor, String reason) {
+    throw new UnsupportedOperationException("discardKey");
+  }
 }

@@ -32,6 +32,9 @@ final class Examples {
               "once dead-letters list", "once dead-letters list --consumer warehouse --since 2h"),
           Map.entry("once dead-letters show", "once dead-letters show 3-7 12 --mask card,email"),
           Map.entry(
+              "once dead-letters keys",
+              "once dead-letters keys --consumer order-status --limit 20"),
+          Map.entry(
               "once dead-letters replay",
               "once dead-letters replay 3-7 --reason \"bug 1234 fixed\""),
           Map.entry(

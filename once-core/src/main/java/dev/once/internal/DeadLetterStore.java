@@ -7,10 +7,12 @@ import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
 import dev.once.DeadLetters;
 import dev.once.OnceException;
+import dev.once.ParkedKey;
 import dev.once.StoreException;
 import dev.once.jdbc.DeadLetterQuery;
 import dev.once.jdbc.DeadLettersDialect;
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.ParkedKeyQuery;
 import dev.once.spi.BrokerDeadLetter;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Replay;
@@ -23,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -146,23 +149,32 @@ public final class DeadLetterStore implements DeadLetters {
     }
     List<DeadLetter> done = new ArrayList<>();
     for (DeadLetter d : selected) {
-      if (resolveOne(d, action, actor, why)) {
+      if (resolveOne(d, action, actor, why, null).isPresent()) {
         done.add(d);
       }
     }
     return done;
   }
 
-  private boolean resolveOne(DeadLetter d, String action, String actor, String why) {
+  /**
+   * Resolves one dead letter in one transaction: its status, the action, and what follows from it.
+   * A transport that keeps its messages in this database replays in the same transaction (a
+   * replayed head of a parked key goes back to its place, the key released); {@code wholeKey}
+   * (discards only) deletes the events behind the key too. Empty if somebody else resolved it
+   * meanwhile, else the number of events deleted behind it.
+   */
+  private OptionalLong resolveOne(
+      DeadLetter d, String action, String actor, String why, ParkedKey wholeKey) {
     String status = action.equals("replay") ? "replayed" : "discarded";
     Replay inThisTransaction = d.isRelay() ? null : inDatabaseReplay();
     Instant now = clock.instant();
+    long dropped = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
         if (!deadLetters.resolveDeadLetter(c, d.id(), status, now)) {
           c.rollback(); // somebody else resolved it meanwhile
-          return false;
+          return OptionalLong.empty();
         }
         String eventId = d.event().id().value();
         deadLetters.insertDeadLetterAction(
@@ -180,13 +192,18 @@ public final class DeadLetterStore implements DeadLetters {
             publish(d);
           }
         } else {
+          if (wholeKey != null) {
+            String with = "with parked key " + wholeKey.key() + " behind event " + eventId;
+            DeadLetterAction each =
+                new DeadLetterAction(action, actor, why == null ? with : with + ": " + why, now);
+            dropped = deadLetters.dropBehindParkedKey(c, wholeKey, each);
+          }
           deadLetters.releaseParkedKey(c, d.consumerId(), eventId);
         }
         c.commit();
         if (inThisTransaction != null && action.equals("replay")) {
           inThisTransaction.redeliveredInTransaction();
         }
-        return true;
       } catch (SQLException | RuntimeException e) {
         Jdbc.rollbackQuietly(c);
         throw e;
@@ -194,6 +211,62 @@ public final class DeadLetterStore implements DeadLetters {
     } catch (SQLException e) {
       throw new StoreException("resolve dead letter " + d.id(), e);
     }
+    return OptionalLong.of(dropped);
+  }
+
+  @Override
+  public List<ParkedKey> parkedKeys(String consumerId, String key, long afterId, int limit) {
+    ParkedKeyQuery q =
+        new ParkedKeyQuery(consumerId, key, null, afterId == 0 ? -1 : afterId, limit);
+    return read("list parked keys", c -> deadLetters.parkedKeys(c, q));
+  }
+
+  @Override
+  public List<ParkedKey> parkedKeysHeadedBy(List<Long> deadLetterIds) {
+    if (deadLetterIds.isEmpty()) {
+      return List.of();
+    }
+    ParkedKeyQuery q = new ParkedKeyQuery(null, null, deadLetterIds, 0, deadLetterIds.size());
+    return read("list parked keys", c -> deadLetters.parkedKeys(c, q));
+  }
+
+  @Override
+  public List<ParkedKey> replayKey(String consumerId, String key, String actor, String reason) {
+    List<ParkedKey> keys = keysToResolve(consumerId, key);
+    List<Long> ids = keys.stream().map(ParkedKey::deadLetterId).toList();
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    DeadLetterFilter heads = DeadLetterFilter.open().ids(ids).limit(ids.size());
+    List<Long> replayed = replay(heads, actor, reason).stream().map(DeadLetter::id).toList();
+    return keys.stream().filter(k -> replayed.contains(k.deadLetterId())).toList();
+  }
+
+  @Override
+  public List<ParkedKey> discardKey(String consumerId, String key, String actor, String reason) {
+    List<ParkedKey> done = new ArrayList<>();
+    for (ParkedKey k : keysToResolve(consumerId, key)) {
+      Optional<DeadLetter> head = get(k.deadLetterId()).filter(DeadLetter::isOpen);
+      head.flatMap(d -> box(resolveOne(d, "discard", actor, reason, k)))
+          .ifPresent(n -> done.add(k.withEventsBehind(n)));
+    }
+    return done;
+  }
+
+  private static Optional<Long> box(OptionalLong n) {
+    return n.isPresent() ? Optional.of(n.getAsLong()) : Optional.empty();
+  }
+
+  /**
+   * The parked keys named, those with a dead letter at their head (a replay or discard needs it).
+   */
+  private List<ParkedKey> keysToResolve(String consumerId, String key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null: name the parked key to resolve");
+    }
+    return parkedKeys(consumerId, key, 0, 10_000).stream()
+        .filter(k -> k.deadLetterId() > 0)
+        .toList();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.once.DeadLetterAction;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetterGroup;
 import dev.once.Event;
+import dev.once.ParkedKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -62,5 +63,23 @@ public interface DeadLettersDialect {
   default boolean releaseParkedKey(Connection c, String consumerId, String eventId)
       throws SQLException {
     return false;
+  }
+
+  /**
+   * The keys ordered consumer groups parked that the query selects, each with its head's
+   * dead-letter id and the events waiting behind it, ordered by that id. The default finds none.
+   */
+  default List<ParkedKey> parkedKeys(Connection c, ParkedKeyQuery query) throws SQLException {
+    return List.of();
+  }
+
+  /**
+   * Deletes the events waiting behind a parked key (the key itself stays parked: the caller
+   * releases it), each recorded in the action log under its own event id as {@code action}; returns
+   * how many. The default finds none.
+   */
+  default int dropBehindParkedKey(Connection c, ParkedKey key, DeadLetterAction action)
+      throws SQLException {
+    return 0;
   }
 }

@@ -7,6 +7,7 @@ import dev.once.DeadLetterGroup;
 import dev.once.DeadLetterStatus;
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.ParkedKey;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,10 +26,12 @@ public class JdbcDeadLetters implements DeadLettersDialect {
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
+  private final ParkedKeyStatements parked;
 
   public JdbcDeadLetters(SqlFlavour flavour) {
     this.flavour = flavour;
     this.sql = new Sql(flavour);
+    this.parked = new ParkedKeyStatements(flavour, sql);
   }
 
   /**
@@ -293,5 +296,16 @@ public class JdbcDeadLetters implements DeadLettersDialect {
             consumerId,
             eventId)
         > 0;
+  }
+
+  @Override
+  public List<ParkedKey> parkedKeys(Connection c, ParkedKeyQuery query) throws SQLException {
+    return parked.list(c, query);
+  }
+
+  @Override
+  public int dropBehindParkedKey(Connection c, ParkedKey key, DeadLetterAction action)
+      throws SQLException {
+    return parked.dropBehind(c, key, action);
   }
 }

@@ -84,15 +84,12 @@ public class JdbcStatus implements StatusDialect {
             """
             SELECT consumer_group, sum(behind) AS waiting, count(*) AS parked,
                    min(parked_at) AS oldest
-              FROM (SELECT p.consumer_group, p.parked_at,
-                           (SELECT count(*) FROM once_queue q
-                             WHERE q.consumer_group = p.consumer_group
-                               AND q.destination = p.destination
-                               AND q.event_key = p.event_key) AS behind
+              FROM (SELECT p.consumer_group, p.parked_at, %s AS behind
                       FROM once_parked_key p) k
              GROUP BY consumer_group
              ORDER BY consumer_group
-            """));
+            """
+                .formatted(ParkedKeyStatements.BEHIND)));
   }
 
   /** Rows (name, waiting, parked, oldest). */

@@ -158,6 +158,7 @@ final class Api implements HttpHandler {
     m.put("rate_source", sampler.exact() ? "listener" : "database");
     m.put("consumers", consumers);
     m.put("outbox", latest.status().outbox().stream().map(Views::outbox).toList());
+    m.put("parked_keys", latest.status().parkedKeys().stream().map(Views::parkedKeys).toList());
     m.put("operations", ops.states().stream().map(Views::state).toList());
     m.put(
         "dead_letters_open",

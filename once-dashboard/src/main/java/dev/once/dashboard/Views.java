@@ -43,6 +43,16 @@ final class Views {
     return m;
   }
 
+  /** An ordered consumer's parked keys: how many, the events behind them, the oldest's age. */
+  static Map<String, Object> parkedKeys(WorkloadStatus.Backlog b) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("consumer", b.name());
+    m.put("parked", b.parked());
+    m.put("waiting", b.waiting());
+    m.put("oldest_seconds", Json.seconds(b.oldestAge()));
+    return m;
+  }
+
   static Map<String, Object> state(OperationStatus.StateCount s) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", s.state().name());

@@ -102,6 +102,35 @@ class DashboardApiTest {
     assertThat(ops.get("uncertain").get(0).get("age_seconds").asDouble()).isGreaterThan(290);
   }
 
+  /** Two keys parked behind dead letters 1 and 2 an hour ago, three events behind one of them. */
+  @Test
+  void theOverviewShowsParkedKeysPerConsumer() {
+    start(false, 2);
+    rig.db.execute(
+        """
+        INSERT INTO once_parked_key
+               (consumer_group, destination, event_key, event_id, head_id, parked_at)
+        VALUES ('warehouse', 'orders', '1', 'order-paid:1', 1, now() - interval '1 hour'),
+               ('warehouse', 'orders', '2', 'order-paid:2', 2, now() - interval '1 minute')
+        """);
+    rig.db.execute(
+        """
+        INSERT INTO once_queue (consumer_group, event_id, destination, event_key, event_type,
+                                payload, enqueued_at, visible_at, in_key_order)
+        SELECT 'warehouse', 'order-paid:1:' || g, 'orders', '1', 'OrderPaid', '\\x7b7d',
+               now(), now(), true
+          FROM generate_series(1, 3) g
+        """);
+    rig.dashboard.sampleNow();
+
+    JsonNode keys = client.get("api/overview").json().get("parked_keys");
+    assertThat(keys.size()).isEqualTo(1);
+    assertThat(keys.get(0).get("consumer").asText()).isEqualTo("warehouse");
+    assertThat(keys.get(0).get("parked").asLong()).isEqualTo(2);
+    assertThat(keys.get(0).get("waiting").asLong()).isEqualTo(3);
+    assertThat(keys.get(0).get("oldest_seconds").asDouble()).isBetween(3590.0, 3900.0);
+  }
+
   @Test
   void theOverviewSaysNullForBrokerDeadLettersWhereTheTransportCannotTell() {
     rig =

@@ -24,10 +24,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Gauges read from the database every {@code interval} (one {@link WorkloadStatus} query per round,
  * whatever the number of scrapes): oldest pending age and size of the outbox (per destination), the
- * table queue (per consumer group), the retry backlog (per consumer), and the open dead letters
- * (per consumer). A name seen once keeps reporting, as 0 when it has nothing. A scrape never reads
- * the database: {@code once.workload.age} says how long ago the values were read (seconds); it
- * grows while the database does not answer.
+ * table queue (per consumer group), the retry backlog (per consumer), the open dead letters (per
+ * consumer), and the keys an ordered consumer parked (per consumer: how many, the oldest's age, the
+ * events waiting behind them). A name seen once keeps reporting, as 0 when it has nothing. A scrape
+ * never reads the database: {@code once.workload.age} says how long ago the values were read
+ * (seconds); it grows while the database does not answer.
  */
 public final class WorkloadGauges implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkloadGauges.class);
@@ -96,6 +97,27 @@ public final class WorkloadGauges implements AutoCloseable {
         null,
         "consumer",
         WorkloadStatus::deadLetters,
+        b -> b.waiting());
+    add(
+        registry,
+        "once.keys.parked",
+        null,
+        "consumer",
+        WorkloadStatus::parkedKeys,
+        b -> b.parked());
+    add(
+        registry,
+        "once.keys.oldest.age",
+        "seconds",
+        "consumer",
+        WorkloadStatus::parkedKeys,
+        WorkloadGauges::age);
+    add(
+        registry,
+        "once.keys.waiting",
+        null,
+        "consumer",
+        WorkloadStatus::parkedKeys,
         b -> b.waiting());
     io.micrometer.core.instrument.Gauge.builder(
             "once.workload.age", this, g -> (System.nanoTime() - g.readAtNanos) / 1e9)

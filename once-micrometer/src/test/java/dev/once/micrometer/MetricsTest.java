@@ -97,6 +97,67 @@ class MetricsTest {
     }
   }
 
+  /** An ordered consumer's poisoned key: one key parked, two events behind it, its age growing. */
+  @Test
+  void parkedKeysAreGaugedPerConsumer() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (TestDatabase db = TestDatabase.local();
+        TableQueueTransport transport = TableQueueTransport.create(db.dataSource());
+        Once once =
+            Once.builder()
+                .dataSource(db.dataSource())
+                .transport(transport)
+                .destinations("orders")
+                .build();
+        WorkloadGauges gauges = WorkloadGauges.bind(registry, once::status, Duration.ofHours(1))) {
+      Consumer consumer =
+          once.consumer("warehouse")
+              .subscribe(
+                  "orders",
+                  (tx, e) -> {
+                    if (e.id().value().equals("order-status:3:1")) {
+                      throw new IllegalStateException("poison");
+                    }
+                  })
+              .retry(RetryPolicy.builder().maxAttempts(1).backoff(ms(1), ms(1)).build())
+              .idleWait(ms(50))
+              .ordered()
+              .build();
+      for (int step = 1; step <= 3; step++) {
+        for (int order = 1; order <= 3; order++) {
+          EventId id = EventId.of("order-status", order, step);
+          String key = Integer.toString(order);
+          once.inTransaction(tx -> tx.publish(Event.of(id, "orders", key, "OrderStatus", "{}")));
+        }
+      }
+      once.newRelay().runOnce();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                consumer.runOnce();
+                return db.count("SELECT count(*) FROM once_queue") == 2
+                    && db.count("SELECT count(*) FROM once_parked_key") == 1;
+              });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                gauges.refresh();
+                return gauge(registry, "once.keys.oldest.age", "consumer", "warehouse") > 0.04;
+              });
+
+      assertThat(gauge(registry, "once.keys.parked", "consumer", "warehouse")).isEqualTo(1);
+      assertThat(gauge(registry, "once.keys.waiting", "consumer", "warehouse")).isEqualTo(2);
+      assertThat(gauge(registry, "once.dead.letters", "consumer", "warehouse")).isEqualTo(1);
+
+      once.deadLetters().discardKey("warehouse", "3", "test", "cancelled");
+      gauges.refresh();
+      assertThat(gauge(registry, "once.keys.parked", "consumer", "warehouse")).isZero();
+      assertThat(gauge(registry, "once.keys.waiting", "consumer", "warehouse")).isZero();
+    }
+  }
+
   @Test
   void aTransientRollbackIsCountedPerConsumerAndSqlState() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -8,6 +8,7 @@ import dev.once.app.common.Flags;
 import dev.once.app.common.Logging;
 import dev.once.app.common.Migrations;
 import dev.once.app.common.TransportOptions;
+import dev.once.app.common.UserError;
 import dev.once.app.metrics.WorkerMetrics;
 import dev.once.app.ops.DashboardOptions;
 import dev.once.dashboard.Dashboard;
@@ -67,11 +68,21 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--poison-rate",
-      defaultValue = "0",
       description =
           "Share of orders the warehouse handler fails on every time: each must end as exactly one"
-              + " dead letter, without a dispatch job or a notification (default ${DEFAULT-VALUE}).")
-  double poisonRate;
+              + " dead letter, without a dispatch job or a notification (default 0; with --ordered,"
+              + " the share of orders with a status that fails until fixed, default 0.02).")
+  Double poisonRate;
+
+  @Option(
+      names = "--ordered",
+      description =
+          "Run the ordered-consumer demo instead (table queue on PostgreSQL): five order-status"
+              + " events per order through an ordered consumer, workers crashing before and after"
+              + " commit, a poisoned status parking its order's key until it is fixed and the key"
+              + " replayed. Exit code 0 only if every status took effect once, in publish order"
+              + " (out-of-order effects: 0), and no key is left parked.")
+  boolean ordered;
 
   @Option(
       names = "--lost-response-rate",
@@ -147,7 +158,7 @@ public final class DemoCommand implements Callable<Integer> {
             seed,
             crashRate,
             duplicateRate,
-            poisonRate,
+            poisonRate == null ? 0 : poisonRate,
             workers,
             Duration.ofSeconds(timeoutSeconds),
             lostResponseRate,
@@ -155,6 +166,9 @@ public final class DemoCommand implements Callable<Integer> {
     dashboardOptions.check();
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
+    if (ordered) {
+      return runOrdered(settings, progress);
+    }
     try (Database database = db.open(workers * 5 + 12)) {
       progress.println(
           "once demo: "
@@ -168,7 +182,7 @@ public final class DemoCommand implements Callable<Integer> {
               + ", duplicate rate "
               + duplicateRate
               + ", poison rate "
-              + poisonRate
+              + (poisonRate == null ? 0 : poisonRate)
               + ", up to "
               + settings.maxAttempts()
               + " attempts per delivery"
@@ -221,6 +235,41 @@ public final class DemoCommand implements Callable<Integer> {
                   .writeValueAsString(report.toJson(database.description(), transport.name())));
         } else {
           report.print(System.out, database.description(), transport.name());
+        }
+        return report.ok() ? 0 : 1;
+      }
+    }
+  }
+
+  private int runOrdered(DemoSettings settings, PrintStream progress) throws Exception {
+    if (lostResponseRate != null || metricsPort != null) {
+      throw new UserError(
+          "--ordered takes --events, --seed, --crash-rate, --poison-rate,"
+              + " --workers, --timeout, --json and the database options only");
+    }
+    double poison = poisonRate == null ? 0.02 : poisonRate;
+    try (Database database = db.open(settings.workers() + 12)) {
+      progress.println(
+          "once demo --ordered: "
+              + events
+              + " orders on "
+              + database.description()
+              + ", crash rate "
+              + crashRate
+              + ", poison rate "
+              + poison
+              + ", seed "
+              + seed);
+      Migrations.apply(database.dataSource());
+      try (DemoRunLock lock = DemoRunLock.take(database.dataSource(), database.description());
+          Transport transport =
+              transportOptions.open(database.dataSource(), Duration.ofSeconds(2))) {
+        OrderedDemo.Report report =
+            new OrderedDemo(database.dataSource(), transport, settings, poison, progress).run();
+        if (json) {
+          System.out.println(new ObjectMapper().writeValueAsString(report.toJson()));
+        } else {
+          report.print(System.out);
         }
         return report.ok() ? 0 : 1;
       }

@@ -3,6 +3,7 @@ package dev.once.app.ops;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
+import dev.once.ParkedKey;
 import dev.once.app.common.TransportOptions;
 import dev.once.app.common.UserError;
 import java.net.InetAddress;
@@ -37,15 +38,31 @@ final class DeadLetterResolutions {
     @Option(names = "--reason", description = "Why, recorded with the action.")
     String reason;
 
+    @Option(
+        names = "--key",
+        description =
+            "Act on the whole key an ordered consumer parked (with --consumer: that group's only),"
+                + " instead of dead letters: see the subcommand's description.")
+    String key;
+
     @Mixin TransportOptions transport;
 
     abstract List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor);
+
+    /** The whole parked key's resolution: the keys acted on. */
+    abstract List<ParkedKey> actOnKey(DeadLetters d, String consumer, String actor);
+
+    /** One line per key acted on. */
+    abstract String keyLine(ParkedKey k);
 
     /** What was done, in the past tense: "replayed", "discarded". */
     abstract String done();
 
     @Override
     public Integer call() {
+      if (key != null) {
+        return callOnKey();
+      }
       DeadLetterFilter f = filter("dead", ids);
       if (f.isUnfiltered() && !all) {
         throw new UserError(
@@ -76,6 +93,34 @@ final class DeadLetterResolutions {
       }
       notes.forEach(n -> System.err.println("once: " + n));
       return notes.isEmpty() ? 0 : 1;
+    }
+
+    private Integer callOnKey() {
+      DeadLetterFilter f = filters.filter(null);
+      if (ids != null && !ids.isEmpty()
+          || f.eventId() != null
+          || f.type() != null
+          || f.fingerprint() != null
+          || f.from() != null
+          || f.to() != null) {
+        throw new UserError(
+            "--key names a whole parked key: give it alone, or with --consumer (ids and the other"
+                + " filters select dead letters)");
+      }
+      String who = actor != null ? actor : defaultActor();
+      List<ParkedKey> done = withDeadLetters(d -> actOnKey(d, f.consumerId(), who), transport);
+      done.forEach(k -> System.out.println(keyLine(k)));
+      if (done.isEmpty()) {
+        System.err.println(
+            "once: no key '"
+                + key
+                + "' is parked"
+                + (f.consumerId() == null ? "" : " by consumer " + f.consumerId())
+                + " behind an open dead letter ('once dead-letters keys' lists them): nothing "
+                + done());
+        return 1;
+      }
+      return 0;
     }
 
     /** {@code replayed dead letter 7 (event order-paid:2, consumer warehouse)}. */
@@ -115,9 +160,14 @@ final class DeadLetterResolutions {
 
   @Command(
       name = "replay",
-      description =
-          "Publish the selected open dead letters again, same event id (a consumer that processed"
-              + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.")
+      description = {
+        "Publish the selected open dead letters again, same event id (a consumer that processed"
+            + " the event meanwhile sees a DUPLICATE); relay dead letters go back to the outbox.",
+        "The head of a key an ordered consumer parked goes back to its place, and the key is"
+            + " released in the same transaction: the head runs first, then the events behind it,"
+            + " in order. --key KEY replays the head of that parked key (of every ordered consumer"
+            + " that parked it, or of --consumer's)."
+      })
   static final class Replay extends Resolve {
     @Option(
         names = "--beyond-horizon",
@@ -133,16 +183,70 @@ final class DeadLetterResolutions {
     }
 
     @Override
+    List<ParkedKey> actOnKey(DeadLetters d, String consumer, String actor) {
+      if (beyondHorizon) {
+        throw new UserError(
+            "--beyond-horizon replays dead letters by id: give the head's dead letter id as"
+                + " 'once dead-letters keys' prints it instead of --key");
+      }
+      return d.replayKey(consumer, key, actor, reason);
+    }
+
+    @Override
+    String keyLine(ParkedKey k) {
+      return "replayed parked key "
+          + k.key()
+          + " (consumer "
+          + k.consumerGroup()
+          + ", destination "
+          + k.destination()
+          + "): head event "
+          + k.headEventId()
+          + " runs first, then the "
+          + k.eventsBehind()
+          + " events behind it";
+    }
+
+    @Override
     String done() {
       return "replayed";
     }
   }
 
-  @Command(name = "discard", description = "Close the selected open dead letters without replay.")
+  @Command(
+      name = "discard",
+      description = {
+        "Close the selected open dead letters without replay. A discarded head of a key an"
+            + " ordered consumer parked releases the key: the events behind it run, in order.",
+        "--key KEY discards the whole parked key instead: its head's dead letter and the events"
+            + " waiting behind it, which are deleted from the queue (each recorded in the action"
+            + " log under its own event id), in one transaction; events of the key published"
+            + " afterwards run as usual."
+      })
   static final class Discard extends Resolve {
     @Override
     List<DeadLetter> act(DeadLetters d, DeadLetterFilter f, String actor) {
       return d.discard(f, actor, reason);
+    }
+
+    @Override
+    List<ParkedKey> actOnKey(DeadLetters d, String consumer, String actor) {
+      return d.discardKey(consumer, key, actor, reason);
+    }
+
+    @Override
+    String keyLine(ParkedKey k) {
+      return "discarded parked key "
+          + k.key()
+          + " (consumer "
+          + k.consumerGroup()
+          + ", destination "
+          + k.destination()
+          + "): head event "
+          + k.headEventId()
+          + " and the "
+          + k.eventsBehind()
+          + " events behind it, deleted";
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
 import dev.once.Once;
+import dev.once.ParkedKey;
 import dev.once.Tracing;
 import dev.once.app.common.Database;
 import dev.once.app.common.DatabaseOptions;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Parameters;
       DeadLettersCommand.Show.class,
       DeadLetterResolutions.Replay.class,
       DeadLetterResolutions.Discard.class,
+      ParkedKeysCommand.class,
       DeadLettersCommand.Move.class
     })
 public final class DeadLettersCommand {
@@ -149,14 +151,22 @@ public final class DeadLettersCommand {
       }
       // one more than shown: whether there is a next page, without counting them all
       DeadLetterFilter oneMore = f.limit(f.limit() + 1);
-      List<DeadLetter> found = withDeadLetters(d -> d.summaries(oneMore, after), transport);
+      Map<Long, ParkedKey> parked = new java.util.HashMap<>();
+      List<DeadLetter> found =
+          withDeadLetters(
+              d -> {
+                List<DeadLetter> some = d.summaries(oneMore, after);
+                parked.putAll(ParkedKeysCommand.headedBy(d, some));
+                return some;
+              },
+              transport);
       List<DeadLetter> page = found.size() > f.limit() ? found.subList(0, f.limit()) : found;
       Long next = found.size() > f.limit() ? page.get(page.size() - 1).id() : null;
       if (json) {
-        System.out.println(JSON.writeValueAsString(toJson(page, next)));
+        System.out.println(JSON.writeValueAsString(toJson(page, parked, next)));
         return 0;
       }
-      print(System.out, page);
+      print(System.out, page, parked);
       if (next != null) {
         System.out.printf(
             "more: once dead-letters list --after %d (with the same filters)%n",
@@ -221,7 +231,8 @@ public final class DeadLettersCommand {
       new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** The page as {@code list --json} prints it: keys as {@code status --json} names them. */
-  static Map<String, Object> toJson(List<DeadLetter> page, Long nextAfter) {
+  static Map<String, Object> toJson(
+      List<DeadLetter> page, Map<Long, ParkedKey> parked, Long nextAfter) {
     Map<String, Object> json = new java.util.LinkedHashMap<>();
     json.put(
         "dead_letters",
@@ -242,6 +253,8 @@ public final class DeadLettersCommand {
                   m.put("first_failed_at", String.valueOf(d.firstFailedAt()));
                   m.put("dead_at", String.valueOf(d.deadAt()));
                   m.put("resolved_at", d.resolvedAt() == null ? null : d.resolvedAt().toString());
+                  ParkedKey k = parked.get(d.id());
+                  m.put("parked_behind", k == null ? null : k.eventsBehind());
                   return m;
                 })
             .toList());
@@ -249,7 +262,7 @@ public final class DeadLettersCommand {
     return json;
   }
 
-  static void print(PrintStream out, List<DeadLetter> found) {
+  static void print(PrintStream out, List<DeadLetter> found, Map<Long, ParkedKey> parked) {
     out.printf(
         "%-6s %-12s %-28s %-16s %-8s %-12s %-20s %s%n",
         "ID", "CONSUMER", "EVENT", "TYPE", "ATTEMPTS", "FINGERPRINT", "DEAD AT", "ERROR");
@@ -265,9 +278,17 @@ public final class DeadLettersCommand {
           d.deadAt().toString().substring(0, 19),
           simpleName(d.errorClass())
               + (d.finalAttemptCrashed() ? " (final attempt crashed)" : "")
-              + (d.isOpen() ? "" : " [" + d.status() + "]"));
+              + (d.isOpen() ? "" : " [" + d.status() + "]")
+              + ParkedKeysCommand.mark(parked.get(d.id())));
     }
     out.printf("%d dead letters%n", found.size());
+    long heads = found.stream().filter(d -> parked.containsKey(d.id())).count();
+    if (heads > 0) {
+      out.printf(
+          "%d of them head a key an ordered consumer parked: its later events wait behind it"
+              + " ('once dead-letters keys')%n",
+          heads);
+    }
   }
 
   private static String simpleName(String className) {

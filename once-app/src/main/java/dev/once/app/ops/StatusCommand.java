@@ -204,8 +204,8 @@ public final class StatusCommand implements Callable<Integer> {
       section(out, "keys", s.parkedKeys());
       out.printf(
           "%n  keys: keys an ordered consumer parked behind a dead letter (PARKED), the events"
-              + " waiting behind them%n  (WAITING); replay or discard the dead letter to release"
-              + " its key in order.%n");
+              + " waiting behind them%n  (WAITING); 'once dead-letters keys' lists them; replay or"
+              + " discard the dead letter to release%n  its key in order.%n");
     }
   }
 

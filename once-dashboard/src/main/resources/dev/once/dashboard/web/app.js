@@ -140,6 +140,21 @@
       tr.appendChild(el('td', 'nothing pending', 'muted'));
       ob.appendChild(tr);
     }
+    const pk = $('#parked-keys tbody');
+    pk.replaceChildren();
+    (o.parked_keys || []).forEach((k) => {
+      const tr = el('tr');
+      cell(tr, k.consumer);
+      cell(tr, k.parked, 'num' + (k.parked > 0 ? ' bad' : ''));
+      cell(tr, k.waiting, 'num');
+      cell(tr, age(k.oldest_seconds), 'num');
+      pk.appendChild(tr);
+    });
+    if (!(o.parked_keys || []).length) {
+      const tr = el('tr');
+      tr.appendChild(el('td', 'no key parked', 'muted'));
+      pk.appendChild(tr);
+    }
     const chips = $('#op-states');
     chips.replaceChildren();
     const byState = {};
