@@ -194,14 +194,8 @@ final class DeadLetterResolutions {
 
     @Override
     String keyLine(ParkedKey k) {
-      return "replayed parked key "
-          + k.key()
-          + " (consumer "
-          + k.consumerGroup()
-          + ", destination "
-          + k.destination()
-          + "): head event "
-          + k.headEventId()
+      return "replayed "
+          + parkedKey(k)
           + " runs first, then the "
           + k.eventsBehind()
           + " events behind it";
@@ -236,14 +230,8 @@ final class DeadLetterResolutions {
 
     @Override
     String keyLine(ParkedKey k) {
-      return "discarded parked key "
-          + k.key()
-          + " (consumer "
-          + k.consumerGroup()
-          + ", destination "
-          + k.destination()
-          + "): head event "
-          + k.headEventId()
+      return "discarded "
+          + parkedKey(k)
           + " and the "
           + k.eventsBehind()
           + " events behind it, deleted";
@@ -263,5 +251,17 @@ final class DeadLetterResolutions {
       host = "unknown-host";
     }
     return System.getProperty("user.name", "unknown") + "@" + host;
+  }
+
+  /** "parked key K (consumer C, destination D): head event H", as both key lines begin. */
+  static String parkedKey(ParkedKey k) {
+    return "parked key "
+        + k.key()
+        + " (consumer "
+        + k.consumerGroup()
+        + ", destination "
+        + k.destination()
+        + "): head event "
+        + k.headEventId();
   }
 }
