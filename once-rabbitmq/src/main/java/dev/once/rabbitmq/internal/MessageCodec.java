@@ -5,7 +5,6 @@ import com.rabbitmq.client.LongString;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.spi.RawMessage;
-import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Map;
@@ -64,7 +63,7 @@ public final class MessageCodec {
   }
 
   private static void shortString(String field, String value) {
-    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    int bytes = utf8Length(value, MAX_SHORT_STRING_BYTES);
     if (bytes > MAX_SHORT_STRING_BYTES) {
       throw new InvalidEventException(
           field,
@@ -79,10 +78,43 @@ public final class MessageCodec {
   /** The event key, when it fits a routing key; otherwise empty (bindings use '#'). */
   public static String routingKey(Event event) {
     String key = event.key();
-    if (key == null || key.getBytes(StandardCharsets.UTF_8).length > MAX_ROUTING_KEY_BYTES) {
+    if (key == null || utf8Length(key, MAX_ROUTING_KEY_BYTES) > MAX_ROUTING_KEY_BYTES) {
       return "";
     }
     return key;
+  }
+
+  /**
+   * The length of {@code value} in UTF-8, as {@code value.getBytes(UTF_8).length} gives it (an
+   * unpaired surrogate is one byte, the '?' it becomes), without encoding it: this runs for every
+   * field of every event published and relayed. A string of at most {@code limit / 3} characters
+   * cannot exceed {@code limit} bytes (3 bytes a char at most; a pair of surrogates is 4 bytes for
+   * 2 chars) and is not counted: its result is then only known to be at most {@code limit}.
+   */
+  static int utf8Length(String value, int limit) {
+    int chars = value.length();
+    if (chars <= limit / 3) {
+      return chars;
+    }
+    int bytes = 0;
+    for (int i = 0; i < chars; i++) {
+      char c = value.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < chars
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        bytes += 1;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   /**
