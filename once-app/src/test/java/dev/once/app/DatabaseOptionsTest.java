@@ -36,6 +36,7 @@ class DatabaseOptionsTest {
           "dead-letters show",
           "dead-letters replay",
           "dead-letters discard",
+          "dead-letters keys",
           "dead-letters move",
           "dashboard",
           "schema apply",
