@@ -12,8 +12,15 @@
 //     four idle connections of the pool of 14 that Once's transactions cannot use, and Once then
 //     waits for the pool (1.8 ms per consumer batch, 0.8 ms per producer transaction, measured).
 //   --pool N: producers + workers + N connections (default 6, as the yardstick).
-// One run at a time: every run drops the schema hw, as the yardstick does, and the backends' CPU is
-// read by application name.
+//   --mode handdb: the single-database pipeline by hand (issue #42, item 2): the producers write the
+//     event row into a queue table hw_q beside the business row; 4 workers each claim a batch of 32
+//     (DELETE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING), insert the inbox markers
+//     and the effects and commit: claim, marker, effect and removal in one transaction; no relay.
+//   --mode oncetable: Once on its table queue as its README shows it (TableQueueTransport.create on
+//     the same data source, builder defaults, one newRelay(), workers(4)); no RabbitMQ involved.
+//   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
+// One run at a time per schema: every run drops its schema (hw, as the yardstick; --schema NAME for
+// another), and the backends' CPU is read by application name (e2e, or e2e_NAME).
 // Run from a clone after install: java -cp 'once-app/target/lib/*' bench/handwritten-probe/E2EProbe.java --mode once --n 20000 --count true
 import com.rabbitmq.client.*;
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,7 +36,7 @@ public class E2EProbe {
   static String mode = "hand"; static int n = 20000, producers = 4, workers = 4, batch = 32, relayBatch = 200;
   static double rate = 0; static boolean count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
   // a schema of its own, so that nothing here touches what other tools keep in the database
-  static final String DB = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=hw&ApplicationName=e2e";
+  static String schema = "hw", DB; // --schema: several probes side by side, each in its own schema
   static final String EX = "hw.orders", Q = "hw.orders.c";
 
   public static void main(String[] a) throws Exception {
@@ -43,19 +50,22 @@ public class E2EProbe {
         case "--hold" -> noHold = !Boolean.parseBoolean(a[i + 1]);
         case "--count" -> count = Boolean.parseBoolean(a[i + 1]);
         case "--pool" -> extraPool = Integer.parseInt(a[i + 1]);
+        case "--schema" -> schema = a[i + 1];
         default -> throw new IllegalArgumentException(a[i]);
       }
     }
+    if (!schema.matches("[a-z_][a-z0-9_]*")) throw new IllegalArgumentException("--schema " + schema);
+    DB = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=" + schema + "&ApplicationName=" + PgCpu.app();
     try (java.sql.Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         Statement st = c.createStatement()) {
-      st.execute("DROP SCHEMA IF EXISTS hw CASCADE");
-      st.execute("CREATE SCHEMA hw");
+      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      st.execute("CREATE SCHEMA " + schema);
     }
     HikariDataSource ds = new HikariDataSource();
     ds.setJdbcUrl(DB); ds.setMaximumPoolSize(producers + workers + extraPool);
     setup(ds);
     ConnectionFactory f = new ConnectionFactory(); f.setUri("amqp://guest:guest@127.0.0.1:5672");
-    try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
+    if (!mode.equals("handdb") && !mode.equals("oncetable")) try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
       ch.exchangeDeclare(EX, "topic", true);
       ch.queueDeclare(Q, true, false, false, Map.of("x-queue-type", "quorum"));
       ch.queueBind(Q, EX, "#"); ch.queuePurge(Q);
@@ -64,6 +74,8 @@ public class E2EProbe {
       case "hand" -> hand(count ? Counting.wrap(ds) : ds, f);
       case "once" -> once(count ? Counting.wrap(ds) : ds, true);
       case "onceproducers" -> once(count ? Counting.wrap(ds) : ds, false); // Once's producers alone: no relay, no consumer
+      case "handdb" -> handDb(count ? Counting.wrap(ds) : ds);
+      case "oncetable" -> onceTable(count ? Counting.wrap(ds) : ds);
       case "producers" -> () -> {};
       default -> throw new IllegalArgumentException(mode);
     };
@@ -72,7 +84,7 @@ public class E2EProbe {
     ExecutorService ps = Executors.newFixedThreadPool(producers);
     AtomicInteger next = new AtomicInteger(1);
     javax.sql.DataSource pds = count ? Counting.wrap(ds) : ds; Counting.cpuStart(); PgCpu.start(ds);
-    for (int p = 0; p < producers; p++) ps.submit(() -> { Thread.currentThread().setName("producer-" + Thread.currentThread().getId()); long c0 = Cpu.self(), a0 = Cpu.alloc(Thread.currentThread().getId()); produce(pds, next); Cpu.PRODUCERS.add(Cpu.self() - c0); Cpu.PALLOC.add(Cpu.alloc(Thread.currentThread().getId()) - a0); return null; });
+    for (int p = 0; p < producers; p++) ps.submit(() -> { Thread.currentThread().setName("producer-" + Thread.currentThread().getId()); long c0 = Cpu.self(), a0 = Cpu.alloc(Thread.currentThread().getId()); try { produce(pds, next); } catch (Exception e) { e.printStackTrace(); throw e; } Cpu.PRODUCERS.add(Cpu.self() - c0); Cpu.PALLOC.add(Cpu.alloc(Thread.currentThread().getId()) - a0); return null; });
     ps.shutdown(); ps.awaitTermination(1, TimeUnit.HOURS);
     double produced = (System.nanoTime() - t0) / 1e9;
     double done = produced;
@@ -114,6 +126,7 @@ public class E2EProbe {
       st.execute("CREATE TABLE hw_outbox (id bigserial PRIMARY KEY, event_id text NOT NULL UNIQUE, key text, payload text NOT NULL, sent_at timestamptz)");
       st.execute("CREATE INDEX hw_outbox_pending ON hw_outbox (id) WHERE sent_at IS NULL");
       st.execute("CREATE TABLE hw_inbox (consumer_id text NOT NULL, event_id text NOT NULL, PRIMARY KEY (consumer_id, event_id))");
+      st.execute("CREATE TABLE hw_q (id bigserial PRIMARY KEY, event_id text NOT NULL, key text, payload text NOT NULL)");
       Schema.apply(ds);
     }
   }
@@ -127,7 +140,7 @@ public class E2EProbe {
       if (!(onceMode && noHold)) {
       c.setAutoCommit(false);
       order = c.prepareStatement("INSERT INTO hw_orders (order_id) VALUES (?)");
-      out = c.prepareStatement("INSERT INTO hw_outbox (event_id, key, payload) VALUES (?, ?, ?)"); }
+      out = c.prepareStatement("INSERT INTO " + (mode.equals("handdb") ? "hw_q" : "hw_outbox") + " (event_id, key, payload) VALUES (?, ?, ?)"); }
       long start = System.nanoTime();
       for (int i = next.getAndIncrement(); i <= n; i = next.getAndIncrement()) {
         if (rate > 0) { // order i is due at start + i / rate: a steady arrival rate, not a burst
@@ -158,6 +171,54 @@ public class E2EProbe {
         .workers(workers).build().start();
     ONCE.newRelay().start(); ONCE.newRelay().start();
     return () -> { ONCE.close(); rabbit.close(); };
+  }
+
+  // Once on the table queue as its README shows it: the queue on the same data source (the same
+  // object: a consumer batch's commit then deletes its rows), builder defaults, one newRelay().
+  static AutoCloseable onceTable(javax.sql.DataSource ds) {
+    dev.once.tablequeue.TableQueueTransport queue = dev.once.tablequeue.TableQueueTransport.create(ds);
+    ONCE = Once.builder().dataSource(ds).transport(queue).destinations("hw-orders").build();
+    ONCE.consumer("hw-c").subscribe("hw-orders", (tx, e) ->
+        tx.update("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)", Long.parseLong(e.key()), e.id().value()))
+        .workers(workers).build().start();
+    ONCE.newRelay().start();
+    return () -> { ONCE.close(); queue.close(); };
+  }
+
+  // The single-database pipeline by hand: producers write the event straight into the queue table
+  // hw_q (no outbox, no relay); a worker claims, marks, applies and removes a batch in ONE
+  // transaction. An empty claim sleeps 5 ms, as the hand relay does.
+  static AutoCloseable handDb(javax.sql.DataSource ds) {
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (int w0 = 0; w0 < workers; w0++) { final int w = w0; threads.add(new Thread(() -> dbWorker(ds, stop), "handdb-worker-" + w)); }
+    threads.forEach(Thread::start);
+    return () -> { stop.set(true); for (Thread t : threads) t.join(5000); };
+  }
+
+  static void dbWorker(javax.sql.DataSource ds, AtomicBoolean stop) {
+    try (java.sql.Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      PreparedStatement claim = c.prepareStatement("DELETE FROM hw_q WHERE id IN (SELECT id FROM hw_q ORDER BY id LIMIT " + batch + " FOR UPDATE SKIP LOCKED) RETURNING id, event_id, key, payload");
+      PreparedStatement mark = c.prepareStatement("INSERT INTO hw_inbox (consumer_id, event_id) SELECT 'hw-c', e FROM unnest(?::text[]) AS u(e) ON CONFLICT DO NOTHING RETURNING event_id");
+      PreparedStatement eff = c.prepareStatement("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)");
+      List<String[]> got = new ArrayList<>();
+      while (!stop.get()) {
+        got.clear();
+        ResultSet rs = claim.executeQuery();
+        while (rs.next()) got.add(new String[] {rs.getString(2), rs.getString(3), rs.getString(4)});
+        if (got.isEmpty()) { c.commit(); Thread.sleep(5); continue; }
+        mark.setArray(1, c.createArrayOf("text", got.stream().map(g -> g[0]).toArray()));
+        Set<String> inserted = new HashSet<>();
+        rs = mark.executeQuery(); while (rs.next()) inserted.add(rs.getString(1));
+        for (String[] g : got) {
+          if (!inserted.remove(g[0])) continue;
+          eff.setLong(1, Long.parseLong(g[1])); eff.setString(2, g[0]); eff.addBatch();
+        }
+        eff.executeBatch();
+        c.commit();
+      }
+    } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
   }
 
   static AutoCloseable hand(javax.sql.DataSource ds, ConnectionFactory f) throws Exception {
@@ -310,10 +371,11 @@ class Counting {
 }
 
 class PgCpu {
+  static String app() { return E2EProbe.schema.equals("hw") ? "e2e" : "e2e_" + E2EProbe.schema; }
   static Map<Integer, Long> base = new HashMap<>();
   static Map<Integer, Long> read(javax.sql.DataSource ds) {
     Map<Integer, Long> m = new HashMap<>();
-    try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = 'e2e'")) {
+    try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = '" + app() + "'")) {
       while (rs.next()) { int pid = rs.getInt(1);
         try { String[] f = new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/" + pid + "/stat"))).replaceAll("^.*\\) ", "").split(" ");
           m.put(pid, (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000L); } catch (Exception e) { } }
