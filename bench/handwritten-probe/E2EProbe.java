@@ -18,6 +18,8 @@
 //     and the effects and commit: claim, marker, effect and removal in one transaction; no relay.
 //   --mode oncetable: Once on its table queue as its README shows it (TableQueueTransport.create on
 //     the same data source, builder defaults, one newRelay(), workers(4)); no RabbitMQ involved.
+//   --log info: the root log level (default: Logback's DEBUG, as the yardstick runs; a service logs
+//     at INFO, and HikariCP's DEBUG lines cost Once far more than the hand-written code).
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
 // One run at a time per schema: every run drops its schema (hw, as the yardstick; --schema NAME for
 // another), and the backends' CPU is read by application name (e2e, or e2e_NAME).
@@ -51,6 +53,8 @@ public class E2EProbe {
         case "--count" -> count = Boolean.parseBoolean(a[i + 1]);
         case "--pool" -> extraPool = Integer.parseInt(a[i + 1]);
         case "--schema" -> schema = a[i + 1];
+        case "--log" -> ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+            .setLevel(ch.qos.logback.classic.Level.toLevel(a[i + 1]));
         default -> throw new IllegalArgumentException(a[i]);
       }
     }
