@@ -28,6 +28,8 @@ final class TableQueueReceiver implements Receiver {
   private final Duration visibilityTimeout;
   private final Duration idleWait;
   private final Clock clock;
+
+  /** Its group's: a signal wakes one receiver of the group (see {@link QueueSignals}). */
   private final Wakeup wakeup;
 
   /** Whether the group is ordered: claims in key order, acks that park dead-lettered keys. */
@@ -89,6 +91,9 @@ final class TableQueueReceiver implements Receiver {
       if (!got.isEmpty()) {
         lastGot = System.nanoTime();
         opened = false;
+      }
+      if (got.size() >= max) {
+        wakeup.signal(); // a signal woke this receiver alone: there may be more for the next one
       }
       long left = deadline - System.nanoTime();
       if (!got.isEmpty() || left <= 0) {

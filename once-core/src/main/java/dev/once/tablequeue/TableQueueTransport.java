@@ -347,7 +347,7 @@ public final class TableQueueTransport
         visibilityTimeout,
         idleWait,
         clock,
-        signals.wakeup(),
+        signals.wakeup(consumerId),
         ordered.contains(destination, consumerId));
   }
 

@@ -1,0 +1,196 @@
+package dev.once.tablequeue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.jdbc.Dialect;
+import dev.once.jdbc.QueueDialect;
+import dev.once.spi.Delivery;
+import dev.once.spi.Receiver;
+import dev.once.test.TestDatabase;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A publish wakes one waiting receiver of a consumer group, not every one: the receivers of a group
+ * compete for the same rows, and the others' claims would find nothing (on the hand-written
+ * yardstick's shape, 4 workers made 2.3 empty claim transactions per relay batch). A receiver whose
+ * claim came back full wakes the next. Claims are counted on the queue's dialect; the receivers'
+ * idle wait is 60 s, so anything claimed sooner was woken.
+ */
+class ReceiverWakeTest {
+  private static final Duration IDLE = Duration.ofSeconds(60);
+  private static final Duration PROMPT = Duration.ofSeconds(20);
+
+  @Test
+  void eachPublishWakesOneOfFourWaitingReceivers() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    AtomicInteger delivered = new AtomicInteger();
+    int rounds = 10;
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = queue(db, claims)) {
+      queue.declare("orders", "g");
+      List<Thread> workers = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        Receiver receiver = queue.receiver("orders", "g");
+        workers.add(pollForever(receiver, 32, delivered, "wake-test-" + i));
+      }
+      awaitWaiting(workers);
+      assertThat(claims).as("each receiver's first claim, empty").hasValue(4);
+      for (int round = 1; round <= rounds; round++) {
+        publish(queue, round, 3);
+        int expected = 3 * round;
+        awaitTrue(() -> delivered.get() == expected);
+        awaitWaiting(workers);
+      }
+      workers.forEach(Thread::interrupt);
+      for (Thread t : workers) {
+        t.join(PROMPT.toMillis());
+      }
+      assertThat(claims.get())
+          .as(
+              "claims: 4 first ones, then per publish the woken receiver's and, back in poll, its"
+                  + " empty one (all four woken: 5 a publish, %d in all)",
+              4 + 5 * rounds)
+          .isLessThanOrEqualTo(4 + 2 * rounds);
+      assertThat(delivered).hasValue(3 * rounds);
+    }
+  }
+
+  @Test
+  void aReceiverWhoseClaimCameBackFullWakesTheNext() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = queue(db, claims)) {
+      queue.declare("orders", "g");
+      AtomicInteger delivered = new AtomicInteger();
+      Thread first = pollOnce(queue.receiver("orders", "g"), delivered, "wake-test-a");
+      Thread second = pollOnce(queue.receiver("orders", "g"), delivered, "wake-test-b");
+      awaitWaiting(List.of(first, second));
+      publish(queue, 1, 8); // two full claims of 4
+      awaitTrue(() -> delivered.get() == 8);
+      first.join(PROMPT.toMillis());
+      second.join(PROMPT.toMillis());
+      assertThat(claims).as("two first claims, empty; then two full ones").hasValue(4);
+    }
+  }
+
+  private static TableQueueTransport queue(TestDatabase db, AtomicInteger claims) {
+    return TableQueueTransport.builder(db.dataSource())
+        .dialect(countingClaims(db.dialect(), claims))
+        .idleWait(IDLE)
+        .build();
+  }
+
+  /** Polls batches of {@code max} until interrupted, counting what it receives. */
+  private static Thread pollForever(
+      Receiver receiver, int max, AtomicInteger delivered, String name) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                while (true) {
+                  delivered.addAndGet(receiver.poll(max, IDLE, Duration.ZERO).size());
+                }
+              } catch (InterruptedException e) {
+                // done
+              }
+            },
+            name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** One poll of at most 4 deliveries. */
+  private static Thread pollOnce(Receiver receiver, AtomicInteger delivered, String name) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                List<Delivery> got = receiver.poll(4, IDLE, Duration.ZERO);
+                delivered.addAndGet(got.size());
+              } catch (InterruptedException e) {
+                // done
+              }
+            },
+            name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static void publish(TableQueueTransport queue, int round, int events) {
+    List<Event> batch =
+        IntStream.range(0, events)
+            .mapToObj(i -> Event.of(EventId.of("o", round + "-" + i), "orders", "k" + i, "T", "{}"))
+            .toList();
+    queue.publish(batch, Duration.ofSeconds(5));
+  }
+
+  /**
+   * Waits until every one of {@code threads} waits for a wake-up: in Object.wait under
+   * Wakeup.await.
+   */
+  private static void awaitWaiting(List<Thread> threads) throws InterruptedException {
+    awaitTrue(
+        () ->
+            threads.stream()
+                .map(Thread::getStackTrace)
+                .allMatch(
+                    trace ->
+                        trace.length > 0
+                            && trace[0].getClassName().equals("java.lang.Object")
+                            && trace[0].getMethodName().startsWith("wait")
+                            && Arrays.stream(trace)
+                                .anyMatch(f -> f.getClassName().endsWith("Wakeup"))));
+  }
+
+  private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + PROMPT.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waited %s", PROMPT).isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  /** The dialect, its queue's claims counted. */
+  private static Dialect countingClaims(Dialect real, AtomicInteger claims) {
+    QueueDialect queue = real.queue();
+    QueueDialect counting =
+        proxy(
+            QueueDialect.class,
+            (p, m, args) -> {
+              if (m.getName().equals("claim")) {
+                claims.incrementAndGet();
+              }
+              return m.invoke(queue, args);
+            });
+    return proxy(
+        Dialect.class,
+        (p, m, args) -> m.getName().equals("queue") ? counting : m.invoke(real, args));
+  }
+
+  private static <T> T proxy(Class<T> type, InvocationHandler handler) {
+    InvocationHandler unwrapping =
+        (p, m, args) -> {
+          try {
+            return handler.invoke(p, m, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        };
+    return type.cast(
+        Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, unwrapping));
+  }
+}
