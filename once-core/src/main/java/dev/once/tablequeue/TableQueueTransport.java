@@ -72,18 +72,22 @@ public final class TableQueueTransport
 
   private final OrderedGroups ordered;
 
-  private final boolean listens;
-
-  private TableQueueTransport(Builder b, DatabaseWaits waits, Dialect dialect) {
-    this.listens = b.listens;
-    this.givenDataSource = b.dataSource;
-    this.dataSource = waits.bound(b.dataSource);
+  private TableQueueTransport(
+      DataSource dataSource,
+      DatabaseWaits waits,
+      Dialect dialect,
+      Duration visibilityTimeout,
+      Duration idleWait,
+      Clock clock,
+      boolean inRelayTransaction) {
+    this.givenDataSource = dataSource;
+    this.dataSource = waits.bound(dataSource);
     this.waits = waits.perTransaction();
     this.dialect = dialect;
-    this.visibilityTimeout = b.visibilityTimeout;
-    this.idleWait = b.idleWait;
-    this.clock = b.clock;
-    this.inRelayTransaction = b.publishInRelayTransaction;
+    this.visibilityTimeout = visibilityTimeout;
+    this.idleWait = idleWait;
+    this.clock = clock;
+    this.inRelayTransaction = inRelayTransaction;
     this.ordered = new OrderedGroups(dialect);
     this.signals = new QueueSignals(this.dataSource, dialect);
   }
@@ -106,7 +110,6 @@ public final class TableQueueTransport
     private Dialect dialect;
     private boolean publishInRelayTransaction;
     private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
-    private boolean listens = true;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -160,16 +163,6 @@ public final class TableQueueTransport
       return this;
     }
 
-    /**
-     * Whether receivers wait for other processes' notifications where the database has them
-     * (PostgreSQL: one connection held for good); without, they find new rows at their next claim,
-     * every {@link #idleWait}. Default true.
-     */
-    public Builder receiversListen(boolean listens) {
-      this.listens = listens;
-      return this;
-    }
-
     /** The database's dialect; by default chosen from the data source's metadata. */
     public Builder dialect(Dialect dialect) {
       this.dialect = dialect;
@@ -185,7 +178,8 @@ public final class TableQueueTransport
       chosen.queue(); // fails now, naming the database, if its dialect has no table queue
       DatabaseWaits waits =
           DatabaseWaits.check(dataSource, chosen, databaseTimeouts, "table queue");
-      return new TableQueueTransport(this, waits, chosen);
+      return new TableQueueTransport(
+          dataSource, waits, chosen, visibilityTimeout, idleWait, clock, publishInRelayTransaction);
     }
   }
 
@@ -334,7 +328,7 @@ public final class TableQueueTransport
   /** Receivers wait for the queue's {@code NOTIFY} on one connection, held for good. */
   @Override
   public int heldWhileReceiving(DataSource onceDataSource) {
-    return onceDataSource == givenDataSource && listens && dialect.flavour().notifies() ? 1 : 0;
+    return onceDataSource == givenDataSource && dialect.flavour().notifies() ? 1 : 0;
   }
 
   @Override
@@ -344,9 +338,7 @@ public final class TableQueueTransport
 
   @Override
   public Receiver receiver(String destination, String consumerId) {
-    if (listens) {
-      signals.listen();
-    }
+    signals.listen();
     return new TableQueueReceiver(
         dataSource,
         dialect,

@@ -8,7 +8,6 @@ import dev.once.internal.Jdbc;
 import dev.once.jdbc.QueueDialect;
 import dev.once.spi.Delivery;
 import dev.once.spi.InDatabaseAck;
-import dev.once.tablequeue.TableQueueTransport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -33,9 +32,9 @@ final class Lane {
   private final ConsumerContext context;
   private final ConsumerConfig config;
   private final QueueDialect queue;
-  private final TableQueueTransport laneQueue;
+  private final LaneQueue laneQueue;
 
-  /** The consumer of the lane: one worker on the table queue, in key order. */
+  /** The consumer of the lane: one worker on the group's rows of the table queue, in key order. */
   private final ConsumerImpl drain;
 
   /**
@@ -67,13 +66,7 @@ final class Lane {
     this.context = context;
     this.config = config;
     this.queue = context.dialect().queue();
-    this.laneQueue =
-        TableQueueTransport.builder(context.dataSource())
-            .dialect(context.dialect())
-            .clock(context.clock())
-            .receiversListen(false)
-            .build();
-    laneQueue.deliverInKeyOrder(config.destination(), config.consumerId());
+    this.laneQueue = new LaneQueue(context);
     ConsumerContext onLane =
         new ConsumerContext(
             context.dataSource(),
