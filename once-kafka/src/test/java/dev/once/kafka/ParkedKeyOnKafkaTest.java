@@ -408,6 +408,93 @@ class ParkedKeyOnKafkaTest {
     return events.stream().anyMatch(e -> e.id().value().equals(id));
   }
 
+  /**
+   * Two processes (a Once and a Kafka transport each, one group): the poisoned key's records are
+   * diverted by whichever member owns its partition, both members' lanes claim the key's rows, a
+   * worker of each dies after a commit and before its ack now and then; after the replay the key's
+   * effects are still in order, once each.
+   */
+  @Test
+  void twoProcessesShareTheLaneAndKeepTheKeysOrderThroughCrashes() {
+    AtomicBoolean poisoned = new AtomicBoolean(true);
+    AtomicInteger batches = new AtomicInteger();
+    OnceListener crashes =
+        new OnceListener() {
+          @Override
+          public void committed(List<ReceivedEvent> events) {
+            if (batches.incrementAndGet() % 7 == 0) {
+              throw new Error("simulated crash after commit, before ack");
+            }
+          }
+        };
+    try (Rig rig = new Rig(null, crashes, null)) {
+      KafkaTransport second =
+          Broker.transport()
+              .maxNackDelay(Duration.ofSeconds(2))
+              .leaveAfterIdle(Duration.ofSeconds(1))
+              .build();
+      Once other =
+          Once.builder()
+              .dataSource(rig.db.dataSource())
+              .transport(second)
+              .destinations(rig.dest)
+              .confirmTimeout(Duration.ofSeconds(10))
+              .retention(RetentionPolicy.DEFAULT)
+              .listener(crashes)
+              .build();
+      rig.closing.add(second);
+      rig.closing.add(0, other);
+      Consumer first = rig.consumer(poisoning(poisoned), true, 3);
+      Consumer alsoFirst =
+          other
+              .consumer("warehouse")
+              .subscribe(rig.dest, poisoning(poisoned))
+              .retry(
+                  RetryPolicy.builder()
+                      .maxAttempts(3)
+                      .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+                      .build())
+              .workers(2)
+              .batchSize(8)
+              .idleWait(Duration.ofMillis(50))
+              .batchLinger(Duration.ZERO)
+              .ordered()
+              .build();
+      rig.closing.add(0, alsoFirst);
+      alsoFirst.start();
+      rig.publish(1, STEPS);
+      rig.start(first);
+      rig.awaitParkedWithLane(STEPS - 4);
+      assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
+
+      poisoned.set(false);
+      rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed");
+      rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
+      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
+      rig.publish(STEPS + 1, STEPS + 2);
+      rig.await("two more", () -> rig.effects() == (long) KEYS * (STEPS + 2));
+
+      assertThat(batches.get()).as("crashes happened").isGreaterThanOrEqualTo(7);
+      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS + 2, 0));
+      assertThat(rig.outOfOrder()).as("out of order, repeated or lost").isZero();
+    }
+  }
+
+  @Test
+  void anOrderedConsumerOnKafkaIsRefusedWhereOncesDatabaseIsMariaDb() {
+    try (TestDatabase db = TestDatabase.mariadb();
+        KafkaTransport kafka = Broker.transport().build()) {
+      String dest = PipelineNames.unique("refused");
+      Once once = Flow.once(db, kafka, dest);
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build())
+          .isInstanceOf(dev.once.ConfigurationException.class)
+          .hasMessageContaining("consumer.ordered")
+          .hasMessageContaining("kafka");
+      once.close();
+    }
+  }
+
   /** The broken twin: no lane, so the dead head's key runs on. The checker catches it. */
   @Test
   void theCheckerCatchesAnOrderedConsumerWithoutItsLane() {
