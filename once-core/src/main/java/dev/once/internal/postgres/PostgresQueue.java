@@ -128,6 +128,18 @@ public class PostgresQueue extends JdbcQueue {
   }
 
   @Override
+  public boolean hasLane(Connection c, String destination, String consumerId) throws SQLException {
+    return sql.first(
+            c,
+            "SELECT 1 FROM once_queue_binding"
+                + " WHERE destination = ? AND consumer_group = ? AND in_key_order",
+            rs -> rs.getInt(1),
+            destination,
+            consumerId)
+        != null;
+  }
+
+  @Override
   public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
     return claim(c, claim, CLAIM_IN_KEY_ORDER);
   }
