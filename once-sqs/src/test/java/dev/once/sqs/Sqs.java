@@ -1,6 +1,7 @@
 package dev.once.sqs;
 
 import dev.once.sqs.embedded.EmbeddedSqs;
+import dev.once.testkit.TcpProxy;
 import java.net.URI;
 import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -51,6 +52,16 @@ final class Sqs {
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
         .overrideConfiguration(c -> c.apiCallAttemptTimeout(Duration.ofSeconds(5)))
         .build();
+  }
+
+  /** A proxy of a test's own in front of the embedded server. */
+  static TcpProxy proxy() {
+    return TcpProxy.to("127.0.0.1", endpoint().getPort());
+  }
+
+  /** The endpoint of the embedded server as reached through {@code proxy}. */
+  static URI via(TcpProxy proxy) {
+    return URI.create("http://127.0.0.1:" + proxy.port());
   }
 
   /** A transport on the embedded server, with test timings: short long polls and visibility. */
