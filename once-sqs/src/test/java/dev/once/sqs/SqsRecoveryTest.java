@@ -1,21 +1,19 @@
 package dev.once.sqs;
 
-import com.zaxxer.hikari.HikariDataSource;
-import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.RecoveryContract;
 import dev.once.testkit.TcpProxy;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 /**
  * {@link RecoveryContract} on ElasticMQ (standard queues) and the embedded PostgreSQL. Each process
- * reaches SQS through a {@link TcpProxy} of its own; killing it resets its connections and closes
- * the proxy first (the endpoint is gone for it: connections refused), so nothing it held is given
+ * reaches SQS through a {@link TcpProxy} of its own; killing it closes the proxy first (its
+ * connections reset, new ones refused: the endpoint is down for it), so nothing it held is given
  * back — its messages come back when their visibility timeout runs out, flagged by their receive
- * count, as after a SIGKILL.
+ * count, as after a SIGKILL. The contract's batch of 32 comes back over at least four receives (10
+ * at most each); the receiver's first poll lingers until they are in ({@code ReceiverPollTest}).
  */
 class SqsRecoveryTest extends RecoveryContract {
   private static TestDatabase db;
@@ -44,34 +42,11 @@ class SqsRecoveryTest extends RecoveryContract {
   @Override
   protected Worker newWorker() {
     dataSource();
-    HikariDataSource pool = db.newPool(4);
-    TcpProxy proxy = Sqs.proxy();
-    SqsAsyncClient client = Sqs.newClient(Sqs.via(proxy));
-    SqsTransport transport =
+    SqsTransport.Builder b =
         configure(Sqs.transport())
-            .client(client)
             .receivesInFlight(4) // 40 at once: a prefetch of at least the contract's batch of 32
             .visibilityTimeout(Duration.ofSeconds(2))
-            .requestTimeout(Duration.ofSeconds(5))
-            .build();
-    return new Worker() {
-      @Override
-      public DataSource dataSource() {
-        return pool;
-      }
-
-      @Override
-      public Transport transport() {
-        return transport;
-      }
-
-      @Override
-      public void kill() {
-        proxy.close(); // SQS is gone for this process: what it holds is not given back
-        transport.close();
-        client.close();
-        pool.close();
-      }
-    };
+            .requestTimeout(Duration.ofSeconds(5));
+    return Worker.of(db.newPool(4), Sqs.through(Sqs.proxy(), b));
   }
 }

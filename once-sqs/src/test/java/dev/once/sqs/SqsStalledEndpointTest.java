@@ -1,11 +1,8 @@
 package dev.once.sqs;
 
 import dev.once.DatabaseTimeouts;
-import dev.once.spi.ForwardingTransport;
-import dev.once.spi.Transport;
 import dev.once.testkit.TcpProxy;
 import java.time.Duration;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 /**
  * {@link dev.once.testkit.HalfOpenContract} with SQS stalled instead of the database: the {@link
@@ -21,21 +18,11 @@ class SqsStalledEndpointTest extends SqsHalfOpenTest {
   @Override
   protected Worker newWorker(DatabaseTimeouts timeouts) {
     TcpProxy proxy = Sqs.proxy();
-    SqsAsyncClient client = Sqs.newClient(Sqs.via(proxy));
-    SqsTransport transport =
+    SqsTransport.Builder b =
         Sqs.transport()
-            .client(client)
             .receivesInFlight(4)
-            .requestTimeout(Duration.ofSeconds(5))
-            .build();
-    Transport closingItsClient =
-        new ForwardingTransport(transport) {
-          @Override
-          public void close() {
-            transport.close();
-            client.close();
-          }
-        };
-    return Worker.of(database().newPool(6), closingItsClient, proxy);
+            .visibilityTimeout(Duration.ofSeconds(10))
+            .requestTimeout(Duration.ofSeconds(5));
+    return Worker.of(database().newPool(6), Sqs.through(proxy, b), proxy);
   }
 }

@@ -23,9 +23,11 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 /**
  * One worker's receiver of a group queue. Keeps up to {@code receivesInFlight} long polls ({@code
  * ReceiveMessage}, up to 10 messages each) going; what they bring waits in a buffer for the next
- * {@link #poll}, invisible to other receivers and kept so by the {@link Settlement}. After a failed
- * receive it waits a second before the next one (no hot loop while SQS is away). Closing it returns
- * every message it holds, at once.
+ * {@link #poll}, invisible to other receivers and kept so by the {@link Settlement}. While a poll
+ * waits for its first delivery, a long poll that ends empty is followed by another, so that the
+ * poll listens for the whole of its wait and not only for the first {@code receiveWait}. After a
+ * failed receive it waits a second before the next one (no hot loop while SQS is away). Closing it
+ * returns every message it holds, at once.
  */
 public final class SqsReceiver implements Receiver {
   private static final Logger log = LoggerFactory.getLogger(SqsReceiver.class);
@@ -48,6 +50,7 @@ public final class SqsReceiver implements Receiver {
   private volatile long lastArrival = System.nanoTime();
   private volatile long lastGap = Long.MAX_VALUE;
   private volatile boolean afresh = true;
+  private volatile boolean waiting;
 
   public SqsReceiver(
       SqsAsyncClient client,
@@ -78,6 +81,16 @@ public final class SqsReceiver implements Receiver {
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    waiting = true;
+    try {
+      return receive(max, wait, linger);
+    } finally {
+      waiting = false;
+    }
+  }
+
+  private List<Delivery> receive(int max, Duration wait, Duration linger)
+      throws InterruptedException {
     lingering.pollStarts(System.nanoTime());
     wanted = Math.max(1, Math.min(10, max));
     receiveMore();
@@ -191,6 +204,8 @@ public final class SqsReceiver implements Receiver {
       lastGap = now - lastArrival;
       lastArrival = now;
       receiveMore();
+    } else if (waiting && settings.receiveWait().toSeconds() > 0) {
+      receiveMore(); // a poll still waits: listen for the rest of its wait (a long poll, no loop)
     }
   }
 
