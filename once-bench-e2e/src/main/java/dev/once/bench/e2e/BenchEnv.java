@@ -144,6 +144,19 @@ public final class BenchEnv implements AutoCloseable {
     return sqs().get().client(sqsRequests().client()).fifo(sqsFifo());
   }
 
+  /** The SQS endpoint ({@code null}: AWS's). */
+  java.net.URI sqsEndpoint() {
+    return sqs().get().settings().endpoint();
+  }
+
+  /**
+   * A transport for Once on a client of its own at {@code endpoint} (a proxy in front of SQS),
+   * closed with it.
+   */
+  Transport openSqsTransport(java.net.URI endpoint) {
+    return sqs().get().endpoint(endpoint).fifo(sqsFifo()).namePrefix("once-bench-").build();
+  }
+
   /** Closes the bench's SQS client, if it made one. */
   @Override
   public synchronized void close() {
