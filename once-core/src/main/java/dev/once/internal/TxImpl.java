@@ -10,6 +10,7 @@ import dev.once.internal.postgres.PostgresNotifier;
 import dev.once.internal.postgres.PostgresStore;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Sql;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.RawMessage;
 import java.sql.Connection;
@@ -43,6 +44,7 @@ public final class TxImpl implements Tx {
   /** What {@link #notifier} claimed for this transaction: -1 none. */
   private long notice = -1;
 
+  private Sql statements;
   private String sender;
   private int newer;
   private int stale;
@@ -100,10 +102,18 @@ public final class TxImpl implements Tx {
     return connection;
   }
 
+  /** The database's own binding (an {@code Instant} as its columns hold one), made at first use. */
+  private Sql statements() {
+    if (statements == null) {
+      statements = new Sql(dialect.flavour());
+    }
+    return statements;
+  }
+
   @Override
   public int update(String sql, Object... params) {
     try {
-      return Jdbc.update(connection, sql, params);
+      return statements().update(connection, sql, params);
     } catch (SQLException e) {
       throw new StoreException("update '" + abbreviate(sql) + "'", e);
     }

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.once.DeadLetter;
 import dev.once.DeadLetterFilter;
 import dev.once.DeadLetters;
+import dev.once.ParkedKey;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -18,14 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The state-changing requests, each behind {@link Guard#checkAction}: replay and discard (of ids or
  * of one group, with the CLI's semantics: open dead letters only, each recorded with actor and
- * reason; a replay keeps the event id and reaches the failed consumer's group again), and revealing
- * a payload. Logged without any payload value.
+ * reason; a replay keeps the event id and reaches the failed consumer's group again), replay and
+ * discard of a whole parked key of an ordered consumer, and revealing a payload. Logged without any
+ * payload value.
  */
 final class Actions {
   private static final Logger log = LoggerFactory.getLogger(Actions.class);
   static final int MAX_IDS = 500;
   static final int MAX_GROUP = 100_000;
   private static final Set<String> FIELDS = Set.of("ids", "group", "reason", "expected");
+  private static final Set<String> KEY_FIELDS = Set.of("consumer", "key", "reason", "expected");
 
   private final DeadLetters deadLetters;
   private final Guard guard;
@@ -38,6 +41,11 @@ final class Actions {
   }
 
   void handle(HttpExchange ex, String path) throws IOException {
+    if (path.equals("api/parked-keys/replay") || path.equals("api/parked-keys/discard")) {
+      guard.checkAction(ex);
+      Http.json(ex, 200, wholeKey(path.substring("api/parked-keys/".length()), ex));
+      return;
+    }
     boolean replay = path.equals("api/dead-letters/replay");
     boolean discard = path.equals("api/dead-letters/discard");
     boolean reveal = path.startsWith("api/dead-letters/") && path.endsWith("/payload");
@@ -137,6 +145,62 @@ final class Actions {
         : deadLetters.discard(f, actor, reason);
   }
 
+  /**
+   * Replays or discards a whole parked key of one consumer group, as {@code once dead-letters
+   * replay|discard --key}: the body names {@code consumer} and {@code key}, and {@code expected},
+   * the events behind the key the confirmation showed: a discard deletes them, so it acts only on
+   * that count (409 when the key now holds another).
+   */
+  private Map<String, Object> wholeKey(String action, HttpExchange ex) throws IOException {
+    JsonNode body = Json.readObject(ex.getRequestBody());
+    for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!KEY_FIELDS.contains(name)) {
+        throw BadRequest.of(
+            "unknown field '" + Params.shorten(name) + "'; the body takes " + KEY_FIELDS);
+      }
+    }
+    String consumer = required(body, "consumer");
+    String key = required(body, "key");
+    String reason = text(body, "reason");
+    List<ParkedKey> parked = deadLetters.parkedKeys(consumer, key, 0, MAX_IDS);
+    if (parked.isEmpty()) {
+      throw new BadRequest(404, "consumer " + consumer + " has no parked key " + key);
+    }
+    long behind = parked.stream().mapToLong(ParkedKey::eventsBehind).sum();
+    JsonNode expected = body.get("expected");
+    if (expected == null || !expected.isIntegralNumber() || expected.asLong() < 0) {
+      throw BadRequest.of(
+          "expected must be the events behind the key the confirmation showed (a whole number"
+              + " >= 0), was "
+              + expected);
+    }
+    if (behind != expected.asLong()) {
+      throw new BadRequest(
+          409,
+          "the key now has "
+              + behind
+              + " events behind it, not "
+              + expected.asLong()
+              + " as confirmed: look again and confirm the new count");
+    }
+    List<ParkedKey> done =
+        action.equals("replay")
+            ? deadLetters.replayKey(consumer, key, actor, reason)
+            : deadLetters.discardKey(consumer, key, actor, reason);
+    log.info(
+        "{} of {} parked keys of consumer {} through the dashboard by {} ({})",
+        action,
+        done.size(),
+        consumer,
+        actor,
+        reason == null ? "no reason given" : "reason given");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("action", action);
+    m.put("keys", done.stream().map(Views::parkedKey).toList());
+    return m;
+  }
+
   private static List<Long> ids(JsonNode body) {
     JsonNode ids = body.get("ids");
     if (!ids.isArray() || ids.isEmpty() || ids.size() > MAX_IDS) {
@@ -164,7 +228,7 @@ final class Actions {
   }
 
   private static String required(JsonNode g, String path) {
-    String field = path.substring(path.indexOf('.') + 1);
+    String field = path.substring(path.indexOf('.') + 1); // "group.consumer" or "consumer"
     String v = text(g, field);
     if (v == null) {
       throw BadRequest.of(path + " is required");

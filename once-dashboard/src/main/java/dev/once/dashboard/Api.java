@@ -281,7 +281,7 @@ final class Api implements HttpHandler {
     long id = Params.number("id", idText);
     DeadLetter d =
         deadLetters.get(id).orElseThrow(() -> new BadRequest(404, "no dead letter with id " + id));
-    return Views.detail(d, deadLetters.actions(d));
+    return Views.detail(d, deadLetters.actions(d), deadLetters.parkedKeysHeadedBy(List.of(id)));
   }
 
   private Map<String, Object> operations(HttpExchange ex) {

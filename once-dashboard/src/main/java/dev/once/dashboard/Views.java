@@ -4,6 +4,7 @@ import dev.once.DeadLetter;
 import dev.once.DeadLetterAction;
 import dev.once.DeadLetterGroup;
 import dev.once.OperationStatus;
+import dev.once.ParkedKey;
 import dev.once.Tracing;
 import dev.once.WorkloadStatus;
 import java.util.LinkedHashMap;
@@ -109,7 +110,12 @@ final class Views {
   }
 
   /** The detail: the row, the event's metadata, errors, actions; the payload redacted. */
-  static Map<String, Object> detail(DeadLetter d, List<DeadLetterAction> actions) {
+  /**
+   * @param parked the keys this dead letter heads (an ordered consumer parked them behind it);
+   *     empty for most
+   */
+  static Map<String, Object> detail(
+      DeadLetter d, List<DeadLetterAction> actions, List<ParkedKey> parked) {
     Map<String, Object> m = row(d);
     m.put("destination", d.event().destination());
     m.put("key", d.event().key());
@@ -121,6 +127,7 @@ final class Views {
     m.put("final_attempt_crashed", d.finalAttemptCrashed());
     m.put("resolved_at", Json.time(d.resolvedAt()));
     m.put("payload", PayloadView.redacted(d.event().payload()));
+    m.put("parked_key", parked.isEmpty() ? null : parkedKey(parked.get(0)));
     m.put(
         "actions",
         actions.stream()
@@ -134,6 +141,18 @@ final class Views {
                   return x;
                 })
             .toList());
+    return m;
+  }
+
+  /** One parked key: its group, destination, key and the events waiting behind its head. */
+  static Map<String, Object> parkedKey(ParkedKey k) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("consumer", k.consumerGroup());
+    m.put("destination", k.destination());
+    m.put("key", k.key());
+    m.put("dead_letter_id", k.deadLetterId());
+    m.put("behind", k.eventsBehind());
+    m.put("parked_at", Json.time(k.parkedAt()));
     return m;
   }
 }

@@ -325,6 +325,13 @@
     if (!d.actions.length) ul.appendChild(el('li', 'none', 'muted'));
     $('#d-replay').disabled = d.status !== 'dead';
     $('#d-discard').disabled = d.status !== 'dead';
+    const k = d.parked_key;
+    state.parkedKey = k;
+    $('#d-parked').hidden = !k;
+    if (k) {
+      $('#d-parked-text').textContent = 'Heads the parked key ' + k.key + ' of ' + k.consumer + ' (' + k.destination +
+        '): ' + k.behind + ' event' + (k.behind === 1 ? '' : 's') + ' wait behind it, in order.';
+    }
   }
 
   async function reveal() {
@@ -379,6 +386,24 @@
 
   function actOnOne(action) {
     act(action, { ids: [state.detailId] }, 1, ' (id ' + state.detailId + ')');
+  }
+
+  async function actOnKey(action) {
+    const k = state.parkedKey;
+    const reason = await confirmAction((action === 'replay' ? 'Replay' : 'Discard') + ' the parked key ' + k.key + ' of ' + k.consumer + '? ' +
+      (action === 'replay'
+        ? 'Its head runs first, then the ' + k.behind + ' events behind it, in order.'
+        : 'Its head and the ' + k.behind + ' events behind it will not be processed: the events are deleted, each recorded in the action log.'));
+    if (reason === undefined) return;
+    try {
+      const r = await post('parked-keys/' + action, { consumer: k.consumer, key: k.key, expected: k.behind, reason });
+      showError('');
+      $('#updated').textContent = (action === 'replay' ? 'replayed ' : 'discarded ') + r.keys.length + ' parked key' + (r.keys.length === 1 ? '' : 's');
+    } catch (e) {
+      showError(e.message);
+    }
+    refreshDeadLetters();
+    if (state.detailId) detail(state.detailId).catch(() => {});
   }
 
   // --- operations --------------------------------------------------------------------------------
@@ -453,6 +478,8 @@
     $('#dl-discard-selected').onclick = () => actOnSelection('discard');
     $('#d-replay').onclick = () => actOnOne('replay');
     $('#d-discard').onclick = () => actOnOne('discard');
+    $('#d-replay-key').onclick = () => actOnKey('replay');
+    $('#d-discard-key').onclick = () => actOnKey('discard');
     $('#d-reveal').onclick = () => reveal().catch((e) => showError(e.message));
     $('#d-close').onclick = () => { $('#dl-detail').hidden = true; state.detailId = null; };
     $('#chart-consumer').onchange = () => series().catch((e) => showError(e.message));
