@@ -15,6 +15,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 /**
@@ -29,9 +32,21 @@ class SendRequestsTest {
   @CsvSource({"25, 3", "80, 8", "200, 20"})
   void aBatchGoesInFullCallsOfTen(int events, int calls) {
     AtomicInteger sends = new AtomicInteger();
-    SqsAsyncClient counted = counting(Sqs.client(), sends);
     String dest = "sends-" + System.nanoTime();
-    try (SqsTransport transport = Sqs.transport().client(counted).build()) {
+    // a client of its own without the shared one's 5-second call timeout: on a loaded machine a
+    // call that took longer would be a loss, sent again, and counted twice
+    try (SqsAsyncClient client =
+            SqsAsyncClient.builder()
+                .endpointOverride(Sqs.endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(
+                    StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+                .build();
+        SqsTransport transport =
+            Sqs.transport()
+                .client(counting(client, sends))
+                .requestTimeout(Duration.ofSeconds(120))
+                .build()) {
       transport.declare(dest, "g");
       List<Event> batch = new ArrayList<>();
       for (int i = 0; i < events; i++) {
@@ -45,7 +60,7 @@ class SendRequestsTest {
                 Map.of()));
       }
 
-      PublishResult result = transport.publish(batch, Duration.ofSeconds(30));
+      PublishResult result = transport.publish(batch, Duration.ofSeconds(120));
 
       assertThat(result.confirmed().cardinality()).as("events confirmed").isEqualTo(events);
       assertThat(sends.get()).as("SendMessageBatch calls").isEqualTo(calls);

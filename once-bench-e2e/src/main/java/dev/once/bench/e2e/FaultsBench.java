@@ -24,10 +24,10 @@ import java.util.Set;
  * RabbitMQ, with every connection of Once's transport cut (reset) through a TCP proxy, and on Kafka
  * with a second member (a transport, so a Kafka consumer, of its own) joining and leaving the group
  * (each join and each leave revokes partitions), on SQS with every connection of Once's SDK client
- * cut through a TCP proxy, or the endpoint stalled for 3 s, in turn: one such fault each time the pipeline has worked
- * for the interval since it recovered from the last one (see {@link Disturber}). {@code
- * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
- * its duplicate effects from the tables.
+ * cut through a TCP proxy, or the endpoint stalled for 3 s, in turn: one such fault each time the
+ * pipeline has worked for the interval since it recovered from the last one (see {@link
+ * Disturber}). {@code faults_ratio} of a phase is its throughput over the throughput without
+ * faults; every phase counts its duplicate effects from the tables.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
