@@ -20,9 +20,12 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
  * Ceiling B for Amazon SQS: the broker alone, no database. {@code relays} publishers each keep up
  * to {@code relayBatch} messages unconfirmed ({@code SendMessageBatch} calls of 10, a sliding
  * window) into one queue made for the run (FIFO on {@code sqs-fifo}: the order id as {@code
- * MessageGroupId}, the event id as {@code MessageDeduplicationId}, as Once sends them); {@code
- * workers} receivers keep two long polls of 10 going, as Once's do, and delete what each brings
- * with {@code DeleteMessageBatch}. Done when every message's delete has been answered.
+ * MessageGroupId}, the event id as {@code MessageDeduplicationId}, as Once sends them), and never
+ * more than {@code relays × relayBatch} messages in the queue, as Once's relays have at most that
+ * many unconfirmed (ElasticMQ's receives slow down as its queue grows: a backlog sent all at once
+ * made B slower than the whole pipeline); {@code workers} receivers keep two long polls of 10
+ * going, as Once's do, and delete what each brings with {@code DeleteMessageBatch}. Done when every
+ * message's delete has been answered.
  */
 final class CeilingSqs {
   private CeilingSqs() {}
@@ -38,14 +41,15 @@ final class CeilingSqs {
       AtomicLong deleted = new AtomicLong();
       AtomicReference<Throwable> failed = new AtomicReference<>();
       long start = System.nanoTime();
+      Semaphore inQueue = new Semaphore(s.relays() * s.relayBatch());
       List<Worker> workers = new ArrayList<>();
       for (int i = 0; i < s.workers(); i++) {
-        Worker w = new Worker(client, url, s.events(), deleted, done, failed);
+        Worker w = new Worker(client, url, s.events(), deleted, done, failed, inQueue);
         workers.add(w);
         w.receiveMore();
       }
       AtomicLong next = new AtomicLong(1);
-      Threads.run(s.relays(), i -> publish(client, url, fifo, s, next));
+      Threads.run(s.relays(), i -> publish(client, url, fifo, s, next, inQueue));
       boolean finished = done.await(s.timeoutSeconds(), TimeUnit.SECONDS);
       workers.forEach(w -> w.stopped = true);
       if (failed.get() != null) {
@@ -62,7 +66,12 @@ final class CeilingSqs {
   }
 
   private static void publish(
-      SqsAsyncClient client, String url, boolean fifo, BenchSettings s, AtomicLong next)
+      SqsAsyncClient client,
+      String url,
+      boolean fifo,
+      BenchSettings s,
+      AtomicLong next,
+      Semaphore inQueue)
       throws Exception {
     int calls = Math.max(1, s.relayBatch() / 10);
     Semaphore window = new Semaphore(calls);
@@ -77,6 +86,7 @@ final class CeilingSqs {
         entries.add(entry(id, fifo, entries.size()));
       }
       window.acquire();
+      inQueue.acquire(entries.size()); // released when their deletes are answered
       client
           .sendMessageBatch(b -> b.queueUrl(url).entries(entries))
           .whenComplete(
@@ -124,6 +134,7 @@ final class CeilingSqs {
     private final AtomicLong deleted;
     private final CountDownLatch done;
     private final AtomicReference<Throwable> failed;
+    private final Semaphore inQueue;
     private final AtomicInteger receiving = new AtomicInteger();
     volatile boolean stopped;
 
@@ -133,7 +144,9 @@ final class CeilingSqs {
         long events,
         AtomicLong deleted,
         CountDownLatch done,
-        AtomicReference<Throwable> failed) {
+        AtomicReference<Throwable> failed,
+        Semaphore inQueue) {
+      this.inQueue = inQueue;
       this.client = client;
       this.url = url;
       this.events = events;
@@ -189,8 +202,11 @@ final class CeilingSqs {
                 if (e != null || !r.failed().isEmpty()) {
                   failed.compareAndSet(null, e != null ? e : new IllegalStateException("" + r));
                   done.countDown();
-                } else if (deleted.addAndGet(got.size()) >= events) {
-                  done.countDown();
+                } else {
+                  inQueue.release(got.size());
+                  if (deleted.addAndGet(got.size()) >= events) {
+                    done.countDown();
+                  }
                 }
               });
     }
