@@ -117,7 +117,8 @@ public final class ConsumerBuilder {
    * key are not ordered. Every process consuming as this consumer must set it alike.
    *
    * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue, on
-   * PostgreSQL and MariaDB); {@link #build()} refuses it on others. Default: unordered.
+   * PostgreSQL and MariaDB; Kafka, with Once's database on PostgreSQL, where parked keys wait in a
+   * lane in that database); {@link #build()} refuses it on others. Default: unordered.
    */
   public ConsumerBuilder ordered() {
     this.ordered = true;

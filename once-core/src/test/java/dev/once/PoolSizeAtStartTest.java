@@ -9,6 +9,8 @@ import dev.once.spi.ForwardingDataSource;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +45,7 @@ class PoolSizeAtStartTest {
           new java.util.concurrent.atomic.AtomicInteger();
       DataSource counted = new ListenCounting(pool, listens);
       db.execute("CREATE TABLE shipments (order_id text)");
+      Set<Thread> listenersBefore = listenerThreads();
       try (TableQueueTransport transport = TableQueueTransport.create(counted);
           Once once =
               Once.builder()
@@ -63,13 +66,22 @@ class PoolSizeAtStartTest {
         await()
             .atMost(Duration.ofSeconds(20))
             .until(() -> db.count("SELECT count(*) FROM shipments"), n -> n == 1);
+        // both engines subscribed before the event went through: every listener they started
+        // is running now, and the one there is LISTENs once
+        Set<Thread> started = listenerThreads();
+        started.removeAll(listenersBefore);
+        assertThat(started).as("listener threads the relay and the consumer started").hasSize(1);
         await().atMost(Duration.ofSeconds(5)).until(() -> listens.get() >= 1);
-        await()
-            .during(Duration.ofSeconds(1))
-            .atMost(Duration.ofSeconds(3))
-            .until(() -> listens.get() == 1);
+        assertThat(listens).as("LISTEN statements").hasValue(1);
       }
     }
+  }
+
+  /** The threads of the wake-up listeners alive in this JVM ({@code PostgresListener}). */
+  private static Set<Thread> listenerThreads() {
+    Set<Thread> threads = new HashSet<>(Thread.getAllStackTraces().keySet());
+    threads.removeIf(t -> !t.getName().equals("once-listen"));
+    return threads;
   }
 
   /** Counts the statements that start with {@code LISTEN} on its connections. */

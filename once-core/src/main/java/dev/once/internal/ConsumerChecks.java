@@ -68,7 +68,7 @@ final class ConsumerChecks {
                             + "': transport "
                             + transport.name()
                             + " does not deliver in key order (ordered consumers run on the table"
-                            + " queue, on PostgreSQL and MariaDB, for now)"));
+                            + " queue, and on Kafka with Once's database on PostgreSQL, for now)"));
     keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
     keyOrdered.mark(c.destination(), c.consumerId());
   }

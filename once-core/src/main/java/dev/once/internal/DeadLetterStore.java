@@ -14,6 +14,7 @@ import dev.once.jdbc.DeadLettersDialect;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.ParkedKeyQuery;
 import dev.once.spi.BrokerDeadLetter;
+import dev.once.spi.InDatabaseAck;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
@@ -188,7 +189,7 @@ public final class DeadLetterStore implements DeadLetters {
           // the head of a parked key goes back to its place, the key released
           if (inThisTransaction != null) {
             redeliverIn(c, d, inThisTransaction);
-          } else {
+          } else if (!intoLane(c, d, now)) {
             publish(d);
           }
         } else {
@@ -278,6 +279,14 @@ public final class DeadLetterStore implements DeadLetters {
   private Replay inDatabaseReplay() {
     DataSource given = DatabaseWaits.given(dataSource);
     return transport.capability(Replay.class).filter(r -> r.redeliversIn(given)).orElse(null);
+  }
+
+  /** An ordered consumer on a broker replays into its key lane, if bound: docs/ORDERING.md. */
+  private boolean intoLane(Connection c, DeadLetter d, Instant now) throws SQLException {
+    return d.event().key() != null
+        && transport.capability(InDatabaseAck.class).isEmpty()
+        && dialect.queue().keepsLanes()
+        && dialect.queue().enqueueFor(c, d.event(), d.consumerId(), now) > 0;
   }
 
   private static void redeliverIn(Connection c, DeadLetter d, Replay replay) throws SQLException {

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -147,6 +148,79 @@ public class JdbcQueue implements QueueDialect {
         e.key(),
         e.id().value());
     return head.get(0);
+  }
+
+  /**
+   * The SQL of a fresh value of the queue's id sequence, where the database has one that a
+   * statement can draw from (null: it keeps no key lanes, {@link #keepsLanes}).
+   */
+  protected String nextQueueId() {
+    return null;
+  }
+
+  @Override
+  public boolean keepsLanes() {
+    return nextQueueId() != null;
+  }
+
+  @Override
+  public Map<String, String> laneKeys(
+      Connection c, String destination, String consumerId, Collection<String> keys)
+      throws SQLException {
+    SqlList list = SqlList.of("text", new ArrayList<>(keys));
+    Map<String, String> hits = new HashMap<>();
+    sql.list(
+        c,
+        """
+        SELECT p.event_key, p.event_id FROM once_parked_key p
+         WHERE p.consumer_group = ? AND p.destination = ? AND %s
+        UNION ALL
+        SELECT DISTINCT q.event_key, '' FROM once_queue q
+         WHERE q.consumer_group = ? AND q.destination = ? AND q.in_key_order AND %s
+        """
+            .formatted(sql.in("p.event_key", list), sql.in("q.event_key", list)),
+        rs -> hits.merge(rs.getString(1), rs.getString(2), (a, b) -> a.isEmpty() ? b : a),
+        consumerId,
+        destination,
+        list,
+        consumerId,
+        destination,
+        list);
+    return hits;
+  }
+
+  @Override
+  public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
+      throws SQLException {
+    sql.update(
+        c,
+        """
+        INSERT INTO once_parked_key
+               (consumer_group, destination, event_key, event_id, head_id, parked_at)
+        SELECT ?, ?, ?, ?, %s, ?
+         WHERE NOT EXISTS (SELECT 1 FROM once_parked_key p
+                            WHERE p.consumer_group = ? AND p.destination = ?
+                              AND p.event_key = ?)
+        """
+            .formatted(nextQueueId()),
+        consumerId,
+        e.destination(),
+        e.key(),
+        e.id().value(),
+        now,
+        consumerId,
+        e.destination(),
+        e.key());
+  }
+
+  @Override
+  public int enqueueInLane(Connection c, Event e, String consumerId, Instant now)
+      throws SQLException {
+    Object[] copy = copy(c, e, now);
+    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
+    params[copy.length] = consumerId;
+    return sql.update(
+        c, insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order", params);
   }
 
   @Override

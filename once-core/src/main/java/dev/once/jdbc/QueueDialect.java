@@ -6,13 +6,15 @@ import dev.once.spi.MessageDecoder;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The table-queue part of a dialect: a broker built on a table. Only {@code TableQueueTransport}
- * uses it. Claims, acks and nacks run in their own transaction, opened with {@link
- * SqlFlavour#beginEngineTransaction}: losing one in a database crash only shows rows again sooner
- * or redelivers them.
+ * The table-queue part of a dialect: a broker built on a table. {@code TableQueueTransport} uses
+ * it, and the key lanes of ordered consumers on a broker ({@link #keepsLanes}). Claims, acks and
+ * nacks run in their own transaction, opened with {@link SqlFlavour#beginEngineTransaction}: losing
+ * one in a database crash only shows rows again sooner or redelivers them.
  */
 public interface QueueDialect {
 
@@ -83,6 +85,46 @@ public interface QueueDialect {
    */
   default void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
     throw new UnsupportedOperationException("this dialect has no ordered table-queue ack");
+  }
+
+  /**
+   * Whether an ordered group of a broker can keep its key lane here (docs/ORDERING.md, "Ordered on
+   * a broker"): a parked head's place reserved from the queue's id sequence ({@link
+   * #parkBrokerHead}), later records of its key diverted into this queue ({@link #enqueueInLane}).
+   * False by default.
+   */
+  default boolean keepsLanes() {
+    return false;
+  }
+
+  /**
+   * Of {@code keys}, those the group must not run straight from its broker, in one statement (one
+   * snapshot): a parked key, mapped to its head's event id, or a key with rows of the group's lane
+   * in this queue, mapped to "".
+   */
+  default Map<String, String> laneKeys(
+      Connection c, String destination, String consumerId, Collection<String> keys)
+      throws SQLException {
+    throw new UnsupportedOperationException("this dialect keeps no key lanes");
+  }
+
+  /**
+   * Parks the key of {@code e}, which an ordered group of a broker dead-lettered in the caller's
+   * transaction, unless it is parked: its head id a fresh value of the queue's id sequence, so that
+   * a replay puts it before every record of its key diverted after it.
+   */
+  default void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
+      throws SQLException {
+    throw new UnsupportedOperationException("this dialect keeps no key lanes");
+  }
+
+  /**
+   * Puts {@code e} at the end of the group's lane: one row for {@code consumerId} in key order (its
+   * binding must be marked so); returns the rows written (0: not bound).
+   */
+  default int enqueueInLane(Connection c, Event e, String consumerId, Instant now)
+      throws SQLException {
+    throw new UnsupportedOperationException("this dialect keeps no key lanes");
   }
 
   /** Makes the rows with these ids visible again at {@code visibleAt}. */

@@ -13,7 +13,8 @@ import java.time.Duration;
  * under load deliveries share commits as before. The RabbitMQ receiver lingers by it; the table
  * queue's does not, as its linger also saves claim transactions (docs/ARCHITECTURE.md).
  *
- * <p>One per receiver, used by its worker's thread only. Times are {@link System#nanoTime()}.
+ * <p>One per receiver, used by its worker's thread only. Times are nanoseconds on the receiver's
+ * clock (one a test can move: the RabbitMQ receiver reads its transport's {@code Clock}).
  */
 public final class Linger {
   private long returned;

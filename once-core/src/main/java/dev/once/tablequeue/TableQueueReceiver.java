@@ -33,8 +33,11 @@ final class TableQueueReceiver implements Receiver {
   /** Whether the group is ordered: claims in key order, acks that park dead-lettered keys. */
   private final boolean ordered;
 
-  /** When a claim last found rows (nanoTime); none yet: the first wait lingers, as just opened. */
-  private long lastGot;
+  /**
+   * When a claim last found rows, on the transport's clock (tests move it instead of sleeping
+   * through a quiet spell); none yet: the first wait lingers, as just opened.
+   */
+  private Instant lastGot = Instant.MIN;
 
   private boolean opened = true;
 
@@ -79,7 +82,7 @@ final class TableQueueReceiver implements Receiver {
       long seen = wakeup.generation();
       if (waited
           && !linger.isZero()
-          && (opened || System.nanoTime() - lastGot < linger.toNanos())) {
+          && (opened || clock.instant().isBefore(lastGot.plus(linger)))) {
         long pause = Math.min(linger.toNanos(), deadline - System.nanoTime());
         if (pause > 0) {
           Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
@@ -87,7 +90,7 @@ final class TableQueueReceiver implements Receiver {
       }
       List<Delivery> got = claim(max);
       if (!got.isEmpty()) {
-        lastGot = System.nanoTime();
+        lastGot = clock.instant();
         opened = false;
       }
       long left = deadline - System.nanoTime();

@@ -136,6 +136,10 @@ public final class TableQueueTransport
       return this;
     }
 
+    /**
+     * The clock rows are made visible, claimed and hidden by, and a receiver's batch linger reads
+     * quiet spells on. Default the system clock; tests move a {@code SettableClock}.
+     */
     public Builder clock(Clock clock) {
       this.clock = clock;
       return this;

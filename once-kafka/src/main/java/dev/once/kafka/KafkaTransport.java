@@ -6,6 +6,7 @@ import dev.once.RetentionPolicy;
 import dev.once.kafka.internal.GroupConsumer;
 import dev.once.kafka.internal.Publisher;
 import dev.once.kafka.internal.Topics;
+import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
@@ -37,9 +38,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * only up to the highest contiguous record that was acknowledged (after the database commit) + 1.
  *
  * <p>Capabilities: {@link Replay} (a header names the one group), {@link QueueAdmin} (depth = the
- * group's lag), {@link RetentionCheck} (the topics' retention). See docs/KAFKA.md.
+ * group's lag), {@link RetentionCheck} (the topics' retention), {@link KeyOrder} (with a key lane
+ * in Once's database for parked keys). See docs/KAFKA.md.
  */
-public final class KafkaTransport implements Transport, Replay, QueueAdmin, RetentionCheck {
+public final class KafkaTransport
+    implements Transport, Replay, QueueAdmin, RetentionCheck, KeyOrder {
   private final KafkaSettings settings;
   private final Topics topics;
   private final Publisher publisher;
@@ -122,13 +125,13 @@ public final class KafkaTransport implements Transport, Replay, QueueAdmin, Rete
 
   /**
    * Hands the group's records to its workers in key order: a key's next record only after the one
-   * before it was acknowledged, a nacked record still first of its key. The half of an ordered
-   * consumer that Kafka has today, not yet the {@code KeyOrder} capability: the acknowledgement of
-   * a dead-lettered record releases its key (its later records run, and the committed offset moves
-   * past it) instead of parking it, so {@code ordered()} stays refused on Kafka until a parked
-   * key's later records are kept in the database (issue 40). Tests switch it on here.
+   * before it was acknowledged, a nacked record still first of its key. The consumer keeps the rest
+   * of an ordered consumer's promise in its database: a dead-lettered record parks its key, and the
+   * key's later records are diverted into a lane there until a replay or discard (docs/ORDERING.md,
+   * "Ordered on a broker").
    */
-  void deliverKeysOneAtATime(String destination, String consumerId) {
+  @Override
+  public void deliverInKeyOrder(String destination, String consumerId) {
     String groupId = settings.groupId(destination, consumerId);
     inKeyOrder.add(groupId);
     GroupConsumer running = consumers.get(groupId);

@@ -8,28 +8,34 @@ import dev.once.EventId;
 import dev.once.kafka.internal.GroupConsumer;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * How the Kafka consumer hands records to workers and commits offsets, seen through receivers on a
- * one-partition topic: per-key order with other keys in parallel, offsets only up to the highest
- * contiguous acknowledged record, retries that hold up only their own key, back-pressure, and a
- * poll loop that goes on while workers are slow.
+ * one-partition topic (two where a commit of the other partition shows one was made): per-key order
+ * with other keys in parallel, offsets only up to the highest contiguous acknowledged record,
+ * retries that hold up only their own key, back-pressure, and a poll loop that goes on while
+ * workers are slow.
  */
 class ConsumerDispatchTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
@@ -74,29 +80,55 @@ class ConsumerDispatchTest {
   }
 
   private static long committed(KafkaTransport t, String dest) throws Exception {
+    return committed(t, dest, 0);
+  }
+
+  private static long committed(KafkaTransport t, String dest, int partition) throws Exception {
     Map<TopicPartition, OffsetAndMetadata> offsets =
         admin
             .listConsumerGroupOffsets(t.settings().groupId(dest, "g"))
             .partitionsToOffsetAndMetadata()
             .get(10, TimeUnit.SECONDS);
-    OffsetAndMetadata o = offsets.get(new TopicPartition(t.settings().topic(dest), 0));
+    OffsetAndMetadata o = offsets.get(new TopicPartition(t.settings().topic(dest), partition));
     return o == null ? -1 : o.offset();
   }
 
   @Test
   void offsetsAreCommittedOnlyUpToTheHighestContiguousAcknowledgedRecord() throws Exception {
     String dest = PipelineNames.unique("offsets");
-    try (KafkaTransport t = Broker.transport().partitions(1).build()) {
-      publishAndDeclare(
-          t, dest, List.of(event(dest, "a", 0), event(dest, "b", 0), event(dest, "c", 0)));
+    List<String> first = keysOn(0, 3); // three records on partition 0, offsets 0, 1, 2
+    String other = keysOn(1, 1).get(0); // and one on partition 1
+    try (KafkaTransport t = Broker.transport().partitions(2).build()) {
+      List<Event> events = new ArrayList<>();
+      first.forEach(k -> events.add(event(dest, k, 0)));
+      events.add(event(dest, other, 0));
+      publishAndDeclare(t, dest, events);
       try (Receiver r = t.receiver(dest, "g")) {
-        List<Delivery> got = receive(r, 3);
-        r.ack(got.subList(1, 3)); // offsets 1 and 2 done, offset 0 still in a worker
-        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> committed(t, dest) == 0);
-        r.ack(got.subList(0, 1));
-        await().atMost(WAIT).until(() -> committed(t, dest) == 3);
+        List<Delivery> got = receive(r, 4);
+        List<Delivery> onFirst = new ArrayList<>(got);
+        onFirst.removeIf(d -> d.event().key().equals(other));
+        onFirst.sort(Comparator.comparing(d -> first.indexOf(d.event().key()))); // by offset
+        r.ack(onFirst.subList(1, 3)); // offsets 1 and 2 done, offset 0 still in a worker
+        r.ack(got.stream().filter(d -> d.event().key().equals(other)).toList());
+        // the commit that carried partition 1's acknowledgement came after partition 0's
+        await().atMost(WAIT).until(() -> committed(t, dest, 1) == 1);
+        assertThat(committed(t, dest, 0)).as("partition 0, its offset 0 still held").isZero();
+        r.ack(onFirst.subList(0, 1));
+        await().atMost(WAIT).until(() -> committed(t, dest, 0) == 3);
       }
     }
+  }
+
+  /** {@code n} keys that Kafka's default partitioner puts on {@code partition} of two. */
+  private static List<String> keysOn(int partition, int n) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; keys.size() < n; i++) {
+      byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+      if (Utils.toPositive(Utils.murmur2(key)) % 2 == partition) {
+        keys.add("k" + i);
+      }
+    }
+    return keys;
   }
 
   @Test
@@ -182,21 +214,47 @@ class ConsumerDispatchTest {
   @Test
   void pollingGoesOnWhileAWorkerHoldsARecordLongerThanMaxPollInterval() throws Exception {
     String dest = PipelineNames.unique("slow");
+    AtomicLong lastPoll = new AtomicLong();
+    AtomicInteger pollsWithoutThePartition = new AtomicInteger();
     try (KafkaTransport t =
-        Broker.transport().partitions(1).property("max.poll.interval.ms", "2000").build()) {
+        Broker.transport()
+            .partitions(1)
+            .property("max.poll.interval.ms", "2000")
+            .clients(p -> countingPolls(p, lastPoll, pollsWithoutThePartition))
+            .build()) {
       publishAndDeclare(t, dest, List.of(event(dest, "a", 0)));
       try (Receiver r = t.receiver(dest, "g")) {
         List<Delivery> got = receive(r, 1);
         GroupConsumer gc = t.consumerOf(dest, "g");
-        // the worker is slow: 2.5 × max.poll.interval.ms; the member must keep its partition
+        pollsWithoutThePartition.set(0);
+        long held = System.nanoTime();
+        // the worker is slow: it holds the record while the consumer polls on for 2.5 × 2 s
         await()
-            .during(Duration.ofSeconds(5))
-            .atMost(Duration.ofSeconds(7))
-            .until(() -> gc.assignedPartitions() == 1);
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> lastPoll.get() - held > Duration.ofSeconds(5).toNanos());
+        assertThat(pollsWithoutThePartition).as("polls that had lost the partition").hasValue(0);
+        assertThat(gc.lostPartitions()).as("partitions lost to the poll interval").isZero();
+        assertThat(gc.assignedPartitions()).isEqualTo(1);
         r.ack(got);
         await().atMost(WAIT).until(() -> committed(t, dest) == 1);
       }
     }
+  }
+
+  /** A Kafka consumer that notes when it last polled, and counts polls without an assignment. */
+  private static KafkaConsumer<byte[], byte[]> countingPolls(
+      Properties p, AtomicLong lastPoll, AtomicInteger withoutAssignment) {
+    return new KafkaConsumer<>(p) {
+      @Override
+      public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+        ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+        if (assignment().isEmpty()) {
+          withoutAssignment.incrementAndGet();
+        }
+        lastPoll.set(System.nanoTime());
+        return records;
+      }
+    };
   }
 
   @Test

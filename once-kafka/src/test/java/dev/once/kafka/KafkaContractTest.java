@@ -2,6 +2,7 @@ package dev.once.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.spi.KeyOrder;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
@@ -50,6 +51,7 @@ class KafkaContractTest extends TransportContract {
   @Test
   void hasItsCapabilities() {
     assertThat(TransportCapabilities.of(transport()))
-        .containsExactlyInAnyOrder(Replay.class, QueueAdmin.class, RetentionCheck.class);
+        .containsExactlyInAnyOrder(
+            Replay.class, QueueAdmin.class, RetentionCheck.class, KeyOrder.class);
   }
 }

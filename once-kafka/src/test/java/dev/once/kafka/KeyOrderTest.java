@@ -1,10 +1,8 @@
 package dev.once.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.once.ConfigurationException;
 import dev.once.Consumer;
 import dev.once.ConsumerBuilder;
 import dev.once.Event;
@@ -32,9 +30,9 @@ import org.junit.jupiter.api.Test;
  * A key's records handed out one at a time on the embedded Kafka broker, checked as the table
  * queue's ordered consumer is ({@code OrderedConsumerTest}): every effect records its key's step in
  * the handler's transaction, and {@link #OUT_OF_ORDER} counts the effects that do not follow their
- * key's previous one by exactly one step. Ordered consumers are still refused on Kafka (a
- * dead-lettered record does not park its key yet), so the tests switch the group to key order
- * through {@link KafkaTransport#deliverKeysOneAtATime} behind a {@link KeyOrder} of their own.
+ * key's previous one by exactly one step. The tests reach {@link KafkaTransport#deliverInKeyOrder}
+ * through a {@link KeyOrder} of their own, so that the broken twin can leave it out. Parked keys:
+ * {@code ParkedKeyOnKafkaTest}.
  */
 class KeyOrderTest {
   private static final int KEYS = 8;
@@ -60,7 +58,7 @@ class KeyOrderTest {
     @Override
     public void deliverInKeyOrder(String destination, String consumerId) {
       if (keyOrder) {
-        ((KafkaTransport) delegate()).deliverKeysOneAtATime(destination, consumerId);
+        ((KafkaTransport) delegate()).deliverInKeyOrder(destination, consumerId);
       }
     }
   }
@@ -351,16 +349,22 @@ class KeyOrderTest {
   }
 
   @Test
-  void anOrderedConsumerIsStillRefusedOnKafkaNamingTheSetting() {
+  void kafkaDeliversInKeyOrderSoAnOrderedConsumerIsAccepted() {
     try (TestDatabase db = TestDatabase.embedded();
         KafkaTransport kafka = Broker.transport().build()) {
-      String dest = PipelineNames.unique("refused");
+      String dest = PipelineNames.unique("accepted");
       Once once = Flow.once(db, kafka, dest);
-      assertThatThrownBy(
-              () -> once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build())
-          .isInstanceOf(ConfigurationException.class)
-          .hasMessageContaining("consumer.ordered")
-          .hasMessageContaining("kafka");
+      assertThat(kafka.capability(KeyOrder.class)).isPresent();
+      Consumer consumer =
+          once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build();
+      assertThat(
+              db.count(
+                  "SELECT count(*) FROM once_queue_binding WHERE in_key_order AND destination = '"
+                      + dest
+                      + "'"))
+          .as("the group's key lane is declared in Once's database, in key order")
+          .isOne();
+      consumer.close();
       once.close();
     }
   }

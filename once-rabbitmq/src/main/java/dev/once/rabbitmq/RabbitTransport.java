@@ -17,6 +17,7 @@ import dev.once.spi.QueueAdmin;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -49,9 +50,11 @@ public final class RabbitTransport
   private final ScheduledExecutorService scheduler;
   private final MessageCodec codec;
   private final LostDeliveries lost = new LostDeliveries();
+  private final Clock clock;
 
-  RabbitTransport(RabbitConfig config) {
+  RabbitTransport(RabbitConfig config, Clock clock) {
     this.config = config;
+    this.clock = clock;
     this.connections = new Connections(config);
     this.topology = new Topology(connections, config);
     this.publisher = new Publisher(connections, topology, config);
@@ -170,7 +173,8 @@ public final class RabbitTransport
         config.prefetch(),
         config.maxNackDelay(),
         scheduler,
-        lost);
+        lost,
+        clock);
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.once.ConfigurationException;
 import dev.once.spi.Validate;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Clock;
 import java.time.Duration;
 
 /** Settings of a {@link RabbitTransport}; {@link #build()} validates them and names the bad one. */
@@ -32,12 +33,23 @@ public final class RabbitTransportBuilder {
   private Duration connectionTimeout = Duration.ofSeconds(5);
   private Duration recoveryInitialDelay = Duration.ofMillis(500);
   private Duration recoveryMaxDelay = Duration.ofSeconds(15);
+  private Clock clock = Clock.systemUTC();
 
   RabbitTransportBuilder() {}
 
   /** The broker, {@code amqp://user:password@host:port/vhost}. Default the local guest. */
   public RabbitTransportBuilder uri(String uri) {
     this.uri = uri;
+    return this;
+  }
+
+  /**
+   * The clock a receiver reads the gaps between deliveries and its worker's batch times on, to
+   * decide whether a poll lingers ({@code ConsumerBuilder.batchLinger}). Default the system clock;
+   * a test moves a {@code SettableClock} instead of sleeping through a quiet spell.
+   */
+  public RabbitTransportBuilder clock(Clock clock) {
+    this.clock = clock;
     return this;
   }
 
@@ -105,7 +117,8 @@ public final class RabbitTransportBuilder {
 
   /** Validates the settings. Does not connect: the first use does, and recovers from then on. */
   public RabbitTransport build() {
-    return new RabbitTransport(config());
+    Validate.notNull("rabbitmq.clock", clock);
+    return new RabbitTransport(config(), clock);
   }
 
   /**

@@ -62,8 +62,11 @@ class BrokerFaultTest {
       flow.awaitEffects(n -> n >= 1_000, Duration.ofSeconds(60));
       Broker.ctl("stop_app");
       long atStop = flow.effects();
+      long unsentAtStop = flow.pending();
       try {
-        Thread.sleep(2_000); // producers keep writing the outbox; the relay backs off
+        // the outage lasts while producers keep writing the outbox (20 transactions' worth) and
+        // the relay, unable to send, leaves their rows unsent
+        flow.awaitPending(n -> n >= unsentAtStop + 1_000, Duration.ofSeconds(60));
       } finally {
         Broker.ctl("start_app");
         Broker.ctl("await_startup");

@@ -12,6 +12,7 @@ import dev.once.RetryPolicy;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.function.IntPredicate;
+import java.util.function.LongPredicate;
 
 /**
  * Events flowing producer → outbox → relay → RabbitMQ → consumer (4 workers) into an effects table
@@ -138,6 +139,11 @@ final class Flow implements AutoCloseable {
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       // the caller asserts what it needs on what came
     }
+  }
+
+  /** Waits (at most {@code max}) until the unsent outbox rows satisfy {@code until}. */
+  void awaitPending(LongPredicate until, Duration max) {
+    await().atMost(max).pollInterval(Duration.ofMillis(50)).until(() -> until.test(pending()));
   }
 
   /** Waits until every one of {@code n} events is processed, then checks the data. */

@@ -17,6 +17,10 @@ public final class ConsumerImpl implements Consumer {
   private final ConsumerContext context;
   private final ConsumerConfig config;
   private final Pipeline pipeline;
+
+  /** Null: none needed (see {@link Lane#of}). */
+  private final Lane lane;
+
   private final List<Thread> threads = new ArrayList<>();
   private Settlement callerSettlement;
   private volatile boolean running;
@@ -24,7 +28,8 @@ public final class ConsumerImpl implements Consumer {
   public ConsumerImpl(ConsumerContext context, ConsumerConfig config) {
     this.context = context;
     this.config = config;
-    this.pipeline = new Pipeline(context, config);
+    this.lane = Lane.of(context, config);
+    this.pipeline = new Pipeline(context, config, lane);
     context.transport().declare(config.destination(), config.consumerId());
   }
 
@@ -50,14 +55,15 @@ public final class ConsumerImpl implements Consumer {
       callerSettlement = null;
       throw outcome.rethrow();
     }
-    return outcome.received();
+    return outcome.received() + (lane == null ? 0 : lane.drain().runOnce());
   }
 
   private Settlement newSettlement() {
     return new Settlement(
         context.transport().receiver(config.destination(), config.consumerId()),
         config,
-        context.inDatabaseAck().orElse(null));
+        context.inDatabaseAck().orElse(null),
+        lane);
   }
 
   @Override
@@ -73,6 +79,9 @@ public final class ConsumerImpl implements Consumer {
       t.setDaemon(true);
       threads.add(t);
       t.start();
+    }
+    if (lane != null) {
+      lane.drain().start();
     }
     context.lifecycle().started(this);
     return this;
@@ -97,6 +106,9 @@ public final class ConsumerImpl implements Consumer {
     }
     toJoin.forEach(Thread::interrupt);
     join(toJoin);
+    if (lane != null) {
+      lane.close();
+    }
   }
 
   /**

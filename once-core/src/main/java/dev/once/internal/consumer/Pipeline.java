@@ -38,8 +38,12 @@ final class Pipeline {
   private final GroupTransaction transaction;
   private final AtomicLong progress = new AtomicLong();
 
-  Pipeline(ConsumerContext context, ConsumerConfig config) {
+  /** Null: none (see {@link Lane#of}). */
+  private final Lane lane;
+
+  Pipeline(ConsumerContext context, ConsumerConfig config, Lane lane) {
     this.context = context;
+    this.lane = lane;
     this.config = config;
     this.attempts = new Attempts(context.dataSource(), context.dialect(), config.consumerId());
     this.isolation = new Isolation(context, config, attempts, new Returns());
@@ -72,11 +76,20 @@ final class Pipeline {
 
   /** Handles {@code held}: deliveries just polled, or kept from a batch a database outage ended. */
   BatchOutcome run(Settlement settlement, List<Delivery> held) {
-    Plan plan;
+    List<Delivery> now;
     try {
-      plan = isolation.plan(held, settlement::cameBackCleanly);
+      now = lane == null ? held : lane.divert(settlement, held);
     } catch (RuntimeException | Error e) {
       return BatchOutcome.failed(e, held);
+    }
+    if (now.isEmpty()) {
+      return BatchOutcome.done(held.size());
+    }
+    Plan plan;
+    try {
+      plan = isolation.plan(now, settlement::cameBackCleanly);
+    } catch (RuntimeException | Error e) {
+      return BatchOutcome.failed(e, now);
     }
     for (int i = 0; i < plan.groups.size(); i++) {
       GroupEnd end = runGroup(settlement, plan, plan.groups.get(i));

@@ -30,10 +30,14 @@ final class Settlement {
   /** Null: what came to an end is acknowledged after the commit, through the receiver. */
   private final InDatabaseAck inTransaction;
 
-  Settlement(Receiver receiver, ConsumerConfig config, InDatabaseAck inTransaction) {
+  /** Null: no key lane (see {@link Lane}). */
+  private final Lane lane;
+
+  Settlement(Receiver receiver, ConsumerConfig config, InDatabaseAck inTransaction, Lane lane) {
     this.receiver = receiver;
     this.config = config;
     this.inTransaction = inTransaction;
+    this.lane = lane;
   }
 
   /** The next batch: at most {@code batchSize} deliveries, waiting as the consumer is set to. */
@@ -53,6 +57,9 @@ final class Settlement {
    * after the commit.
    */
   void settleInTransaction(Connection c, List<HandledDelivery> handled) throws SQLException {
+    if (lane != null) {
+      lane.park(c, handled);
+    }
     if (inTransaction != null) {
       List<Delivery> done = ended(handled);
       if (!done.isEmpty()) {
@@ -75,6 +82,16 @@ final class Settlement {
       if (h.outcome() == Outcome.RETRY) {
         receiver.nack(List.of(h.delivery()), config.retry().delay(h.attempt()));
       }
+    }
+  }
+
+  /**
+   * Acknowledges deliveries that do not run: diverted into the key lane (after that commit) or a
+   * parked key's head, dead already ({@link Lane#divert}).
+   */
+  void acknowledgeUnrun(List<Delivery> deliveries) {
+    if (!deliveries.isEmpty()) {
+      receiver.ack(deliveries);
     }
   }
 

@@ -121,6 +121,12 @@ public class PostgresQueue extends JdbcQueue {
     return true;
   }
 
+  /** The sequence behind {@code once_queue.id} (bigserial). */
+  @Override
+  protected String nextQueueId() {
+    return "nextval(pg_get_serial_sequence('once_queue', 'id'))";
+  }
+
   @Override
   public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
     return claim(c, claim, CLAIM_IN_KEY_ORDER);

@@ -13,7 +13,9 @@ import dev.once.spi.Linger;
 import dev.once.spi.MessageDecoder;
 import dev.once.spi.Receiver;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,12 +72,21 @@ public final class RabbitReceiver implements Receiver {
   /** No poll since the channel opened or recovered: the broker may still be pushing a burst. */
   private volatile boolean opened = true;
 
-  /** When the latest delivery arrived (nanoTime), and how long after the one before it. */
-  private volatile long lastArrival = System.nanoTime() - Long.MAX_VALUE / 2;
+  /**
+   * When the latest delivery arrived (nanoseconds on {@link #clock}), and how long after the one
+   * before it.
+   */
+  private volatile long lastArrival = Long.MIN_VALUE / 2;
 
   private volatile long lastGap = Long.MAX_VALUE;
 
   private final Linger lingering = new Linger();
+
+  /**
+   * What delivery gaps and batch times are read on, for {@link Linger}; a linger waits in real
+   * time.
+   */
+  private final Clock clock;
 
   public RabbitReceiver(
       Connections connections,
@@ -84,8 +95,10 @@ public final class RabbitReceiver implements Receiver {
       int prefetch,
       Duration maxNackDelay,
       ScheduledExecutorService scheduler,
-      LostDeliveries lostDeliveries) {
+      LostDeliveries lostDeliveries,
+      Clock clock) {
     this.lostDeliveries = lostDeliveries;
+    this.clock = clock;
     this.channel = connections.consumeChannel();
     this.safeUri = connections.safeUri();
     this.destination = destination;
@@ -163,7 +176,7 @@ public final class RabbitReceiver implements Receiver {
       if (!d.isMalformed()) {
         unsettled.put(deliveryTag, d.event().id().value());
       }
-      long now = System.nanoTime();
+      long now = now();
       lastGap = now - lastArrival;
       lastArrival = now;
       buffer.add(d);
@@ -186,7 +199,7 @@ public final class RabbitReceiver implements Receiver {
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
-    lingering.pollStarts(System.nanoTime());
+    lingering.pollStarts(now());
     requeueDeferred();
     checkAlive();
     List<Delivery> got = new ArrayList<>(max);
@@ -217,9 +230,14 @@ public final class RabbitReceiver implements Receiver {
     long current = generation.get();
     got.removeIf(d -> ((Handle) d.handle()).generation() != current);
     if (!got.isEmpty()) {
-      lingering.returns(System.nanoTime());
+      lingering.returns(now());
     }
     return got;
+  }
+
+  private long now() {
+    Instant now = clock.instant();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
   /**
