@@ -197,7 +197,8 @@ class BenchCommandTest {
         .contains("--batch must be between 1 and 64, was 0");
     assertThat(
             DemoCommandTest.run("bench", "--transport", "pigeon", "--db", LocalServer.url()).err())
-        .contains("--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was 'pigeon'");
+        .contains(
+            "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was 'pigeon'");
     assertThat(DemoCommandTest.run("bench", "--latency-rate", "-1").err())
         .contains("--latency-rate must be 0 (half the sustained rate) or more, was -1");
     assertThat(DemoCommandTest.run("bench", "--warmup", "-5").err())
