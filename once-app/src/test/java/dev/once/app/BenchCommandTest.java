@@ -160,12 +160,45 @@ class BenchCommandTest {
   }
 
   @Test
+  void benchParkedKeyReportsTheOtherKeysWithAndWithoutAParkedKey() throws Exception {
+    DemoCommandTest.Run r =
+        DemoCommandTest.run(
+            "bench",
+            "parked-key",
+            "--events",
+            "200",
+            "--behind",
+            "50",
+            "--rounds",
+            "1",
+            "--latency-seconds",
+            "1",
+            "--json",
+            "--db",
+            schema.url());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    JsonNode clean = json.get("clean").get(0);
+    JsonNode poisoned = json.get("poisoned").get(0);
+    assertThat(clean.get("parked_key_waiting").asLong()).isZero();
+    assertThat(poisoned.get("parked_key_waiting").asLong())
+        .as("the key parked with every event behind it still waiting")
+        .isEqualTo(50);
+    assertThat(poisoned.get("other_keys_eps").asDouble()).isPositive();
+    assertThat(poisoned.get("other_keys_p99_ms").asDouble()).isPositive();
+    assertThat(json.get("p99_ratios")).hasSize(1);
+    assertThat(DemoCommandTest.run("bench", "parked-key", "--events", "10", "--behind", "11").err())
+        .contains("--behind must be between 1 and 10, was 11");
+  }
+
+  @Test
   void badBenchOptionsNameTheOptionAndTheValue() {
     assertThat(DemoCommandTest.run("bench", "--batch", "0").err())
         .contains("--batch must be between 1 and 64, was 0");
     assertThat(
             DemoCommandTest.run("bench", "--transport", "pigeon", "--db", LocalServer.url()).err())
-        .contains("--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was 'pigeon'");
+        .contains(
+            "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was 'pigeon'");
     assertThat(DemoCommandTest.run("bench", "--latency-rate", "-1").err())
         .contains("--latency-rate must be 0 (half the sustained rate) or more, was -1");
     assertThat(DemoCommandTest.run("bench", "--warmup", "-5").err())

@@ -143,7 +143,7 @@ class BenchE2eCommandTest {
         "--latency-rate must be 0 (a third of the sustained rate) or more, was -2.0");
     assertOneLine(
         Cli.run("bench", "e2e", "--transport", "pigeon", "--db", LocalServer.url()),
-        "--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was 'pigeon'");
+        "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was 'pigeon'");
     assertOneLine(
         Cli.run("bench", "e2e", "--warmup", "-1"),
         "--warmup must be 0 (none) or more orders, was -1");

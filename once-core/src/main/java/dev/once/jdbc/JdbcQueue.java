@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -150,79 +150,6 @@ public class JdbcQueue implements QueueDialect {
     return head.get(0);
   }
 
-  /**
-   * The SQL of a fresh value of the queue's id sequence, where the database has one that a
-   * statement can draw from (null: it keeps no key lanes, {@link #keepsLanes}).
-   */
-  protected String nextQueueId() {
-    return null;
-  }
-
-  @Override
-  public boolean keepsLanes() {
-    return nextQueueId() != null;
-  }
-
-  @Override
-  public Map<String, String> laneKeys(
-      Connection c, String destination, String consumerId, Collection<String> keys)
-      throws SQLException {
-    SqlList list = SqlList.of("text", new ArrayList<>(keys));
-    Map<String, String> hits = new HashMap<>();
-    sql.list(
-        c,
-        """
-        SELECT p.event_key, p.event_id FROM once_parked_key p
-         WHERE p.consumer_group = ? AND p.destination = ? AND %s
-        UNION ALL
-        SELECT DISTINCT q.event_key, '' FROM once_queue q
-         WHERE q.consumer_group = ? AND q.destination = ? AND q.in_key_order AND %s
-        """
-            .formatted(sql.in("p.event_key", list), sql.in("q.event_key", list)),
-        rs -> hits.merge(rs.getString(1), rs.getString(2), (a, b) -> a.isEmpty() ? b : a),
-        consumerId,
-        destination,
-        list,
-        consumerId,
-        destination,
-        list);
-    return hits;
-  }
-
-  @Override
-  public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
-      throws SQLException {
-    sql.update(
-        c,
-        """
-        INSERT INTO once_parked_key
-               (consumer_group, destination, event_key, event_id, head_id, parked_at)
-        SELECT ?, ?, ?, ?, %s, ?
-         WHERE NOT EXISTS (SELECT 1 FROM once_parked_key p
-                            WHERE p.consumer_group = ? AND p.destination = ?
-                              AND p.event_key = ?)
-        """
-            .formatted(nextQueueId()),
-        consumerId,
-        e.destination(),
-        e.key(),
-        e.id().value(),
-        now,
-        consumerId,
-        e.destination(),
-        e.key());
-  }
-
-  @Override
-  public int enqueueInLane(Connection c, Event e, String consumerId, Instant now)
-      throws SQLException {
-    Object[] copy = copy(c, e, now);
-    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
-    params[copy.length] = consumerId;
-    return sql.update(
-        c, insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order", params);
-  }
-
   @Override
   public List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException {
     Map<Long, Delivery> visible = lockVisible(c, claim);
@@ -235,18 +162,29 @@ public class JdbcQueue implements QueueDialect {
    * hold), by id; each decoded with its delivery count one higher.
    */
   private Map<Long, Delivery> lockVisible(Connection c, QueueClaim claim) throws SQLException {
+    return lockVisible(c, claim, null, claim.limit());
+  }
+
+  /** As above, {@code limit} rows with an id above {@code after} (null: from the oldest). */
+  private Map<Long, Delivery> lockVisible(Connection c, QueueClaim claim, Long after, int limit)
+      throws SQLException {
     Map<Long, Delivery> visible = new LinkedHashMap<>();
+    List<Object> params = new ArrayList<>(List.of(claim.consumerId(), claim.now()));
+    if (after != null) {
+      params.add(after);
+    }
+    params.add(limit);
     sql.list(
         c,
         """
         SELECT id, event_id, destination, event_key, event_type, payload, %s,
                delivery_count
           FROM once_queue
-         WHERE consumer_group = ? AND visible_at <= ?
+         WHERE consumer_group = ? AND visible_at <= ?%s
          ORDER BY id
          LIMIT ?
         """
-                .formatted(flavour.headerColumns())
+                .formatted(flavour.headerColumns(), after == null ? "" : " AND id > ?")
             + flavour.skipLocked(),
         rs -> {
           int count = rs.getInt("delivery_count") + 1;
@@ -255,9 +193,7 @@ public class JdbcQueue implements QueueDialect {
           visible.put(id, MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id));
           return id;
         },
-        claim.consumerId(),
-        claim.now(),
-        claim.limit());
+        params.toArray());
     return visible;
   }
 
@@ -289,39 +225,63 @@ public class JdbcQueue implements QueueDialect {
    * statement it sees a key's head row and its park in one snapshot, so it never falls between an
    * ack that deletes the head and parks the key, or a replay that unparks it and puts the head
    * back. A row in flight is locked by no one, but it is in the queue: the check sees it.
+   *
+   * <p>When the rows locked hold no head at all — the oldest rows of the queue are those waiting
+   * behind a parked key, or behind a head in flight — the next rows are locked and checked, in a
+   * window twice as large each time, until one holds a head or the queue ends: a claim that stopped
+   * there would hand out nothing while every other key waited (a key parked with a batch of events
+   * behind it stalled its whole group). A claim whose first window holds a head runs its three
+   * statements as before.
    */
   @Override
   public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
-    Map<Long, Delivery> visible = lockVisible(c, claim);
-    if (visible.isEmpty()) {
-      return List.of();
+    Map<Long, Delivery> claimed = new LinkedHashMap<>();
+    Long after = null;
+    for (int window = claim.limit(); claimed.isEmpty(); window = Math.min(window * 2, 4096)) {
+      Map<Long, Delivery> visible = lockVisible(c, claim, after, window);
+      if (visible.isEmpty()) {
+        break;
+      }
+      Set<Long> heads = heads(c, visible.keySet());
+      visible.forEach(
+          (id, d) -> {
+            if (heads.contains(id)) {
+              claimed.put(id, d);
+            }
+          });
+      if (visible.size() < window) {
+        break; // the queue's visible rows end here
+      }
+      after = Collections.max(visible.keySet());
     }
-    SqlList candidates = SqlList.of("bigint", new ArrayList<>(visible.keySet()));
-    Set<Long> heads =
-        new HashSet<>(
-            sql.list(
-                c,
-                """
-                SELECT q.id FROM once_queue q
-                 WHERE %s
-                   AND (q.event_key IS NULL
-                        OR NOT EXISTS (SELECT 1 FROM once_queue e
-                                        WHERE e.consumer_group = q.consumer_group
-                                          AND e.event_key = q.event_key
-                                          AND e.id < q.id
-                                          AND e.destination = q.destination
-                                          AND e.in_key_order)
-                           AND NOT EXISTS (SELECT 1 FROM once_parked_key p
-                                            WHERE p.consumer_group = q.consumer_group
-                                              AND p.destination = q.destination
-                                              AND p.event_key = q.event_key))
-                """
-                    .formatted(sql.in("q.id", candidates)),
-                rs -> rs.getLong(1),
-                candidates));
-    visible.keySet().retainAll(heads);
-    take(c, visible.keySet(), claim.visibleUntil());
-    return new ArrayList<>(visible.values());
+    take(c, claimed.keySet(), claim.visibleUntil());
+    return new ArrayList<>(claimed.values());
+  }
+
+  /** Those of {@code locked} that head their key and whose key is not parked: one plain read. */
+  private Set<Long> heads(Connection c, Set<Long> locked) throws SQLException {
+    SqlList candidates = SqlList.of("bigint", new ArrayList<>(locked));
+    return new HashSet<>(
+        sql.list(
+            c,
+            """
+            SELECT q.id FROM once_queue q
+             WHERE %s
+               AND (q.event_key IS NULL
+                    OR NOT EXISTS (SELECT 1 FROM once_queue e
+                                    WHERE e.consumer_group = q.consumer_group
+                                      AND e.event_key = q.event_key
+                                      AND e.id < q.id
+                                      AND e.destination = q.destination
+                                      AND e.in_key_order)
+                       AND NOT EXISTS (SELECT 1 FROM once_parked_key p
+                                        WHERE p.consumer_group = q.consumer_group
+                                          AND p.destination = q.destination
+                                          AND p.event_key = q.event_key))
+            """
+                .formatted(sql.in("q.id", candidates)),
+            rs -> rs.getLong(1),
+            candidates));
   }
 
   /**

@@ -98,6 +98,15 @@ public interface QueueDialect {
   }
 
   /**
+   * Whether the group has a key lane here: bound to this queue in key order ({@link
+   * #markInKeyOrder}). A group of a broker that was ordered once keeps it, and its rows and parked
+   * keys must still be drained after it is made unordered.
+   */
+  default boolean hasLane(Connection c, String destination, String consumerId) throws SQLException {
+    return false;
+  }
+
+  /**
    * Of {@code keys}, those the group must not run straight from its broker, in one statement (one
    * snapshot): a parked key, mapped to its head's event id, or a key with rows of the group's lane
    * in this queue, mapped to "".

@@ -305,6 +305,32 @@ class ParkedKeyOnKafkaTest {
     }
   }
 
+  /**
+   * A group that was ordered and is built unordered again keeps its lane: the new consumer drains
+   * it, so a replay of the parked head and the records behind it run (in order), instead of waiting
+   * in a lane nobody reads.
+   */
+  @Test
+  void aGroupMadeUnorderedStillDrainsTheLaneItWasLeftWith() {
+    AtomicBoolean poisoned = new AtomicBoolean(true);
+    try (Rig rig = new Rig(null, new OnceListener() {}, null)) {
+      Consumer ordered = rig.consumer(poisoning(poisoned), true);
+      rig.publish(1, STEPS);
+      rig.start(ordered);
+      rig.awaitParkedWithLane(STEPS - 4);
+      ordered.close();
+
+      poisoned.set(false);
+      Consumer unordered = rig.consumer(poisoning(poisoned), false);
+      unordered.start();
+      assertThat(rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
+      rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
+      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS, 0));
+      assertThat(rig.count("SELECT count(*) FROM once_queue")).isZero();
+      assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
+    }
+  }
+
   @Test
   void aDiscardOfTheHeadReleasesTheRestInOrder() {
     try (Rig rig = new Rig(null, new OnceListener() {}, null)) {

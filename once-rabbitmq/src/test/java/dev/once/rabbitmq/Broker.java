@@ -76,14 +76,23 @@ final class Broker {
    * happened instead of waiting for late redeliveries. From {@code rabbitmqctl} (about a second).
    */
   static long messagesUnsettled(String vhost, String queue) {
-    String out = ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "messages");
-    for (String line : out.split("\n")) {
+    return messagesIn(
+        ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "messages"),
+        queue,
+        "vhost " + vhost);
+  }
+
+  /**
+   * The {@code messages} column of {@code queue} in {@code rabbitmqctl list_queues name messages}.
+   */
+  static long messagesIn(String listQueues, String queue, String where) {
+    for (String line : listQueues.split("\n")) {
       String[] cols = line.strip().split("\t");
       if (cols.length == 2 && cols[0].equals(queue)) {
         return Long.parseLong(cols[1].strip());
       }
     }
-    throw new AssertionError("no queue " + queue + " in vhost " + vhost + ": " + out);
+    throw new AssertionError("no queue " + queue + " in " + where + ": " + listQueues);
   }
 
   /** The vhost of a transport's URI ({@code amqp://host:port/vhost}). */

@@ -13,6 +13,7 @@ import dev.once.test.TestDatabase;
 import java.time.Duration;
 import java.util.function.IntPredicate;
 import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * Events flowing producer → outbox → relay → RabbitMQ → consumer (4 workers) into an effects table
@@ -148,6 +149,17 @@ final class Flow implements AutoCloseable {
 
   /** Waits until every one of {@code n} events is processed, then checks the data. */
   void assertEachProcessedOnce(int n, Duration max) throws InterruptedException {
+    String queue = transport.queueName(DESTINATION, "warehouse");
+    String vhost = Broker.vhostOf(transport);
+    assertEachProcessedOnce(n, max, () -> Broker.messagesUnsettled(vhost, queue));
+  }
+
+  /**
+   * As {@link #assertEachProcessedOnce(int, Duration)}, where {@code unsettled} counts the messages
+   * of the consumer's queue not acknowledged yet (on a broker other than the shared one).
+   */
+  void assertEachProcessedOnce(int n, Duration max, LongSupplier unsettled)
+      throws InterruptedException {
     try {
       await()
           .atMost(max)
@@ -160,11 +172,10 @@ final class Flow implements AutoCloseable {
     }
     // late redeliveries land before the count: nothing is left unacknowledged in the queue, so
     // nothing can come again, and a doubled effect would show now
-    String queue = transport.queueName(DESTINATION, "warehouse");
     await()
         .atMost(max)
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> Broker.messagesUnsettled(Broker.vhostOf(transport), queue) == 0);
+        .until(() -> unsettled.getAsLong() == 0);
     assertThat(pending()).as("outbox rows not sent").isZero();
     assertThat(db.count("SELECT count(DISTINCT event_id) FROM effects")).as("events").isEqualTo(n);
     assertThat(effects()).as("effects (a double would show here)").isEqualTo(n);

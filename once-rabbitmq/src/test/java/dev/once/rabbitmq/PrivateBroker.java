@@ -134,6 +134,17 @@ final class PrivateBroker implements AutoCloseable {
     }
   }
 
+  /**
+   * Messages in {@code queue} of the node's default virtual host not acknowledged yet, ready or
+   * delivered (as {@link Broker#messagesUnsettled(String, String)} counts them on the shared one).
+   */
+  long messagesUnsettled(String queue) {
+    return Broker.messagesIn(
+        ctl("list_queues", "-p", "/", "-q", "--no-table-headers", "name", "messages"),
+        queue,
+        "node " + node);
+  }
+
   /** Runs rabbitmqctl against this node; fails the test if it fails. */
   String ctl(String... args) {
     List<String> command = new ArrayList<>(List.of(BIN.resolve("rabbitmqctl").toString()));

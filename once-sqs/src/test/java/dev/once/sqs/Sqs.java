@@ -1,6 +1,9 @@
 package dev.once.sqs;
 
+import dev.once.spi.ForwardingTransport;
+import dev.once.spi.Transport;
 import dev.once.sqs.embedded.EmbeddedSqs;
+import dev.once.testkit.TcpProxy;
 import java.net.URI;
 import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -51,6 +54,35 @@ final class Sqs {
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
         .overrideConfiguration(c -> c.apiCallAttemptTimeout(Duration.ofSeconds(5)))
         .build();
+  }
+
+  /** A proxy of a test's own in front of the embedded server. */
+  static TcpProxy proxy() {
+    return TcpProxy.to("127.0.0.1", endpoint().getPort());
+  }
+
+  /** The endpoint of the embedded server as reached through {@code proxy}. */
+  static URI via(TcpProxy proxy) {
+    return URI.create("http://127.0.0.1:" + proxy.port());
+  }
+
+  /**
+   * A transport of {@code b} whose SDK client of its own reaches the embedded server through {@code
+   * proxy}. Closing it closes the proxy first — SQS is gone for this process, so nothing it holds
+   * is given back and its messages come back when their visibility runs out, as after a SIGKILL —
+   * then the transport and the client.
+   */
+  static Transport through(TcpProxy proxy, SqsTransport.Builder b) {
+    SqsAsyncClient own = newClient(via(proxy));
+    SqsTransport transport = b.client(own).build();
+    return new ForwardingTransport(transport) {
+      @Override
+      public void close() {
+        proxy.close();
+        transport.close();
+        own.close();
+      }
+    };
   }
 
   /** A transport on the embedded server, with test timings: short long polls and visibility. */

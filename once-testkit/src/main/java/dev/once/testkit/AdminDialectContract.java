@@ -133,27 +133,6 @@ interface AdminDialectContract extends ContractFixture {
     assertNull(reopened.resolvedAt());
   }
 
-  default boolean deadLetter(Connection c, String consumer, Event e, int attempts)
-      throws SQLException {
-    Instant now = now();
-    return dialect()
-        .deadLetters()
-        .insertDeadLetter(
-            c,
-            e,
-            new FailedAttempt(
-                consumer,
-                e.id().value(),
-                attempts,
-                now,
-                now,
-                "java.lang.Error",
-                "fp-" + consumer,
-                "m",
-                false),
-            now);
-  }
-
   @Test
   default void deadLettersAreFilteredPagedByKeyCountedAndGrouped() throws SQLException {
     String consumer = unique("c");

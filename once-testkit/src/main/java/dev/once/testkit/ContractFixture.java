@@ -3,6 +3,7 @@ package dev.once.testkit;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.FailedAttempt;
 import dev.once.jdbc.Sql;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -16,8 +17,9 @@ import javax.sql.DataSource;
 /**
  * What the parts of {@link DialectContract} share: the data source and dialect under test, and
  * transactions of their own for each statement. The parts ({@link FlavourContract}, {@link
- * StoreDialectContract}, {@link AdminDialectContract}) are interfaces of test methods over it,
- * which {@link DialectContract} implements side by side: one abstract class, no chain.
+ * StoreDialectContract}, {@link AdminDialectContract}, {@link OrderedQueueContract}) are interfaces
+ * of test methods over it, which {@link DialectContract} implements side by side: one abstract
+ * class, no chain.
  */
 interface ContractFixture {
 
@@ -68,6 +70,28 @@ interface ContractFixture {
   /** {@link #tx} of a statement that counts. */
   default long count(Work<? extends Number> work) throws SQLException {
     return tx(work).longValue();
+  }
+
+  /** Writes an open dead letter of {@code e} for {@code consumer}; false if one is open already. */
+  default boolean deadLetter(Connection c, String consumer, Event e, int attempts)
+      throws SQLException {
+    Instant now = now();
+    return dialect()
+        .deadLetters()
+        .insertDeadLetter(
+            c,
+            e,
+            new FailedAttempt(
+                consumer,
+                e.id().value(),
+                attempts,
+                now,
+                now,
+                "java.lang.Error",
+                "fp-" + consumer,
+                "m",
+                false),
+            now);
   }
 
   default Event event(String destination, String id, Map<String, String> headers) {

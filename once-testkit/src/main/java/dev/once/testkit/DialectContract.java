@@ -39,11 +39,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>A flat suite: this one abstract class, and one small subclass per database. The tests are
  * grouped by concern in the interfaces it implements side by side ({@link FlavourContract}, {@link
- * StoreDialectContract}, {@link AdminDialectContract}, over {@link ContractFixture}); this class
- * holds retention, status, operations and the table queue.
+ * StoreDialectContract}, {@link AdminDialectContract}, {@link OrderedQueueContract}, over {@link
+ * ContractFixture}); this class holds retention, status, operations and the table queue.
  */
 public abstract class DialectContract
-    implements FlavourContract, StoreDialectContract, AdminDialectContract {
+    implements FlavourContract, StoreDialectContract, AdminDialectContract, OrderedQueueContract {
 
   /** A data source whose current schema holds Once's tables. */
   @Override

@@ -49,6 +49,31 @@ public abstract class RecoveryContract {
 
     /** Closes its broker client, then its connections, under whatever it is running. */
     void kill();
+
+    /** The worker of {@code pool} and {@code transport}: killing it closes the transport first. */
+    static <P extends DataSource & AutoCloseable> Worker of(P pool, Transport transport) {
+      return new Worker() {
+        @Override
+        public DataSource dataSource() {
+          return pool;
+        }
+
+        @Override
+        public Transport transport() {
+          return transport;
+        }
+
+        @Override
+        public void kill() {
+          transport.close();
+          try {
+            pool.close();
+          } catch (Exception e) {
+            throw new IllegalStateException("closing the worker's pool", e);
+          }
+        }
+      };
+    }
   }
 
   /**

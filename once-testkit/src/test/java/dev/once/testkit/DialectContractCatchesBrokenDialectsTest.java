@@ -3,12 +3,18 @@ package dev.once.testkit;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.internal.postgres.PostgresFlavour;
+import dev.once.internal.postgres.PostgresQueue;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.JdbcStore;
+import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.QueueDialect;
 import dev.once.jdbc.StoreDialect;
+import dev.once.spi.Delivery;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -93,5 +99,44 @@ class DialectContractCatchesBrokenDialectsTest {
             });
     assertThatThrownBy(contract::aMarkerIsInsertedOnceAndReportedPresentTheSecondTime)
         .isInstanceOf(AssertionError.class);
+  }
+
+  /** The contract on the test database with {@code queue} as the table-queue part. */
+  private static DialectContract withQueue(QueueDialect queue) {
+    return on(JdbcDialect.builder(db.dialect().flavour()).queue(queue).build());
+  }
+
+  @Test
+  void anOrderedClaimThatTakesEveryVisibleRowFailsTheKeyOrderCheck() {
+    DialectContract contract =
+        withQueue(
+            new PostgresQueue((PostgresFlavour) db.dialect().flavour()) {
+              @Override
+              public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim)
+                  throws SQLException {
+                return claim(c, claim); // no head-of-key check, no park
+              }
+            });
+    assertThatThrownBy(
+            contract::aKeysLaterRowsWaitForItsHeadAndItsParkAndFollowInOrderWhenItIsReleased)
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("each key's head, and only it");
+  }
+
+  @Test
+  void anOrderedAckThatNeverParksAKeyFailsTheKeyOrderCheck() {
+    DialectContract contract =
+        withQueue(
+            new PostgresQueue((PostgresFlavour) db.dialect().flavour()) {
+              @Override
+              public void ackInKeyOrder(Connection c, List<Long> ids, Instant now)
+                  throws SQLException {
+                ack(c, ids); // the dead-lettered head goes, its key is not parked
+              }
+            });
+    assertThatThrownBy(
+            contract::aKeysLaterRowsWaitForItsHeadAndItsParkAndFollowInOrderWhenItIsReleased)
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("both keys parked");
   }
 }

@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
       TracingCommand.class,
       BacklogCommand.class,
       E2eCommand.class,
-      FaultsCommand.class
+      FaultsCommand.class,
+      ParkedKeyCommand.class
     },
     description = {
       "Measures, on the same database and broker: ceiling A (the consumer's SQL alone, raw JDBC),"

@@ -98,11 +98,11 @@ final class BenchOptions {
     boolean known =
         name.equals("table")
             || name.equals("rabbitmq")
-            || (kafka && (name.equals("kafka") || name.equals("sqs")));
+            || (kafka && (name.equals("kafka") || name.startsWith("sqs")));
     if (!known) {
       throw new UserError(
           (kafka
-                  ? "--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was '"
+                  ? "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was '"
                   : "--transport must be 'table' or 'rabbitmq', was '")
               + name
               + "'");
@@ -111,18 +111,18 @@ final class BenchOptions {
       transport.checkedAmqp(); // before ceiling A, not after it
     }
     Logging.quietEngine(true);
-    try (Database database = db.openOrUrlSchema(BenchEnv.poolSize(settings))) {
+    try (Database database = db.openOrUrlSchema(BenchEnv.poolSize(settings));
+        BenchEnv env =
+            new BenchEnv(
+                database.dataSource(),
+                database.description(),
+                name,
+                transport.amqp(),
+                transport::bootstrap,
+                settings)) {
       Migrations.apply(database.dataSource());
-      BenchEnv env =
-          new BenchEnv(
-              database.dataSource(),
-              database.description(),
-              name,
-              transport.amqp(),
-              transport::bootstrap,
-              settings);
       env.jdbcUrl(database.jdbcUrl());
-      if (name.equals("sqs")) {
+      if (name.startsWith("sqs")) {
         env.sqs(transport::sqsBuilder);
       }
       BenchResult result = bench.run(env);

@@ -18,8 +18,9 @@ import picocli.CommandLine.Option;
       "Recovery throughput: the two-hop pipeline of 'bench e2e' drains --events orders once per"
           + " phase, in one run: without faults, at each --crash-rates crash rate (consumer and"
           + " relay windows, as the demo injects them), then with every connection of Once's"
-          + " RabbitMQ transport cut through a TCP proxy, or a second Kafka consumer joining and"
-          + " leaving the group, each time the pipeline has worked for --fault-interval-ms since it"
+          + " RabbitMQ transport cut through a TCP proxy, a second Kafka consumer joining and"
+          + " leaving the group, or (SQS) every connection of the SDK cut or the endpoint stalled"
+          + " for 3 s in turn through a TCP proxy, each time the pipeline has worked for --fault-interval-ms since it"
           + " recovered from the last such fault.",
       "Prints faults_ratio = throughput under faults / throughput without, per phase, and the"
           + " duplicate effects counted in the tables (exit 1 if any). See docs/PERFORMANCE.md."
@@ -53,7 +54,8 @@ public final class FaultsCommand implements Callable<Integer> {
       defaultValue = "2000",
       description =
           "How long the pipeline works, after it committed an effect again, before the next"
-              + " cut (RabbitMQ) or consumer join or leave (Kafka) (default ${DEFAULT-VALUE}).")
+              + " cut (RabbitMQ), consumer join or leave (Kafka), cut or stall (SQS) (default"
+              + " ${DEFAULT-VALUE}).")
   int intervalMs;
 
   @Option(

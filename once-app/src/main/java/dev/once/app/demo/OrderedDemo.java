@@ -9,6 +9,7 @@ import dev.once.ParkedKey;
 import dev.once.ReceivedEvent;
 import dev.once.Relay;
 import dev.once.RetryPolicy;
+import dev.once.scenario.WarehouseTables;
 import dev.once.spi.Transport;
 import dev.once.testkit.CrashPoint;
 import dev.once.testkit.SimulatedCrash;
@@ -44,9 +45,33 @@ final class OrderedDemo {
   static final String OUT_OF_ORDER =
       """
       SELECT count(*) FROM (
-        SELECT step, lag(step) OVER (PARTITION BY order_id ORDER BY n) AS before
+        SELECT step, lag(step) OVER (PARTITION BY order_id ORDER BY n) AS prev
           FROM demo_order_status) e
-       WHERE step <> coalesce(before, 0) + 1
+       WHERE step <> coalesce(prev, 0) + 1
+      """;
+
+  /**
+   * The effects, numbered in insert order: an order's next status is claimed only after the
+   * previous one's commit, so per order that is commit order.
+   */
+  private static final String CREATE =
+      """
+      CREATE TABLE demo_order_status (
+          n        bigserial PRIMARY KEY,
+          order_id text      NOT NULL,
+          step     int       NOT NULL,
+          status   text      NOT NULL)
+      """;
+
+  /** The same on MariaDB/MySQL, which has no bigserial. */
+  private static final String CREATE_MARIADB =
+      """
+      CREATE TABLE demo_order_status (
+          n        bigint       AUTO_INCREMENT PRIMARY KEY,
+          order_id varchar(40)  NOT NULL,
+          step     int          NOT NULL,
+          status   varchar(40)  NOT NULL
+      ) ENGINE = InnoDB
       """;
 
   private final DataSource dataSource;
@@ -289,9 +314,7 @@ final class OrderedDemo {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS demo_order_status");
-      s.execute(
-          "CREATE TABLE demo_order_status (n bigserial PRIMARY KEY, order_id text NOT NULL,"
-              + " step int NOT NULL, status text NOT NULL)");
+      s.execute(WarehouseTables.isMariaDb(c) ? CREATE_MARIADB : CREATE);
       s.execute("DELETE FROM once_queue WHERE consumer_group = '" + CONSUMER + "'");
       s.execute("DELETE FROM once_parked_key WHERE consumer_group = '" + CONSUMER + "'");
       s.execute("DELETE FROM once_dead_letter WHERE consumer_id = '" + CONSUMER + "'");

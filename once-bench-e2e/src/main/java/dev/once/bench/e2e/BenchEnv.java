@@ -18,12 +18,12 @@ import javax.sql.DataSource;
  * database, applies Once's schema and checks the broker's address; the bench tables are the bench's
  * own.
  */
-public final class BenchEnv {
+public final class BenchEnv implements AutoCloseable {
   static final String RABBIT_PREFIX = "once-bench.";
 
   /** The transports a bench runs on; {@code bench e2e} and {@code bench} run on Kafka too. */
   public static final java.util.List<String> TRANSPORTS =
-      java.util.List.of("table", "rabbitmq", "kafka", "sqs");
+      java.util.List.of("table", "rabbitmq", "kafka", "sqs", "sqs-fifo");
 
   private final DataSource dataSource;
   private final String description;
@@ -34,6 +34,8 @@ public final class BenchEnv {
   private final Rollbacks rollbacks = new Rollbacks();
   private String jdbcUrl;
   private Supplier<SqsTransport.Builder> sqs;
+  private SqsTransport sqsClientOwner;
+  private SqsRequests sqsRequests;
 
   /** Partitions of the bench's Kafka topics, Once's and the hand-written pipeline's alike. */
   static final int KAFKA_PARTITIONS = 6;
@@ -53,7 +55,9 @@ public final class BenchEnv {
       BenchSettings settings) {
     if (!TRANSPORTS.contains(transport)) {
       throw new IllegalArgumentException(
-          "--transport must be 'table', 'rabbitmq', 'kafka' or 'sqs', was '" + transport + "'");
+          "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was '"
+              + transport
+              + "'");
     }
     this.dataSource = dataSource;
     this.description = description;
@@ -112,6 +116,55 @@ public final class BenchEnv {
       throw new IllegalStateException("--transport sqs needs the SQS endpoint, which is unknown");
     }
     return sqs;
+  }
+
+  /** Whether the bench runs on SQS, standard or FIFO queues. */
+  boolean onSqs() {
+    return transport.startsWith("sqs");
+  }
+
+  boolean sqsFifo() {
+    return transport.equals("sqs-fifo");
+  }
+
+  /**
+   * The one SQS client of this bench, counting its requests: Once's transports and the ceilings'
+   * code all run on it (made with the endpoint, region and credentials of {@link #sqs}).
+   */
+  synchronized SqsRequests sqsRequests() {
+    if (sqsRequests == null) {
+      sqsClientOwner = sqs().get().build();
+      sqsRequests = new SqsRequests(sqsClientOwner.client());
+    }
+    return sqsRequests;
+  }
+
+  /** A transport builder on the bench's counted client, FIFO queues on {@code sqs-fifo}. */
+  SqsTransport.Builder sqsBuilder() {
+    return sqs().get().client(sqsRequests().client()).fifo(sqsFifo());
+  }
+
+  /** The SQS endpoint ({@code null}: AWS's). */
+  java.net.URI sqsEndpoint() {
+    return sqs().get().settings().endpoint();
+  }
+
+  /**
+   * A transport for Once on a client of its own at {@code endpoint} (a proxy in front of SQS),
+   * closed with it.
+   */
+  Transport openSqsTransport(java.net.URI endpoint) {
+    return sqs().get().endpoint(endpoint).fifo(sqsFifo()).namePrefix("once-bench-").build();
+  }
+
+  /** Closes the bench's SQS client, if it made one. */
+  @Override
+  public synchronized void close() {
+    if (sqsClientOwner != null) {
+      sqsClientOwner.close();
+      sqsClientOwner = null;
+      sqsRequests = null;
+    }
   }
 
   BenchSettings settings() {
@@ -179,8 +232,8 @@ public final class BenchEnv {
           .prefetch(settings.prefetch())
           .build();
     }
-    if (transportName().equals("sqs")) {
-      return sqs().get().namePrefix("once-bench-").build();
+    if (onSqs()) {
+      return sqsBuilder().namePrefix("once-bench-").build();
     }
     if (transportName().equals("kafka")) {
       return KafkaTransport.builder()

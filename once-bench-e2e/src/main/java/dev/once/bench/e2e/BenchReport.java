@@ -34,6 +34,9 @@ record BenchReport(
       case "kafka" ->
           "Kafka alone: idempotent produce with acks=all + consume with manual offset commits,"
               + " same keys, no database";
+      case "sqs", "sqs-fifo" ->
+          "SQS alone: SendMessageBatch with a window of calls + two long polls per worker and"
+              + " DeleteMessageBatch, no database";
       default -> "the table queue alone: enqueue + claim + ack, no outbox and no inbox";
     };
   }

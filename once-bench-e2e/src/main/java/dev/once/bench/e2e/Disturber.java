@@ -9,15 +9,19 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The transport's own fault of a {@code bench faults} phase: every connection cut through the proxy
- * (RabbitMQ), or a second member joining the consumer group and leaving it again (Kafka), each time
- * {@code interval} after the pipeline committed an effect again since the last fault. A fixed
- * period would be one long outage, not faults, whenever it is shorter than the reconnection (a cut
- * every 300 ms against a reconnection of ~550 ms kept 200 orders from draining for 10 minutes);
- * this way every phase measures recovery, and a slow recovery shows as a lower rate. The member has
- * a transport of its own, so a Kafka consumer of its own: a second {@code Consumer} on the phase's
- * transport would share its Kafka consumer, and nothing would be revoked.
+ * (RabbitMQ), a second member joining the consumer group and leaving it again (Kafka), or SQS's
+ * connections cut and its endpoint stalled for 3 s, in turn ({@code endpoint}), each time {@code
+ * interval} after the pipeline committed an effect again since the last fault. A fixed period would
+ * be one long outage, not faults, whenever it is shorter than the reconnection (a cut every 300 ms
+ * against a reconnection of ~550 ms kept 200 orders from draining for 10 minutes); this way every
+ * phase measures recovery, and a slow recovery shows as a lower rate. The member has a transport of
+ * its own, so a Kafka consumer of its own: a second {@code Consumer} on the phase's transport would
+ * share its Kafka consumer, and nothing would be revoked.
  */
 final class Disturber {
+  /** How long SQS's endpoint stays silent in an {@code endpoint} fault. */
+  static final Duration STALL = Duration.ofSeconds(3);
+
   private final String fault;
   private final Duration interval;
   private final TcpProxy proxy;
@@ -36,7 +40,7 @@ final class Disturber {
   }
 
   void start() {
-    if (!fault.equals("cuts") && !fault.equals("rebalances")) {
+    if (!fault.equals("cuts") && !fault.equals("rebalances") && !fault.equals("endpoint")) {
       return;
     }
     thread = new Thread(this::loop, "once-bench-" + fault);
@@ -52,7 +56,9 @@ final class Disturber {
         if (stopped) {
           break;
         }
-        if (proxy != null) {
+        if (fault.equals("endpoint")) {
+          disturbEndpoint();
+        } else if (proxy != null) {
           proxy.cut();
         } else if (joined == null) {
           joined = join();
@@ -76,6 +82,22 @@ final class Disturber {
         }
       }
     }
+  }
+
+  /**
+   * SQS's turn, alternately: every connection of the SDK cut (reset), or the endpoint silent for
+   * {@link #STALL} (open and new connections get no answer), then the silent connections reset, as
+   * a stall that outlasts a connection ends.
+   */
+  private void disturbEndpoint() throws InterruptedException {
+    if (done.get() % 2 == 0) {
+      proxy.cut();
+      return;
+    }
+    proxy.partition();
+    Thread.sleep(STALL.toMillis());
+    proxy.heal();
+    proxy.cut();
   }
 
   /** Until an effect more than {@code seen} is committed, or the phase ends. */

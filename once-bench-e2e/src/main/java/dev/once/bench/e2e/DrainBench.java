@@ -66,9 +66,7 @@ public final class DrainBench {
     return switch (env.transportName()) {
       case "rabbitmq" -> CeilingRabbit.run(env.amqp(), s);
       case "kafka" -> CeilingKafka.run(env.bootstrap(), env.kafkaPartitions(), s);
-      case "sqs" ->
-          throw new IllegalArgumentException(
-              "once bench has no broker-alone ceiling (B) on SQS yet: run once bench e2e");
+      case "sqs", "sqs-fifo" -> CeilingSqs.run(env.sqsRequests().client(), env.sqsFifo(), s);
       default -> CeilingTableQueue.run(env.dataSource(), s);
     };
   }

@@ -76,8 +76,13 @@ public final class E2eBench {
     double p = (raw[0] + raw[1]) / 2;
     double op = (onceP[0] + onceP[1]) / 2;
     progress.printf("  %s ceiling C: hand-written pipeline ...%n", now());
+    Map<String, Long> sqsBefore = env.onSqs() ? env.sqsRequests().snapshot() : null;
     Hand c = ceilingC(env, s, hops, 0, false);
     progress.printf("  %s ceiling C: %.0f orders/s%n", now(), c.eps());
+    Map<String, Object> cRequests =
+        sqsBefore == null
+            ? Map.of()
+            : env.sqsRequests().perEvent(sqsBefore, s.events(), "sqs_c_per_order_");
     progress.printf("  %s Once end to end ...%n", now());
     OnceE2e.Result once;
     long spans;
@@ -100,6 +105,12 @@ public final class E2eBench {
     }
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
+    j.putAll(once.sqsRequests());
+    j.putAll(cRequests);
+    if (!cRequests.isEmpty()) {
+      progress.printf("  SQS requests per order, Once: %s%n", once.sqsRequests());
+      progress.printf("  SQS requests per order, C:    %s%n", cRequests);
+    }
     j.put("batch_linger_ms", linger.toMillis());
     j.put("tracing", tracingMode);
     j.put("spans_exported", spans);

@@ -23,10 +23,11 @@ import java.util.Set;
  * and 0.2 (the demo's consumer and relay windows, one chance per window per unit of work), then, on
  * RabbitMQ, with every connection of Once's transport cut (reset) through a TCP proxy, and on Kafka
  * with a second member (a transport, so a Kafka consumer, of its own) joining and leaving the group
- * (each join and each leave revokes partitions): one such fault each time the pipeline has worked
- * for the interval since it recovered from the last one (see {@link Disturber}). {@code
- * faults_ratio} of a phase is its throughput over the throughput without faults; every phase counts
- * its duplicate effects from the tables.
+ * (each join and each leave revokes partitions), on SQS with every connection of Once's SDK client
+ * cut through a TCP proxy, or the endpoint stalled for 3 s, in turn: one such fault each time the
+ * pipeline has worked for the interval since it recovered from the last one (see {@link
+ * Disturber}). {@code faults_ratio} of a phase is its throughput over the throughput without
+ * faults; every phase counts its duplicate effects from the tables.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
@@ -95,6 +96,7 @@ public final class FaultsBench {
         switch (env.transportName()) {
           case "rabbitmq" -> "cuts";
           case "kafka" -> "rebalances";
+          case "sqs", "sqs-fifo" -> "endpoint";
           default -> null;
         };
     if (own != null) {
@@ -129,9 +131,18 @@ public final class FaultsBench {
         "  %s %s ...%n",
         now(),
         fault.equals("crash") ? "crash rate " + rate : fault.equals("none") ? "no faults" : fault);
-    TcpProxy proxy = fault.equals("cuts") ? proxyTo(env.amqp()) : null;
+    TcpProxy proxy =
+        switch (fault) {
+          case "cuts" -> proxyTo(env.amqp());
+          case "endpoint" -> proxyTo(env.sqsEndpoint());
+          default -> null;
+        };
     try (Transport transport =
-        proxy == null ? env.openTransport() : env.openTransport(through(env.amqp(), proxy))) {
+        proxy == null
+            ? env.openTransport()
+            : fault.equals("endpoint")
+                ? env.openSqsTransport(URI.create("http://127.0.0.1:" + proxy.port()))
+                : env.openTransport(through(env.amqp(), proxy))) {
       env.resetE2e(transport);
       E2eTimings timings = new E2eTimings(BenchTables.IN, OnceE2e.finalConsumer(HOPS));
       FaultInjector crashes = FaultInjector.random(seed, rate, WINDOWS);
@@ -209,6 +220,17 @@ public final class FaultsBench {
   private static TcpProxy proxyTo(String amqp) {
     URI uri = URI.create(amqp);
     return TcpProxy.to(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
+  }
+
+  /** A proxy in front of an SQS endpoint on plain http (ElasticMQ, LocalStack). */
+  private static TcpProxy proxyTo(URI sqs) {
+    if (sqs == null || !"http".equals(sqs.getScheme())) {
+      throw new IllegalArgumentException(
+          "once bench faults cuts SQS's connections through a proxy: it needs an http endpoint"
+              + " (ElasticMQ, the default), not "
+              + (sqs == null ? "AWS" : sqs));
+    }
+    return TcpProxy.to(sqs.getHost(), sqs.getPort() < 0 ? 80 : sqs.getPort());
   }
 
   /** {@code amqp} with the proxy's address in place of the broker's. */
@@ -300,7 +322,8 @@ public final class FaultsBench {
               row.get("duplicate_effects"));
         }
         out.printf(
-            "  * connection cuts (RabbitMQ) or consumer joins and leaves (Kafka), every %d ms%n",
+            "  * connection cuts (RabbitMQ), consumer joins and leaves (Kafka), or SQS's"
+                + " connections cut and its endpoint stalled in turn, every %d ms%n",
             interval.toMillis());
         out.printf("  duplicate_effects %d%s%n", allDuplicates, ok ? "" : "  FAILED");
       }

@@ -56,7 +56,7 @@ interface HandBroker extends AutoCloseable {
     return switch (env.transportName()) {
       case "rabbitmq" -> new HandRabbit(env.amqp(), s.prefetch());
       case "kafka" -> new HandKafka(env.bootstrap(), env.kafkaPartitions(), s.batch());
-      case "sqs" -> new HandSqs(env.sqs());
+      case "sqs", "sqs-fifo" -> new HandSqs(env.sqsRequests().client(), env.sqsFifo());
       default -> new HandTable(env.dataSource());
     };
   }

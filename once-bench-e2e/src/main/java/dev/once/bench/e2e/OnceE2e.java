@@ -30,7 +30,8 @@ final class OnceE2e {
       long duplicateEffects,
       java.util.Map<String, Double> pacedStages,
       RunCost.Spent cost,
-      RunCost.Spent pacedCost) {}
+      RunCost.Spent pacedCost,
+      java.util.Map<String, Object> sqsRequests) {}
 
   /** Once's own batch linger, for the runs that do not choose one. */
   static final java.time.Duration DEFAULT_LINGER = dev.once.ConsumerBuilder.DEFAULT_BATCH_LINGER;
@@ -89,6 +90,7 @@ final class OnceE2e {
         start(once, s, hops, linger, running);
         long n = s.events();
         RunCost cost = RunCost.start(env.dataSource(), timings);
+        java.util.Map<String, Long> sqsBefore = env.onSqs() ? env.sqsRequests().snapshot() : null;
         Producers.fullSpeed(
             (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
             s.producers(),
@@ -97,6 +99,10 @@ final class OnceE2e {
             n);
         await(timings, n, s);
         RunCost.Spent spent = cost.stop(); // the full-speed run's, from its first order to its end
+        java.util.Map<String, Object> requests =
+            sqsBefore == null
+                ? java.util.Map.of()
+                : env.sqsRequests().perEvent(sqsBefore, n, "sqs_once_per_order_");
         double eps = timings.eps(1, n + 1);
         long[] latencies = timings.latencies(1, n + 1);
         double rate = latencyRate > 0 ? latencyRate : eps / 3;
@@ -136,7 +142,8 @@ final class OnceE2e {
             counts.duplicates(),
             stages,
             spent,
-            pacedSpent);
+            pacedSpent,
+            requests);
       } finally {
         closeAll(running);
         env.resetE2e(transport);

@@ -3,13 +3,18 @@ package dev.once.bench.e2e;
 import dev.once.Consumer;
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceListener;
+import dev.once.ReceivedEvent;
 import dev.once.Relay;
+import dev.once.RetryPolicy;
 import dev.once.scenario.WarehousePipeline;
 import dev.once.spi.Transport;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
@@ -52,18 +57,40 @@ final class Pipeline implements AutoCloseable {
   }
 
   void startConsumer() {
+    startConsumer(e -> false);
+  }
+
+  /**
+   * As {@link #startConsumer()}; an event {@code poisoned} picks fails with a non-retryable error,
+   * so it is dead-lettered at its first attempt.
+   */
+  void startConsumer(Predicate<ReceivedEvent> poisoned) {
+    Handler warehouse =
+        WarehousePipeline.warehouse(BenchTables.DISPATCH, WarehousePipeline.Extras.NONE);
     Consumer consumer =
         settings
             .shape(
                 once.consumer(BenchTables.CONSUMER)
                     .subscribe(
                         BenchTables.IN,
-                        WarehousePipeline.warehouse(
-                            BenchTables.DISPATCH, WarehousePipeline.Extras.NONE))
+                        (tx, event) -> {
+                          if (poisoned.test(event)) {
+                            throw new Poisoned(event.id().value());
+                          }
+                          warehouse.handle(tx, event);
+                        })
+                    .retry(RetryPolicy.builder().nonRetryable(Poisoned.class).build())
                     .workers(settings.workers())
                     .batchSize(settings.batch()))
             .build();
     running.add(consumer.start());
+  }
+
+  /** The failure of a poisoned event: never retried. */
+  static final class Poisoned extends RuntimeException {
+    Poisoned(String eventId) {
+      super("bench event " + eventId + " is poisoned", null, false, false);
+    }
   }
 
   void startRelays() {
@@ -79,17 +106,44 @@ final class Pipeline implements AutoCloseable {
 
   /** One producer transaction: a business row and an event for each order in [from, to). */
   void produce(long from, long to) {
+    produce(from, to, id -> null);
+  }
+
+  /**
+   * As {@link #produce(long, long)}, with the event {@code also} gives for an order (none if null)
+   * published after the order's own, in the same transaction.
+   */
+  void produce(long from, long to, LongFunction<Event> also) {
     once.inTransaction(
         tx -> {
           for (long id = from; id < to; id++) {
             tx.update(BenchTables.INSERT_ORDER, id);
-            if (!tx.publish(event(id))) { // a run must never measure fewer events than it says
-              throw new IllegalStateException(
-                  "bench event " + id + " was already in the outbox: the reset did not clear it");
+            publish(tx, event(id));
+            Event more = also.apply(id);
+            if (more != null) {
+              publish(tx, more);
             }
           }
           return null;
         });
+  }
+
+  /** Publishes {@code e} in a transaction of its own. */
+  void publish(Event e) {
+    once.inTransaction(
+        tx -> {
+          publish(tx, e);
+          return null;
+        });
+  }
+
+  private static void publish(dev.once.Tx tx, Event e) {
+    if (!tx.publish(e)) { // a run must never measure fewer events than it says
+      throw new IllegalStateException(
+          "bench event "
+              + e.id().value()
+              + " was already in the outbox: the reset did not clear it");
+    }
   }
 
   static Event event(long orderId) {

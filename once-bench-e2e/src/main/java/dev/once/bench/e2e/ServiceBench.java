@@ -23,7 +23,7 @@ final class ServiceBench {
     if (env.jdbcUrl() == null) {
       throw new IllegalStateException("--service needs the database's JDBC URL, which is unknown");
     }
-    if (env.transportName().equals("sqs")) {
+    if (env.onSqs()) {
       throw new IllegalArgumentException("--service does not run on SQS yet");
     }
     BenchSettings s = env.settings();

@@ -34,18 +34,25 @@ final class Lane {
   private final QueueDialect queue;
   private final LaneQueue laneQueue;
 
+  /** False: the group was ordered once and is not now; its lane is drained, nothing diverted. */
+  private final boolean ordered;
+
   /** The consumer of the lane: one worker on the group's rows of the table queue, in key order. */
   private final ConsumerImpl drain;
 
   /**
-   * The lane of {@code config}'s consumer, or null where it needs none: an unordered consumer, or
-   * one whose transport keeps its messages in a table queue (which parks keys itself).
+   * The lane of {@code config}'s consumer, or null where it needs none: an unordered consumer whose
+   * group never was ordered, or one whose transport keeps its messages in a table queue (which
+   * parks keys itself).
    *
    * @throws ConfigurationException where the database cannot keep a lane
    */
   static Lane of(ConsumerContext context, ConsumerConfig config) {
-    if (!config.ordered() || context.transport().capability(InDatabaseAck.class).isPresent()) {
+    if (context.transport().capability(InDatabaseAck.class).isPresent()) {
       return null;
+    }
+    if (!config.ordered()) {
+      return hasLane(context, config) ? new Lane(context, config, false) : null;
     }
     if (!context.dialect().queue().keepsLanes()) {
       throw new ConfigurationException(
@@ -59,12 +66,30 @@ final class Lane {
               + context.dialect().name()
               + " has no lane for them yet (PostgreSQL has)");
     }
-    return new Lane(context, config);
+    return new Lane(context, config, true);
   }
 
-  private Lane(ConsumerContext context, ConsumerConfig config) {
+  /**
+   * Whether an unordered consumer's group still has a lane from when it was ordered: then it drains
+   * it (its parked keys wait for an operator as before, and a replay of one goes into the lane),
+   * and diverts nothing.
+   */
+  private static boolean hasLane(ConsumerContext context, ConsumerConfig config) {
+    QueueDialect queue = context.dialect().queue();
+    if (!queue.keepsLanes()) {
+      return false;
+    }
+    try (Connection c = context.dataSource().getConnection()) {
+      return queue.hasLane(c, config.destination(), config.consumerId());
+    } catch (SQLException e) {
+      throw new StoreException("consumer " + config.consumerId() + " key lane", e);
+    }
+  }
+
+  private Lane(ConsumerContext context, ConsumerConfig config, boolean ordered) {
     this.context = context;
     this.config = config;
+    this.ordered = ordered;
     this.queue = context.dialect().queue();
     this.laneQueue = new LaneQueue(context);
     ConsumerContext onLane =
@@ -115,6 +140,9 @@ final class Lane {
    * (dead-lettered alone, never run).
    */
   List<Delivery> divert(Settlement settlement, List<Delivery> held) {
+    if (!ordered) {
+      return held;
+    }
     Set<String> keys = new LinkedHashSet<>();
     for (Delivery d : held) {
       if (!d.isMalformed() && d.event().key() != null) {
@@ -171,6 +199,9 @@ final class Lane {
    * acknowledgement) finds it parked.
    */
   void park(Connection c, List<HandledDelivery> handled) throws SQLException {
+    if (!ordered) {
+      return;
+    }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.DEAD && h.event().event().key() != null) {
         queue.parkBrokerHead(c, config.consumerId(), h.event().event(), context.clock().instant());

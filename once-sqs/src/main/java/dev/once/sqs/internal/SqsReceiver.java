@@ -1,6 +1,7 @@
 package dev.once.sqs.internal;
 
 import dev.once.spi.Delivery;
+import dev.once.spi.Linger;
 import dev.once.spi.Outage;
 import dev.once.spi.Receiver;
 import dev.once.sqs.SqsSettings;
@@ -22,9 +23,11 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 /**
  * One worker's receiver of a group queue. Keeps up to {@code receivesInFlight} long polls ({@code
  * ReceiveMessage}, up to 10 messages each) going; what they bring waits in a buffer for the next
- * {@link #poll}, invisible to other receivers and kept so by the {@link Settlement}. After a failed
- * receive it waits a second before the next one (no hot loop while SQS is away). Closing it returns
- * every message it holds, at once.
+ * {@link #poll}, invisible to other receivers and kept so by the {@link Settlement}. While a poll
+ * waits for its first delivery, a long poll that ends empty is followed by another, so that the
+ * poll listens for the whole of its wait and not only for the first {@code receiveWait}. After a
+ * failed receive it waits a second before the next one (no hot loop while SQS is away). Closing it
+ * returns every message it holds, at once.
  */
 public final class SqsReceiver implements Receiver {
   private static final Logger log = LoggerFactory.getLogger(SqsReceiver.class);
@@ -43,6 +46,11 @@ public final class SqsReceiver implements Receiver {
   private volatile long failedAt;
   private volatile boolean failing;
   private volatile boolean closed;
+  private final Linger lingering = new Linger();
+  private volatile long lastArrival = System.nanoTime();
+  private volatile long lastGap = Long.MAX_VALUE;
+  private volatile boolean afresh = true;
+  private volatile boolean waiting;
 
   public SqsReceiver(
       SqsAsyncClient client,
@@ -61,17 +69,64 @@ public final class SqsReceiver implements Receiver {
 
   @Override
   public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
+    return poll(max, wait, Duration.ZERO);
+  }
+
+  /**
+   * After a first delivery that had to be waited for, collects more for up to {@code linger} when
+   * the worker is busy ({@link Linger}), as the RabbitMQ receiver does. SQS hands out at most 10
+   * messages a receive, so what a crash left behind comes back over several receives: the first
+   * poll of a new receiver, and the first after an outage, always collect, so that those messages
+   * run as one batch rather than as one batch per receive.
+   */
+  @Override
+  public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    waiting = true;
+    try {
+      return receive(max, wait, linger);
+    } finally {
+      waiting = false;
+    }
+  }
+
+  private List<Delivery> receive(int max, Duration wait, Duration linger)
+      throws InterruptedException {
+    lingering.pollStarts(System.nanoTime());
     wanted = Math.max(1, Math.min(10, max));
     receiveMore();
     List<Delivery> got = new ArrayList<>();
-    Delivery first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    Delivery first = buffer.poll();
+    boolean waited = first == null;
+    if (waited) {
+      first = buffer.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+    }
     if (first == null) {
       return got;
     }
+    boolean fresh = afresh;
+    afresh = false;
     got.add(first);
     buffer.drainTo(got, max - 1);
+    if (!linger.isZero() && (fresh || waited && lingering.lingers(linger, lastGap))) {
+      collect(got, max, System.nanoTime() + linger.toNanos());
+    }
     receiveMore();
+    lingering.returns(System.nanoTime());
     return got;
+  }
+
+  /** Adds what the receives bring to {@code got} until it holds {@code max} or {@code until}. */
+  private void collect(List<Delivery> got, int max, long until) throws InterruptedException {
+    long left;
+    while (got.size() < max && (left = until - System.nanoTime()) > 0) {
+      receiveMore();
+      Delivery next = buffer.poll(left, TimeUnit.NANOSECONDS);
+      if (next == null) {
+        return;
+      }
+      got.add(next);
+      buffer.drainTo(got, max - got.size());
+    }
   }
 
   /** Starts receives until {@code receivesInFlight} are going, unless SQS just failed one. */
@@ -119,6 +174,9 @@ public final class SqsReceiver implements Receiver {
       }
       return;
     }
+    if (failing) {
+      afresh = true; // what piled up during the outage comes in a rush
+    }
     failing = false;
     outage.ended();
     List<Delivery> got = new ArrayList<>();
@@ -142,7 +200,12 @@ public final class SqsReceiver implements Receiver {
       return;
     }
     if (!got.isEmpty()) {
+      long now = System.nanoTime();
+      lastGap = now - lastArrival;
+      lastArrival = now;
       receiveMore();
+    } else if (waiting && settings.receiveWait().toSeconds() > 0) {
+      receiveMore(); // a poll still waits: listen for the rest of its wait (a long poll, no loop)
     }
   }
 

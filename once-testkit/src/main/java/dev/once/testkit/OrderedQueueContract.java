@@ -1,0 +1,151 @@
+package dev.once.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.once.DeadLetter;
+import dev.once.DeadLetterFilter;
+import dev.once.Event;
+import dev.once.EventId;
+import dev.once.jdbc.DeadLetterQuery;
+import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.QueueDialect;
+import dev.once.spi.Delivery;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The part of {@link DialectContract} that checks the table queue's ordered claim and parked keys
+ * ({@code once_parked_key}), through the statements the table queue runs for an ordered consumer:
+ * {@link QueueDialect#claimInKeyOrder}, {@link QueueDialect#ackInKeyOrder}, and the releases a
+ * replay ({@link QueueDialect#enqueueFor}) and a discard ({@code releaseParkedKey}) make.
+ */
+interface OrderedQueueContract extends ContractFixture {
+
+  /**
+   * Two keys of an ordered group, three rows each, enqueued interleaved. Each key's head is claimed
+   * first and alone; its later rows wait while it is in flight and after it is nacked; when its
+   * dead letter's ack parks the key they wait for the park. A replay puts key r's head back in its
+   * old place and releases the key; a discard releases key d. Then each key's remaining rows are
+   * claimed one at a time, in enqueue order, and nothing parks again.
+   */
+  @Test
+  default void aKeysLaterRowsWaitForItsHeadAndItsParkAndFollowInOrderWhenItIsReleased()
+      throws SQLException {
+    QueueDialect queue = dialect().queue();
+    assumeTrue(queue.ordersByKey(), dialect().name() + " has no ordered table-queue claim");
+    String dest = unique("d");
+    String group = unique("g");
+    Instant now = now();
+    List<Event> r = keyed(dest, "r", 3);
+    List<Event> d = keyed(dest, "d", 3);
+    tx(
+        c -> {
+          queue.bind(c, dest, group);
+          queue.markInKeyOrder(c, dest, group);
+          return queue.enqueue(
+              c, List.of(r.get(0), d.get(0), r.get(1), d.get(1), r.get(2), d.get(2)), now);
+        });
+    QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
+
+    List<Delivery> heads = claimed(claim);
+    assertEquals(ids(r.get(0), d.get(0)), ids(heads), "each key's head, and only it");
+    assertEquals(List.of(), claimed(claim), "heads in flight");
+    List<Long> headIds = heads.stream().map(h -> (Long) h.handle()).toList();
+    tx(
+        c -> {
+          queue.nack(c, headIds, now);
+          return null;
+        });
+    List<Delivery> again = claimed(claim);
+    assertEquals(ids(r.get(0), d.get(0)), ids(again), "a nacked head stays its key's first");
+
+    tx(
+        c -> {
+          deadLetter(c, group, r.get(0), 3);
+          deadLetter(c, group, d.get(0), 3);
+          queue.ackInKeyOrder(c, headIds, now);
+          return null;
+        });
+    assertEquals(List.of(), claimed(claim), "both keys parked");
+    assertEquals(4, count(c -> queue.depth(c, group)), "their later rows kept");
+
+    tx(
+        c -> {
+          resolve(c, group, r.get(0), "replayed");
+          return queue.enqueueFor(c, r.get(0), group, now);
+        });
+    tx(
+        c -> {
+          resolve(c, group, d.get(0), "discarded");
+          assertTrue(dialect().deadLetters().releaseParkedKey(c, group, d.get(0).id().value()));
+          return null;
+        });
+    List<Delivery> replayed = claimed(claim);
+    assertEquals(ids(r.get(0), d.get(1)), ids(replayed), "r's head replayed first, d's next row");
+    assertEquals(headIds.get(0), replayed.get(0).handle(), "the replayed head in its old place");
+    for (int step = 1; step <= 3; step++) {
+      List<Long> taken = replayed.stream().map(h -> (Long) h.handle()).toList();
+      tx(
+          c -> {
+            queue.ackInKeyOrder(c, taken, now);
+            return null;
+          });
+      replayed = claimed(claim);
+      List<String> next =
+          switch (step) {
+            case 1 -> ids(r.get(1), d.get(2));
+            case 2 -> ids(r.get(2));
+            default -> List.of();
+          };
+      assertEquals(next, ids(replayed), "one row of each key at a time, in order: step " + step);
+    }
+    assertEquals(0, count(c -> queue.depth(c, group)), "nothing parked again");
+  }
+
+  /** An ordered claim's deliveries in queue order (a statement may return them in any order). */
+  private List<Delivery> claimed(QueueClaim claim) throws SQLException {
+    List<Delivery> claimed =
+        new java.util.ArrayList<>(tx(c -> dialect().queue().claimInKeyOrder(c, claim)));
+    claimed.sort(java.util.Comparator.comparing(x -> (Long) x.handle()));
+    return claimed;
+  }
+
+  /** Moves the open dead letter of {@code e} to {@code status}, as a replay or discard does. */
+  private boolean resolve(java.sql.Connection c, String group, Event e, String status)
+      throws SQLException {
+    DeadLetterFilter of =
+        new DeadLetterFilter(group, e.id().value(), null, null, null, null, null, 1);
+    DeadLetter open = dialect().deadLetters().deadLetters(c, DeadLetterQuery.of(of)).get(0);
+    return dialect().deadLetters().resolveDeadLetter(c, open.id(), status, now());
+  }
+
+  /** {@code n} events of one key, in the order they are to be applied. */
+  private List<Event> keyed(String destination, String key, int n) {
+    String prefix = unique(key);
+    return java.util.stream.IntStream.range(0, n)
+        .mapToObj(
+            i ->
+                new Event(
+                    new EventId(prefix + "-" + i),
+                    destination,
+                    key,
+                    "Step",
+                    ("{\"step\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+                    Map.of()))
+        .toList();
+  }
+
+  private static List<String> ids(Event... events) {
+    return java.util.Arrays.stream(events).map(e -> e.id().value()).toList();
+  }
+
+  private static List<String> ids(List<Delivery> deliveries) {
+    return deliveries.stream().map(x -> x.event().id().value()).toList();
+  }
+}
