@@ -119,7 +119,7 @@ class ParkedKeyClaimTest {
             "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) "
                 + PostgresQueue.CLAIM_IN_KEY_ORDER)) {
       Timestamp now = Timestamp.from(Instant.now());
-      Jdbc.bind(ps, "g", now, Long.MIN_VALUE, 32, 32, now);
+      Jdbc.bind(ps, "g", now, 32, now);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           plan.append(rs.getString(1)).append('\n');

@@ -34,7 +34,7 @@ class QueuePlanTest {
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
         Dialects.postgresql().flavour().beginEngineTransaction(c);
-        String plan = explain(c, PostgresQueue.CLAIM, 32, now());
+        String plan = explain(c, PostgresQueue.CLAIM);
         c.rollback();
 
         assertThat(plan).contains("Index Scan using once_queue_ready").doesNotContain("Seq Scan");
@@ -62,7 +62,7 @@ class QueuePlanTest {
       try (Connection c = db.dataSource().getConnection()) {
         c.setAutoCommit(false);
         Dialects.postgresql().flavour().beginEngineTransaction(c);
-        String plan = explain(c, PostgresQueue.CLAIM_IN_KEY_ORDER, Long.MIN_VALUE, 32, 32, now());
+        String plan = explain(c, PostgresQueue.CLAIM_IN_KEY_ORDER);
         c.rollback();
 
         assertThat(plan)
@@ -73,19 +73,11 @@ class QueuePlanTest {
     }
   }
 
-  private static Timestamp now() {
-    return Timestamp.from(Instant.now());
-  }
-
-  /** The plan of a claim statement for group {@code g} now, with the statement's other values. */
-  private static String explain(Connection c, String claim, Object... rest) throws SQLException {
+  private static String explain(Connection c, String claim) throws SQLException {
     StringBuilder plan = new StringBuilder();
     try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + claim)) {
-      Object[] params = new Object[rest.length + 2];
-      params[0] = "g";
-      params[1] = now();
-      System.arraycopy(rest, 0, params, 2, rest.length);
-      Jdbc.bind(ps, params);
+      Timestamp now = Timestamp.from(Instant.now());
+      Jdbc.bind(ps, "g", now, 32, now);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           plan.append(rs.getString(1)).append('\n');

@@ -47,56 +47,42 @@ public class PostgresQueue extends JdbcQueue {
       """;
 
   /**
-   * {@link #CLAIM} for an ordered group, over a window: (consumer_group, now, after id, window,
-   * limit, visible_until) → the claimed rows, each beside the window's size and last id (one row of
-   * nulls and those two when none is claimed). The window is the group's first visible rows after
-   * the given id whose key is not parked (a lookup in the few parked keys), locked, skipping rows
-   * others hold; of those, a row with a key is taken only when no earlier row of its (group,
-   * destination, key) enqueued in key order is in the queue — in flight, in backoff or waiting
-   * (rows enqueued before the group was ordered are not held back). The head-of-key check, one
-   * probe of {@code once_queue_key}, runs outside the window, so on the window's rows only,
-   * whatever plan the statistics give the walk: inside it, a bitmap scan and a sort of a queue the
-   * statistics called empty probed every visible row before the sort and the limit (5 000 probes
-   * for a claim of 32: OrderedClaimCostTest). Public for the plan test.
+   * {@link #CLAIM} for an ordered group: a row with a key only when no earlier row of its (group,
+   * destination, key) enqueued in key order is in the queue — in flight, in backoff or waiting —
+   * and its key is not parked (rows enqueued before the group was ordered are not held back). Each
+   * of the two checks is one probe of an index ({@code once_queue_key}, the parked keys' primary
+   * key), the parked key's first: the rows waiting behind a parked key are the oldest in the queue,
+   * so every claim walks them, and the parked-key check — a lookup in a hash of the few parked keys
+   * — turns each away without the head-of-key probe (with the head check first, 1 000 rows behind a
+   * parked key cost every claim 1 000 probes of {@code once_queue_key}: ParkedKeyClaimTest). Public
+   * for the plan test.
    */
   public static final String CLAIM_IN_KEY_ORDER =
       """
-      WITH w AS MATERIALIZED (
-        SELECT q.id, q.consumer_group, q.destination, q.event_key FROM once_queue q
-         WHERE q.consumer_group = ? AND q.visible_at <= ? AND q.id > ?
+      WITH c AS MATERIALIZED (
+        SELECT q.id FROM once_queue q
+         WHERE q.consumer_group = ? AND q.visible_at <= ?
            AND (q.event_key IS NULL
                 OR NOT EXISTS (SELECT 1 FROM once_parked_key p
                                 WHERE p.consumer_group = q.consumer_group
                                   AND p.destination = q.destination
-                                  AND p.event_key = q.event_key))
+                                  AND p.event_key = q.event_key)
+                   AND NOT EXISTS (SELECT 1 FROM once_queue e
+                                    WHERE e.consumer_group = q.consumer_group
+                                      AND e.destination = q.destination
+                                      AND e.in_key_order AND e.event_key IS NOT NULL
+                                      AND e.event_key = q.event_key
+                                      AND e.id < q.id))
          ORDER BY q.id
          LIMIT ?
-         FOR UPDATE OF q SKIP LOCKED),
-      c AS MATERIALIZED (
-        SELECT w.id FROM w
-         WHERE w.event_key IS NULL
-            OR NOT EXISTS (SELECT 1 FROM once_queue e
-                            WHERE e.consumer_group = w.consumer_group
-                              AND e.destination = w.destination
-                              AND e.in_key_order AND e.event_key IS NOT NULL
-                              AND e.event_key = w.event_key
-                              AND e.id < w.id)
-         ORDER BY w.id
-         LIMIT ?),
-      u AS (
-        UPDATE once_queue q
-           SET delivery_count = q.delivery_count + 1, visible_at = ?
-          FROM c
-         WHERE q.id = c.id
-        RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload,
-                  q.headers, q.trace, q.delivery_count)
-      SELECT u.*, s.window_rows, s.window_end
-        FROM (SELECT count(*) AS window_rows, max(w.id) AS window_end FROM w) s
-        LEFT JOIN u ON true
+         FOR UPDATE OF q SKIP LOCKED)
+      UPDATE once_queue q
+         SET delivery_count = q.delivery_count + 1, visible_at = ?
+        FROM c
+       WHERE q.id = c.id
+      RETURNING q.id, q.event_id, q.destination, q.event_key, q.event_type, q.payload,
+                q.headers, q.trace, q.delivery_count
       """;
-
-  /** The largest window an ordered claim locks and checks at once. */
-  private static final int MAX_WINDOW = 4096;
 
   /**
    * (ids, now): deletes the acknowledged rows and parks the key of each one the group holds an open
@@ -227,47 +213,9 @@ public class PostgresQueue extends JdbcQueue {
         != null;
   }
 
-  /**
-   * The group's first {@code limit} visible rows of keys not parked, or — when none of them heads
-   * its key (a key whose head is in flight or in backoff, with a claim's worth of events behind it)
-   * — the next ones, in a window twice as large each time, until a head is found or the queue ends:
-   * a claim whose first window holds a head is one statement, as the unordered claim is.
-   */
   @Override
   public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim) throws SQLException {
-    long after = Long.MIN_VALUE;
-    for (int window = claim.limit(); ; window = Math.min(window * 2, MAX_WINDOW)) {
-      Window w = claimWindow(c, claim, after, window);
-      if (!w.claimed().isEmpty() || w.rows() < window) {
-        return w.claimed();
-      }
-      after = w.end();
-    }
-  }
-
-  /** What one window handed out, its size and its last id. */
-  private record Window(List<Delivery> claimed, int rows, long end) {}
-
-  private Window claimWindow(Connection c, QueueClaim claim, long after, int window)
-      throws SQLException {
-    List<Delivery> deliveries = new ArrayList<>();
-    int rows = 0;
-    long end = after;
-    try (PreparedStatement ps = c.prepareStatement(CLAIM_IN_KEY_ORDER)) {
-      sql.bind(
-          ps, claim.consumerId(), claim.now(), after, window, claim.limit(), claim.visibleUntil());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows = rs.getInt("window_rows");
-          end = rs.getLong("window_end");
-          long id = rs.getLong("id");
-          if (!rs.wasNull()) {
-            deliveries.add(delivery(rs, id));
-          }
-        }
-      }
-    }
-    return new Window(deliveries, rows, end);
+    return claim(c, claim, CLAIM_IN_KEY_ORDER);
   }
 
   @Override
@@ -282,16 +230,13 @@ public class PostgresQueue extends JdbcQueue {
       sql.bind(ps, claim.consumerId(), claim.now(), claim.limit(), claim.visibleUntil());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          deliveries.add(delivery(rs, rs.getLong("id")));
+          int count = rs.getInt("delivery_count");
+          // a row that does not decode is handed out as malformed, to be dead-lettered alone
+          deliveries.add(
+              MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, rs.getLong("id")));
         }
       }
     }
     return deliveries;
-  }
-
-  private Delivery delivery(ResultSet rs, long id) throws SQLException {
-    int count = rs.getInt("delivery_count");
-    // a row that does not decode is handed out as malformed, to be dead-lettered alone
-    return MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, id);
   }
 }
