@@ -1,7 +1,6 @@
 package dev.once.kafka;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.RecoveryContract;
 import java.time.Duration;
@@ -49,22 +48,6 @@ class KafkaRecoveryTest extends RecoveryContract {
     HikariDataSource pool = db.newPool(4);
     KafkaTransport transport =
         Broker.transport().partitions(1).revokeTimeout(Duration.ofMillis(200)).build();
-    return new Worker() {
-      @Override
-      public DataSource dataSource() {
-        return pool;
-      }
-
-      @Override
-      public Transport transport() {
-        return transport;
-      }
-
-      @Override
-      public void kill() {
-        transport.close();
-        pool.close();
-      }
-    };
+    return Worker.of(pool, transport);
   }
 }

@@ -1,7 +1,6 @@
 package dev.once.rabbitmq;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.RecoveryContract;
 import javax.sql.DataSource;
@@ -46,22 +45,6 @@ class RabbitRecoveryTest extends RecoveryContract {
     HikariDataSource pool = db.newPool(4);
     RabbitTransport transport =
         RabbitTransport.builder().uri(Broker.uri(vhost)).prefetch(32).build();
-    return new Worker() {
-      @Override
-      public DataSource dataSource() {
-        return pool;
-      }
-
-      @Override
-      public Transport transport() {
-        return transport;
-      }
-
-      @Override
-      public void kill() {
-        transport.close();
-        pool.close();
-      }
-    };
+    return Worker.of(pool, transport);
   }
 }

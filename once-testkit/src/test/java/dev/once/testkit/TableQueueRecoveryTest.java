@@ -1,7 +1,6 @@
 package dev.once.testkit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.time.Duration;
@@ -38,22 +37,6 @@ class TableQueueRecoveryTest extends RecoveryContract {
     HikariDataSource pool = db.newPool(4);
     TableQueueTransport transport =
         TableQueueTransport.builder(pool).visibilityTimeout(Duration.ofMillis(500)).build();
-    return new Worker() {
-      @Override
-      public DataSource dataSource() {
-        return pool;
-      }
-
-      @Override
-      public Transport transport() {
-        return transport;
-      }
-
-      @Override
-      public void kill() {
-        transport.close();
-        pool.close();
-      }
-    };
+    return Worker.of(pool, transport);
   }
 }

@@ -176,7 +176,9 @@ final class OrderedDemo {
       Relay relay = once.newRelay().start();
       consumer.start();
       long expectedParked = poisonedOrders;
-      waitFor("the poisoned keys to park", () -> parked(once) == expectedParked && idle(once));
+      // at least the poisoned keys: an event whose every attempt crashed parks its key too (three
+      // crashes in a row at --crash-rate 0.1 happen in a run of a thousand events)
+      waitFor("the poisoned keys to park", () -> parked(once) >= expectedParked && idle(once));
       long keysParked = parked(once);
       progress.println("once demo --ordered: " + keysParked + " keys parked; fixing the poison");
       poisoned.set(false);

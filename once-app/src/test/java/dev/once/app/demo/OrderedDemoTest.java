@@ -60,7 +60,9 @@ class OrderedDemoTest {
     assertThat(json.get("effects").asLong()).isEqualTo(1500);
     assertThat(json.get("out_of_order").asLong()).isZero();
     assertThat(json.get("poisoned_orders").asLong()).isPositive();
-    assertThat(json.get("keys_parked").asLong()).isEqualTo(json.get("poisoned_orders").asLong());
+    // every poisoned key, and any whose event crashed on each of its three attempts
+    assertThat(json.get("keys_parked").asLong())
+        .isGreaterThanOrEqualTo(json.get("poisoned_orders").asLong());
     assertThat(json.get("keys_replayed").asLong()).isEqualTo(json.get("keys_parked").asLong());
     assertThat(json.get("crashes").asLong()).as("crashes were injected").isPositive();
     assertThat(json.get("parked_left").asLong()).isZero();
