@@ -1,7 +1,7 @@
 package dev.once;
 
 import dev.once.internal.DataSourceTransactions;
-import dev.once.internal.OnceImpl;
+import dev.once.internal.wiring.OnceImpl;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.spi.RetentionCheck;

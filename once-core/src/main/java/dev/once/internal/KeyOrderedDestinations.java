@@ -34,14 +34,14 @@ public final class KeyOrderedDestinations {
   /** When the marks were last read; null before the first read. */
   private volatile Instant readAt;
 
-  KeyOrderedDestinations(DataSource dataSource, Dialect dialect, Clock clock) {
+  public KeyOrderedDestinations(DataSource dataSource, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.clock = clock;
   }
 
   /** Records that {@code consumerGroup} receives {@code destination} in key order. */
-  void mark(String destination, String consumerGroup) {
+  public void mark(String destination, String consumerGroup) {
     try (Connection c = dataSource.getConnection()) {
       dialect.store().markKeyOrdered(c, destination, consumerGroup, clock.instant());
     } catch (SQLException e) {

@@ -47,13 +47,13 @@ public final class PoolNeeds {
   /**
    * The one connection LISTENing for the outbox and the table queue (see {@link PostgresListener}).
    */
-  static final Need LISTEN =
+  public static final Need LISTEN =
       new Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
 
   private final Supplier<Optional<PoolSize>> pool;
   private final Map<Object, Need> running = new LinkedHashMap<>();
 
-  PoolNeeds(Supplier<Optional<PoolSize>> pool) {
+  public PoolNeeds(Supplier<Optional<PoolSize>> pool) {
     this.pool = pool;
   }
 
@@ -65,7 +65,7 @@ public final class PoolNeeds {
    * @throws ConfigurationException naming the number needed, the pool's size and its setting; the
    *     needs are then not added
    */
-  synchronized void starting(Map<Object, Need> needs) {
+  public synchronized void starting(Map<Object, Need> needs) {
     Map<Object, Need> after = new LinkedHashMap<>(running);
     after.putAll(needs);
     int allAtOnce = 1 + after.values().stream().mapToInt(Need::allAtOnce).sum();
@@ -119,7 +119,7 @@ public final class PoolNeeds {
   }
 
   /** {@code engine} stopped: its needs are no longer counted (shared connections stay). */
-  synchronized void stopped(Object engine) {
+  public synchronized void stopped(Object engine) {
     running.remove(engine);
   }
 }

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  * @param name the pool's name, or its class's when it has none
  * @param property the pool's setting that sets {@code size}, e.g. {@code maximumPoolSize}
  */
-record PoolSize(int size, String name, String property) {
+public record PoolSize(int size, String name, String property) {
   private static final List<String[]> GETTERS =
       List.of(
           new String[] {"getMaximumPoolSize", "maximumPoolSize"},
@@ -32,7 +32,7 @@ record PoolSize(int size, String name, String property) {
           "org.apache.tomcat.jdbc.pool.DataSource",
           "com.mchange.v2.c3p0.ComboPooledDataSource");
 
-  static Optional<PoolSize> of(DataSource dataSource) {
+  public static Optional<PoolSize> of(DataSource dataSource) {
     DataSource ds = dataSource;
     for (int depth = 0; ds != null && depth < 8; depth++) {
       DataSource at = ds;

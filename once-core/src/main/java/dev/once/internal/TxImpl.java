@@ -84,7 +84,7 @@ public final class TxImpl implements Tx {
    * {@code notifier} says one is due: sent with its first outbox row, in the same round trip. A
    * null notifier: none.
    */
-  void carryNotifications(PostgresNotifier notifier, String sender) {
+  public void carryNotifications(PostgresNotifier notifier, String sender) {
     this.notifier = notifier;
     this.sender = sender;
   }
@@ -93,7 +93,7 @@ public final class TxImpl implements Tx {
    * The ticket of the notification this transaction carries, or -1 (see {@link
    * #carryNotifications}).
    */
-  long notice() {
+  public long notice() {
     return notice;
   }
 

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine parts of once-core, one package each under {@code dev.once.internal}: which part may
- * name which. {@code dev.once.internal} itself holds the wiring ({@code OnceImpl}) and what several
- * parts share; every part may name it. A part names another part only where {@link #ALLOWED} says
- * so; a new part package must be added to the table before it builds.
+ * name which. {@code dev.once.internal.wiring} ({@code OnceImpl}, {@code Engines}, ...) assembles
+ * the parts and may name them all; {@code dev.once.internal} itself holds only what several parts
+ * share, and every part may name it. A part names another part only where {@link #ALLOWED} says so;
+ * a new part package must be added to the table before it builds.
  */
 class EnginePartsTest {
   /** Each part and the other parts it may name (besides {@code dev.once.internal} itself). */
@@ -32,7 +33,17 @@ class EnginePartsTest {
           "retention", Set.of(),
           "schema", Set.of(),
           "postgres", Set.of(),
-          "mariadb", Set.of());
+          "mariadb", Set.of(),
+          "wiring",
+              Set.of(
+                  "consumer",
+                  "relay",
+                  "operations",
+                  "requests",
+                  "retention",
+                  "schema",
+                  "postgres",
+                  "mariadb"));
 
   private static final Set<String> DATABASES = Set.of("postgres", "mariadb");
 
@@ -90,6 +101,7 @@ class EnginePartsTest {
         .that()
         .resideOutsideOfPackages(
             "dev.once.internal",
+            "dev.once.internal.wiring",
             "dev.once.tablequeue",
             "dev.once.internal.postgres..",
             "dev.once.internal.mariadb..")
@@ -110,12 +122,48 @@ class EnginePartsTest {
         .that()
         .resideInAnyPackage(
             ALLOWED.keySet().stream()
+                .filter(p -> !p.equals("wiring"))
                 .map(p -> "dev.once.internal." + p + "..")
                 .toArray(String[]::new))
         .should()
         .dependOnClassesThat()
-        .haveFullyQualifiedName("dev.once.internal.OnceImpl")
+        .resideInAPackage("dev.once.internal.wiring..")
         .because("a part reads the context the wiring hands it, not OnceImpl")
+        .check(core);
+  }
+
+  /**
+   * The helpers in {@code dev.once.internal} are below every part: they name no part (but the
+   * database parts, for PostgreSQL's own statements in {@code Jdbc}, {@code TxImpl} and {@code
+   * DatabaseWaits}) and never the wiring, so the parts and their helpers form no package cycle.
+   */
+  @Test
+  void theHelpersNameNoPartButTheDatabasesNorTheWiring() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.once.internal")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            ALLOWED.keySet().stream()
+                .filter(p -> !DATABASES.contains(p))
+                .map(p -> "dev.once.internal." + p + "..")
+                .toArray(String[]::new))
+        .because(
+            "dev.once.internal holds what the parts share; the wiring lives in internal.wiring")
+        .check(core);
+  }
+
+  /** What keeps the helpers' PostgreSQL arrows from closing a cycle: a database names no helper. */
+  @Test
+  void theDatabasePartsNameNoHelper() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            DATABASES.stream().map(d -> "dev.once.internal." + d + "..").toArray(String[]::new))
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.once.internal")
         .check(core);
   }
 

@@ -44,6 +44,16 @@ public abstract class HalfOpenContract {
   protected static final DatabaseTimeouts SHORT =
       new DatabaseTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3));
 
+  /**
+   * The relay's confirm timeout: short as the bounds of {@link #SHORT}. A relay's transaction stays
+   * open while it waits for the broker's confirms, so the server keeps it open while it is idle up
+   * to this plus 10 s (not the 3 s of {@link #SHORT}); on the default 30 s, a relay whose
+   * connection went half-open in the middle of a publish held its partitions 40 s, and its rows
+   * were sent again only then (on SQS, whose relay takes seconds to publish the 200 events, the
+   * blackhole falls in its publish and the test drained in 38–40 s).
+   */
+  static final Duration CONFIRM = Duration.ofSeconds(5);
+
   /** How long the bounded worker may take to process everything after the blackhole. */
   static final Duration RECOVERY = Duration.ofSeconds(45);
 
@@ -163,6 +173,7 @@ public abstract class HalfOpenContract {
               .transport(worker.transport())
               .destinations(destination)
               .relayIdleWait(Duration.ofMillis(200))
+              .confirmTimeout(CONFIRM)
               .databaseTimeouts(timeouts)
               .build();
       once.useTransaction(

@@ -12,7 +12,7 @@ import dev.once.ReceivedEvent;
 import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.UnknownDestinationException;
-import dev.once.internal.OnceImpl;
+import dev.once.internal.wiring.OnceImpl;
 import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.spi.Transport;

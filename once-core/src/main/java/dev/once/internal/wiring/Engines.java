@@ -1,5 +1,7 @@
-package dev.once.internal;
+package dev.once.internal.wiring;
 
+import dev.once.internal.EngineLifecycle;
+import dev.once.internal.PoolNeeds;
 import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.internal.postgres.PostgresListener;
 import dev.once.internal.relay.RelayImpl;

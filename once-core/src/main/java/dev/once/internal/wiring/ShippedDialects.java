@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.internal.wiring;
 
 import dev.once.internal.mariadb.MariaDbFlavour;
 import dev.once.internal.mariadb.MariaDbStatus;

@@ -1,4 +1,4 @@
-package dev.once.internal;
+package dev.once.internal.wiring;
 
 import dev.once.Consumer;
 import dev.once.ConsumerConfig;
@@ -16,6 +16,14 @@ import dev.once.Tracing;
 import dev.once.Tx;
 import dev.once.TxWork;
 import dev.once.WorkloadStatus;
+import dev.once.internal.DataSourceTransactions;
+import dev.once.internal.DatabaseWaits;
+import dev.once.internal.DeadLetterStore;
+import dev.once.internal.Listeners;
+import dev.once.internal.PoolNeeds;
+import dev.once.internal.PoolSize;
+import dev.once.internal.TxImpl;
+import dev.once.internal.Wakeup;
 import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.internal.operations.OperationsContext;

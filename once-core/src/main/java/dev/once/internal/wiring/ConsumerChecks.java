@@ -1,9 +1,10 @@
-package dev.once.internal;
+package dev.once.internal.wiring;
 
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
 import dev.once.OnceConfig;
 import dev.once.UnknownDestinationException;
+import dev.once.internal.KeyOrderedDestinations;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.Transport;
