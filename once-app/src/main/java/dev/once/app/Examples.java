@@ -48,6 +48,8 @@ final class Examples {
           Map.entry("once bench backlog", "once bench backlog --events 1000000 --seconds 300"),
           Map.entry("once bench faults", "once bench faults --transport rabbitmq --json"),
           Map.entry("once bench tracing", "once bench tracing --rounds 8 --json > tracing.json"),
+          Map.entry(
+              "once bench parked-key", "once bench parked-key --behind 1000 --rounds 5 --json"),
           Map.entry("once help", "once help dead-letters"),
           Map.entry("once completion", "source <(once completion)"));
 

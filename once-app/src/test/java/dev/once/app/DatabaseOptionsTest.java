@@ -46,7 +46,8 @@ class DatabaseOptionsTest {
           "bench markers",
           "bench backlog",
           "bench faults",
-          "bench tracing");
+          "bench tracing",
+          "bench parked-key");
 
   @Test
   void everyCommandThatOpensADatabaseTakesDbAndSchemaFromTheOneMixin() {
