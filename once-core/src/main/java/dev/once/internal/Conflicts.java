@@ -1,8 +1,11 @@
 package dev.once.internal;
 
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.TransactionWaits;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * Runs again a unit of the engine's own bookkeeping that a deadlock or a serialization failure
@@ -32,5 +35,36 @@ public final class Conflicts {
         Pause.sleep(Duration.ofMillis(5L * attempt));
       }
     }
+  }
+
+  /** Work on one connection inside a transaction someone else begins and commits. */
+  public interface Work<T> {
+    T on(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one engine transaction on a connection of {@code dataSource} (begun with
+   * the flavour's engine settings and {@code waits}), committed, or rolled back and run again as a
+   * whole after a conflict ({@link #retry}).
+   */
+  public static <T> T inEngineTransaction(
+      DataSource dataSource, Dialect dialect, TransactionWaits waits, Work<T> work)
+      throws SQLException {
+    return retry(
+        dialect,
+        () -> {
+          try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+              dialect.flavour().beginEngineTransaction(c, waits);
+              T result = work.on(c);
+              c.commit();
+              return result;
+            } catch (SQLException | RuntimeException e) {
+              Jdbc.rollbackQuietly(c);
+              throw e;
+            }
+          }
+        });
   }
 }

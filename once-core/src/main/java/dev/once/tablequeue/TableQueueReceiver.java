@@ -2,7 +2,6 @@ package dev.once.tablequeue;
 
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
-import dev.once.internal.Jdbc;
 import dev.once.internal.Wakeup;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.QueueClaim;
@@ -128,33 +127,13 @@ final class TableQueueReceiver implements Receiver {
     return deliveries;
   }
 
-  /** Work on the queue table. */
-  private interface Work<T> {
-    T on(Connection c) throws SQLException;
-  }
-
   /**
    * Runs {@code work} in one engine transaction; a deadlock with another receiver's claim or ack
    * (InnoDB's next-key locks on the queue table) rolls it back whole, and it runs again instead of
    * failing as a store outage.
    */
-  private <T> T transaction(Work<T> work) throws SQLException {
-    return Conflicts.retry(
-        dialect,
-        () -> {
-          try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-              dialect.flavour().beginEngineTransaction(c, waits);
-              T result = work.on(c);
-              c.commit();
-              return result;
-            } catch (SQLException | RuntimeException e) {
-              Jdbc.rollbackQuietly(c);
-              throw e;
-            }
-          }
-        });
+  private <T> T transaction(Conflicts.Work<T> work) throws SQLException {
+    return Conflicts.inEngineTransaction(dataSource, dialect, waits, work);
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.once.internal.consumer;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
-import dev.once.internal.Jdbc;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.QueueClaim;
 import dev.once.jdbc.QueueDialect;
@@ -100,30 +99,10 @@ final class LaneQueue implements Transport, InDatabaseAck {
     return deliveries.stream().map(d -> (Long) d.handle()).toList();
   }
 
-  /** Work on the queue table in one engine transaction. */
-  private interface Work<T> {
-    T on(Connection c) throws SQLException;
-  }
-
   /** Runs {@code work} in one transaction, again as a whole after a transient conflict. */
-  private <T> T transaction(String what, Work<T> work) {
+  private <T> T transaction(String what, Conflicts.Work<T> work) {
     try {
-      return Conflicts.retry(
-          dialect,
-          () -> {
-            try (Connection c = dataSource.getConnection()) {
-              c.setAutoCommit(false);
-              try {
-                dialect.flavour().beginEngineTransaction(c, waits);
-                T result = work.on(c);
-                c.commit();
-                return result;
-              } catch (SQLException | RuntimeException e) {
-                Jdbc.rollbackQuietly(c);
-                throw e;
-              }
-            }
-          });
+      return Conflicts.inEngineTransaction(dataSource, dialect, waits, work);
     } catch (SQLException e) {
       throw new StoreException("key lane " + what, e);
     }
