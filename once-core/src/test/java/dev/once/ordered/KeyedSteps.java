@@ -113,6 +113,46 @@ final class KeyedSteps implements AutoCloseable {
     tx.update("INSERT INTO ordered_effect (event_key, step) VALUES (?, ?)", e.key(), step(e));
   }
 
+  /**
+   * A handler for broken twins: {@code key}'s step {@code step} fails until a later step of its key
+   * has committed, so that an ordering that lets a later event overtake shows it whatever the
+   * machine's load (the twin cannot happen to keep order), and one that keeps order never lets that
+   * step through.
+   */
+  static Handler failingUntilOvertaken(String key, int step) {
+    String id = id(key, step).value();
+    return (tx, e) -> {
+      if (e.id().value().equals(id) && !laterStepCommitted(tx, key, step)) {
+        throw new IllegalStateException(id + " fails until a later step of its key has committed");
+      }
+      record(tx, e);
+    };
+  }
+
+  private static boolean laterStepCommitted(dev.once.Tx tx, String key, int step) {
+    try (var st =
+        tx.connection()
+            .prepareStatement(
+                "SELECT count(*) FROM ordered_effect WHERE event_key = ? AND step > ?")) {
+      st.setString(1, key);
+      st.setInt(2, step);
+      try (var rs = st.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) > 0;
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Many attempts, a short backoff: for a step that fails until something else has happened. */
+  static RetryPolicy patient() {
+    return RetryPolicy.builder()
+        .maxAttempts(1_000)
+        .backoff(Duration.ofMillis(20), Duration.ofMillis(50))
+        .build();
+  }
+
   ConsumerBuilder consumer(Handler handler, RetryPolicy retry) {
     return once.consumer("warehouse")
         .subscribe("orders", handler)
