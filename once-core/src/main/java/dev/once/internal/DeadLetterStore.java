@@ -285,7 +285,7 @@ public final class DeadLetterStore implements DeadLetters {
   private boolean intoLane(Connection c, DeadLetter d, Instant now) throws SQLException {
     return d.event().key() != null
         && transport.capability(InDatabaseAck.class).isEmpty()
-        && dialect.queue().keepsLanes()
+        && dialect.queue().ordersByKey()
         && dialect.queue().enqueueFor(c, d.event(), d.consumerId(), now) > 0;
   }
 

@@ -24,6 +24,9 @@ public class JdbcQueue implements QueueDialect {
   /** The columns an enqueue writes, for every row one consumer group's copy. */
   protected final String insertCopies;
 
+  /** {@link #insertCopies} for one group's lane: its binding in key order only. */
+  protected final String insertLaneCopy;
+
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
@@ -43,6 +46,8 @@ public class JdbcQueue implements QueueDialect {
          WHERE b.destination = ?
         """
             .formatted(flavour.headerColumns(), flavour.headerParameters());
+    this.insertLaneCopy =
+        insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
     this.insertCopyAt =
         insertCopies
             .replace("INSERT INTO once_queue\n       (", "INSERT INTO once_queue\n       (id, ")
@@ -115,6 +120,42 @@ public class JdbcQueue implements QueueDialect {
     params[params.length - 1] = consumerId;
     String insert = head == null ? insertCopies.stripTrailing() : insertCopyAt;
     return sql.update(c, insert + " AND b.consumer_group = ?", params);
+  }
+
+  /** One statement per event: MariaDB cannot send an INSERT … SELECT as a bulk batch. */
+  @Override
+  public int[] enqueueInLane(Connection c, List<Event> events, String consumerId, Instant now)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(insertLaneCopy)) {
+      int[] counts = new int[events.size()];
+      for (int i = 0; i < events.size(); i++) {
+        sql.bind(ps, laneCopy(c, events.get(i), consumerId, now));
+        counts[i] = ps.executeUpdate();
+      }
+      return counts;
+    }
+  }
+
+  /** The parameters of {@link #insertLaneCopy} for {@code e}. */
+  protected Object[] laneCopy(Connection c, Event e, String consumerId, Instant now)
+      throws SQLException {
+    Object[] copy = copy(c, e, now);
+    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
+    params[copy.length] = consumerId;
+    return params;
+  }
+
+  @Override
+  public boolean hasLane(Connection c, String destination, String consumerId) throws SQLException {
+    return sql.first(
+            c,
+            "SELECT 1 FROM once_queue_binding"
+                + " WHERE destination = ? AND consumer_group = ? AND in_key_order = ?",
+            rs -> rs.getInt(1),
+            destination,
+            consumerId,
+            true)
+        != null;
   }
 
   /**

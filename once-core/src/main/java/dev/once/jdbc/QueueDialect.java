@@ -88,10 +88,11 @@ public interface QueueDialect {
   }
 
   /**
-   * Whether an ordered group of a broker can keep its key lane here (docs/ORDERING.md, "Ordered on
-   * a broker"): a parked head's place reserved from the queue's id sequence ({@link
-   * #parkBrokerHead}), later records of its key diverted into this queue ({@link #enqueueInLane}).
-   * False by default.
+   * Whether an ordered group of a broker that orders by key (Kafka) can keep its key lane here
+   * (docs/ORDERING.md, "Ordered on a broker"): a parked head's place reserved from the queue's id
+   * sequence ({@link #parkBrokerHead}). False by default. A group of a broker that orders by queue
+   * (RabbitMQ) needs only {@link #ordersByKey} and {@link #enqueueInLane}: its lane holds every
+   * message, so a parked head is a lane row.
    */
   default boolean keepsLanes() {
     return false;
@@ -128,10 +129,12 @@ public interface QueueDialect {
   }
 
   /**
-   * Puts {@code e} at the end of the group's lane: one row for {@code consumerId} in key order (its
-   * binding must be marked so); returns the rows written (0: not bound).
+   * Puts {@code events} at the end of the group's lane, in list order (ids ascending): one row each
+   * for {@code consumerId} in key order (its binding must be marked so), in one round trip where
+   * the driver can; returns the rows written per event (0: not bound). A dialect that {@link
+   * #ordersByKey} has it.
    */
-  default int enqueueInLane(Connection c, Event e, String consumerId, Instant now)
+  default int[] enqueueInLane(Connection c, List<Event> events, String consumerId, Instant now)
       throws SQLException {
     throw new UnsupportedOperationException("this dialect keeps no key lanes");
   }

@@ -22,7 +22,10 @@ import java.util.Optional;
  *   <li>{@link ConnectionUse} — the connections it takes from Once's pool (the table queue), for
  *       the pool check at {@code start()};
  *   <li>{@link KeyOrder} — delivers a consumer group's messages in key order, a failing one holding
- *       back only its key (an ordered consumer needs it).
+ *       back only its key (an ordered consumer needs it);
+ *   <li>{@link QueueOrder} — hands a group's messages to one receiver at a time, in queue order (an
+ *       ordered consumer on a transport without {@link KeyOrder} runs them from a key lane in
+ *       Once's database).
  * </ul>
  *
  * A transport that wraps another (to inject faults, count or trace) extends {@link

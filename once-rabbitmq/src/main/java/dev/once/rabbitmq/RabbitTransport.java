@@ -14,6 +14,7 @@ import dev.once.spi.DeliveryLimit;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
@@ -38,11 +39,17 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * Capabilities: {@link PublishLimits} (AMQP short strings), {@link DeliveryLimit}, {@link Replay}
  * (into the group's own queue), {@link QueueAdmin} (purge; no cheap depth), {@link
- * BrokerDeadLetters} (the group's dead-letter queue). See docs/RABBITMQ.md for the guarantees at
- * each boundary and the settings.
+ * BrokerDeadLetters} (the group's dead-letter queue), {@link QueueOrder} (a single active consumer
+ * per ordered group). See docs/RABBITMQ.md for the guarantees at each boundary and the settings.
  */
 public final class RabbitTransport
-    implements Transport, PublishLimits, DeliveryLimit, Replay, QueueAdmin, BrokerDeadLetters {
+    implements Transport,
+        PublishLimits,
+        DeliveryLimit,
+        Replay,
+        QueueAdmin,
+        BrokerDeadLetters,
+        QueueOrder {
   private final RabbitConfig config;
   private final Connections connections;
   private final Topology topology;
@@ -99,6 +106,19 @@ public final class RabbitTransport
   @Override
   public void declare(String destination, String consumerId) {
     topology.declare(destination, consumerId);
+  }
+
+  /**
+   * Declares the group's queue with {@code x-single-active-consumer}: one receiver at a time,
+   * across every process, gets its messages, in queue order, and the messages it held
+   * unacknowledged when it went come back ahead of the rest to the next one. An ordered consumer
+   * feeds its key lane that way (docs/ORDERING.md, "Ordered on RabbitMQ"). A queue that exists
+   * without the argument is refused by the broker when it is declared ({@link TopologyException}):
+   * use a new consumer group, or delete the queue once drained.
+   */
+  @Override
+  public void deliverInQueueOrder(String destination, String consumerId) {
+    topology.singleActiveConsumer(destination, consumerId);
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.once.spi.InDatabasePublish;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
@@ -41,7 +42,8 @@ public final class TransportCapabilities {
           QueueAdmin.class,
           BrokerDeadLetters.class,
           ConnectionUse.class,
-          KeyOrder.class);
+          KeyOrder.class,
+          QueueOrder.class);
 
   private TransportCapabilities() {}
 

@@ -73,7 +73,8 @@ public final class ConsumerImpl implements Consumer {
     }
     context.lifecycle().starting(this);
     running = true;
-    for (int i = 0; i < config.workers(); i++) {
+    int workers = lane == null ? config.workers() : lane.brokerWorkers();
+    for (int i = 0; i < workers; i++) {
       Worker worker = new Worker(config.consumerId(), pipeline, this::newSettlement, this::running);
       Thread t = new Thread(worker, "once-" + config.consumerId() + "-" + i);
       t.setDaemon(true);

@@ -2,12 +2,14 @@ package dev.once.internal.consumer;
 
 import dev.once.ConfigurationException;
 import dev.once.ConsumerConfig;
+import dev.once.Event;
 import dev.once.Outcome;
 import dev.once.StoreException;
 import dev.once.internal.Jdbc;
 import dev.once.jdbc.QueueDialect;
 import dev.once.spi.Delivery;
 import dev.once.spi.InDatabaseAck;
+import dev.once.spi.KeyOrder;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -19,25 +21,43 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The key lane of an ordered consumer on a broker (docs/ORDERING.md, "Ordered on a broker"). The
- * broker hands a key's records out one at a time; what it cannot do is keep a parked key's later
- * records. So: a dead-lettered record parks its key in the transaction that writes its dead letter
- * ({@link #park}); before a batch runs, one statement finds which of its keys are parked or still
- * have rows in the lane, and those records are diverted into the table queue of Once's own database
- * ({@code once_queue}, in key order) and acknowledged after that commit ({@link #divert}); the lane
- * is drained by a table-queue consumer of the same group ({@link #drain}), with the ordered claim
- * and the ordered acknowledgement, after a replay or a discard of the head.
+ * The key lane of an ordered consumer on a broker (docs/ORDERING.md, "Ordered on a broker"): the
+ * group's rows of the table queue in Once's own database ({@code once_queue}, in key order),
+ * drained by a table-queue consumer of the same group ({@link #drain}) with the ordered claim and
+ * the ordered acknowledgement (which parks the key of a dead-lettered row). Two ways in:
+ *
+ * <ul>
+ *   <li>{@link Mode#PARKED_KEYS}, on a broker that hands a key's records out one at a time ({@code
+ *       KeyOrder}, Kafka): what it cannot do is keep a parked key's later records. So a
+ *       dead-lettered record parks its key in the transaction that writes its dead letter ({@link
+ *       #park}); before a batch runs, one statement finds which of its keys are parked or still
+ *       have rows in the lane, and only those records are diverted into the lane and acknowledged
+ *       after that commit ({@link #divert}). One worker drains the lane.
+ *   <li>{@link Mode#EVERY_MESSAGE}, on a broker that hands a group's messages to one receiver at a
+ *       time in queue order ({@code QueueOrder}, RabbitMQ's single active consumer): the one
+ *       receiver (one worker per process) runs no handler; it writes every well-formed message into
+ *       the lane, a batch in one transaction, and acknowledges it after that commit. The consumer's
+ *       workers run the lane.
+ * </ul>
  */
 final class Lane {
+  /** What goes into the lane. */
+  enum Mode {
+    /** Nothing: a group ordered once and not now; its lane is drained. */
+    DRAIN_ONLY,
+    /** The records of a key parked or still in the lane (a broker that orders by key). */
+    PARKED_KEYS,
+    /** Every well-formed message (a broker that orders by queue): the lane is the whole path. */
+    EVERY_MESSAGE
+  }
+
   private final ConsumerContext context;
   private final ConsumerConfig config;
   private final QueueDialect queue;
   private final LaneQueue laneQueue;
+  private final Mode mode;
 
-  /** False: the group was ordered once and is not now; its lane is drained, nothing diverted. */
-  private final boolean ordered;
-
-  /** The consumer of the lane: one worker on the group's rows of the table queue, in key order. */
+  /** The consumer of the lane: on the group's rows of the table queue, in key order. */
   private final ConsumerImpl drain;
 
   /**
@@ -52,9 +72,11 @@ final class Lane {
       return null;
     }
     if (!config.ordered()) {
-      return hasLane(context, config) ? new Lane(context, config, false) : null;
+      return hasLane(context, config) ? new Lane(context, config, Mode.DRAIN_ONLY) : null;
     }
-    if (!context.dialect().queue().keepsLanes()) {
+    QueueDialect queue = context.dialect().queue();
+    boolean byKey = context.transport().capability(KeyOrder.class).isPresent();
+    if (byKey ? !queue.keepsLanes() : !queue.ordersByKey()) {
       throw new ConfigurationException(
           "consumer.ordered",
           "true is refused for consumer '"
@@ -66,7 +88,7 @@ final class Lane {
               + context.dialect().name()
               + " has no lane for them yet (PostgreSQL has)");
     }
-    return new Lane(context, config, true);
+    return new Lane(context, config, byKey ? Mode.PARKED_KEYS : Mode.EVERY_MESSAGE);
   }
 
   /**
@@ -76,7 +98,7 @@ final class Lane {
    */
   private static boolean hasLane(ConsumerContext context, ConsumerConfig config) {
     QueueDialect queue = context.dialect().queue();
-    if (!queue.keepsLanes()) {
+    if (!queue.ordersByKey()) {
       return false;
     }
     try (Connection c = context.dataSource().getConnection()) {
@@ -86,10 +108,10 @@ final class Lane {
     }
   }
 
-  private Lane(ConsumerContext context, ConsumerConfig config, boolean ordered) {
+  private Lane(ConsumerContext context, ConsumerConfig config, Mode mode) {
     this.context = context;
     this.config = config;
-    this.ordered = ordered;
+    this.mode = mode;
     this.queue = context.dialect().queue();
     this.laneQueue = new LaneQueue(context);
     ConsumerContext onLane =
@@ -113,12 +135,21 @@ final class Lane {
                 config.consumerId(),
                 config.destination(),
                 config.handler(),
-                1,
+                mode == Mode.EVERY_MESSAGE ? config.workers() : 1,
                 config.batchSize(),
                 config.idleWait(),
                 config.retry(),
                 config.batchLinger(),
                 true));
+  }
+
+  /**
+   * How many workers of the broker's consumer receive from the broker: one where the lane takes
+   * every message (one receiver of the group is active at a time across every process; the others
+   * would stand by), otherwise all of them.
+   */
+  int brokerWorkers() {
+    return mode == Mode.EVERY_MESSAGE ? 1 : config.workers();
   }
 
   /** The lane's consumer: started, stopped and run with the broker's. */
@@ -132,17 +163,41 @@ final class Lane {
   }
 
   /**
-   * Of {@code held}, the deliveries to run now. The others are settled here: a record of a key that
-   * is parked or still has rows in the lane is put at the end of the lane, in one transaction, and
-   * acknowledged after its commit; a parked key's head delivered again (its process died between
-   * the dead letter's commit and the acknowledgement) is acknowledged as it is, still dead. One
-   * statement when a batch has records with a key, none without; malformed ones run as they are
-   * (dead-lettered alone, never run).
+   * Of {@code held}, the deliveries to run now. The others are settled here: a record put at the
+   * end of the lane, in one transaction, is acknowledged after its commit; a parked key's head
+   * delivered again (its process died between the dead letter's commit and the acknowledgement) is
+   * acknowledged as it is, still dead. On a broker that orders by key, one statement when a batch
+   * has records with a key, none without, and only the records of a parked key or a key still in
+   * the lane are diverted; on one that orders by queue, every well-formed message is, in order.
+   * Malformed ones run as they are (dead-lettered alone, never run).
    */
   List<Delivery> divert(Settlement settlement, List<Delivery> held) {
-    if (!ordered) {
-      return held;
+    return switch (mode) {
+      case DRAIN_ONLY -> held;
+      case PARKED_KEYS -> divertParked(settlement, held);
+      case EVERY_MESSAGE -> divertAll(settlement, held);
+    };
+  }
+
+  private List<Delivery> divertAll(Settlement settlement, List<Delivery> held) {
+    List<Delivery> run = new ArrayList<>();
+    List<Delivery> diverted = new ArrayList<>(held.size());
+    for (Delivery d : held) {
+      (d.isMalformed() ? run : diverted).add(d);
     }
+    if (!diverted.isEmpty()) {
+      try (Connection c = context.dataSource().getConnection()) {
+        enqueue(c, diverted);
+      } catch (SQLException e) {
+        throw new StoreException("consumer " + config.consumerId() + " key lane", e);
+      }
+      laneQueue.wake();
+      settlement.acknowledgeUnrun(diverted);
+    }
+    return run;
+  }
+
+  private List<Delivery> divertParked(Settlement settlement, List<Delivery> held) {
     Set<String> keys = new LinkedHashSet<>();
     for (Delivery d : held) {
       if (!d.isMalformed() && d.event().key() != null) {
@@ -176,12 +231,15 @@ final class Lane {
     return run;
   }
 
+  /** Writes {@code diverted} at the end of the lane, in order, in one transaction on {@code c}. */
   private void enqueue(Connection c, List<Delivery> diverted) throws SQLException {
     Instant now = context.clock().instant();
+    List<Event> events = new ArrayList<>(diverted.size());
+    diverted.forEach(d -> events.add(d.event()));
     c.setAutoCommit(false);
     try {
-      for (Delivery d : diverted) {
-        if (queue.enqueueInLane(c, d.event(), config.consumerId(), now) != 1) {
+      for (int written : queue.enqueueInLane(c, events, config.consumerId(), now)) {
+        if (written != 1 && written != java.sql.Statement.SUCCESS_NO_INFO) {
           throw new IllegalStateException(
               "consumer " + config.consumerId() + " has no lane on " + config.destination());
         }
@@ -199,7 +257,7 @@ final class Lane {
    * acknowledgement) finds it parked.
    */
   void park(Connection c, List<HandledDelivery> handled) throws SQLException {
-    if (!ordered) {
+    if (mode != Mode.PARKED_KEYS) {
       return;
     }
     for (HandledDelivery h : handled) {

@@ -33,7 +33,10 @@ final class LaneQueue implements Transport, InDatabaseAck {
   /** How long a claimed row stays invisible: a worker that dies holds it this long. */
   static final Duration VISIBILITY = Duration.ofSeconds(30);
 
-  /** How often an idle receiver claims again: nothing wakes it. */
+  /**
+   * How often an idle receiver claims again: only a divert in this process wakes it ({@link
+   * #wake}), so rows written by another process wait at most this long.
+   */
   static final Duration IDLE = Duration.ofMillis(500);
 
   private final DataSource dataSource;
@@ -41,6 +44,9 @@ final class LaneQueue implements Transport, InDatabaseAck {
   private final QueueDialect queue;
   private final TransactionWaits waits;
   private final Clock clock;
+
+  /** Bumped by every {@link #wake}: a receiver that saw it change since its claim claims again. */
+  private long wakes;
 
   LaneQueue(ConsumerContext context) {
     this.dataSource = context.dataSource();
@@ -95,6 +101,23 @@ final class LaneQueue implements Transport, InDatabaseAck {
     // nothing held
   }
 
+  /** Rows were just written to the lane: idle receivers of this process claim now. */
+  synchronized void wake() {
+    wakes++;
+    notifyAll();
+  }
+
+  /** Waits up to {@code nanos}, or until a {@link #wake} after {@code seen}. */
+  private synchronized void idle(long seen, long nanos) throws InterruptedException {
+    if (wakes == seen) {
+      wait(Math.max(1, nanos / 1_000_000));
+    }
+  }
+
+  private synchronized long wakes() {
+    return wakes;
+  }
+
   private static List<Long> ids(List<Delivery> deliveries) {
     return deliveries.stream().map(d -> (Long) d.handle()).toList();
   }
@@ -120,6 +143,7 @@ final class LaneQueue implements Transport, InDatabaseAck {
     public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
       long deadline = System.nanoTime() + wait.toNanos();
       while (true) {
+        long seen = wakes();
         Instant now = clock.instant();
         QueueClaim claim = new QueueClaim(group, now, max, now.plus(VISIBILITY));
         List<Delivery> got =
@@ -129,7 +153,7 @@ final class LaneQueue implements Transport, InDatabaseAck {
           got.sort(Comparator.comparingLong(d -> (Long) d.handle()));
           return got;
         }
-        Thread.sleep(Math.max(1, Math.min(left, IDLE.toNanos()) / 1_000_000));
+        idle(seen, Math.min(left, IDLE.toNanos()));
       }
     }
 

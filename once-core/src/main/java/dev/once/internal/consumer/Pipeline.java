@@ -82,6 +82,9 @@ final class Pipeline {
     } catch (RuntimeException | Error e) {
       return BatchOutcome.failed(e, held);
     }
+    if (now.size() < held.size()) {
+      progress.incrementAndGet(); // diverted into the key lane (or a dead head acknowledged)
+    }
     if (now.isEmpty()) {
       return BatchOutcome.done(held.size());
     }

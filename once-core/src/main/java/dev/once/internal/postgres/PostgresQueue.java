@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -191,26 +190,17 @@ public class PostgresQueue extends JdbcQueue {
         e.key());
   }
 
+  /** The lane's rows of a batch in one round trip. */
   @Override
-  public int enqueueInLane(Connection c, Event e, String consumerId, Instant now)
+  public int[] enqueueInLane(Connection c, List<Event> events, String consumerId, Instant now)
       throws SQLException {
-    Object[] copy = copy(c, e, now);
-    Object[] params = Arrays.copyOf(copy, copy.length + 1);
-    params[copy.length] = consumerId;
-    return sql.update(
-        c, insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order", params);
-  }
-
-  @Override
-  public boolean hasLane(Connection c, String destination, String consumerId) throws SQLException {
-    return sql.first(
-            c,
-            "SELECT 1 FROM once_queue_binding"
-                + " WHERE destination = ? AND consumer_group = ? AND in_key_order",
-            rs -> rs.getInt(1),
-            destination,
-            consumerId)
-        != null;
+    try (PreparedStatement ps = c.prepareStatement(insertLaneCopy)) {
+      for (Event e : events) {
+        sql.bind(ps, laneCopy(c, e, consumerId, now));
+        ps.addBatch();
+      }
+      return ps.executeBatch();
+    }
   }
 
   @Override

@@ -7,7 +7,9 @@ import dev.once.UnknownDestinationException;
 import dev.once.internal.KeyOrderedDestinations;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.KeyOrder;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Transport;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,28 +51,31 @@ final class ConsumerChecks {
   }
 
   /**
-   * An ordered consumer needs a transport that delivers in key order: the promise is refused where
-   * it would not be kept. Its destination is marked key-ordered, so that relays hold a key's later
-   * rows behind one in publish backoff or parked.
+   * An ordered consumer needs a transport that delivers in key order, or one that hands a group's
+   * messages to one receiver at a time in queue order (they then run from a key lane in Once's
+   * database): the promise is refused where it would not be kept. Its destination is marked
+   * key-ordered, so that relays hold a key's later rows behind one in publish backoff or parked.
    */
   private void ordered(ConsumerConfig c) {
     if (!c.ordered()) {
       return;
     }
-    KeyOrder keyOrder =
-        transport
-            .capability(KeyOrder.class)
-            .orElseThrow(
-                () ->
-                    new ConfigurationException(
-                        "consumer.ordered",
-                        "true is refused for consumer '"
-                            + c.consumerId()
-                            + "': transport "
-                            + transport.name()
-                            + " does not deliver in key order (ordered consumers run on the table"
-                            + " queue, and on Kafka with Once's database on PostgreSQL, for now)"));
-    keyOrder.deliverInKeyOrder(c.destination(), c.consumerId());
+    Optional<KeyOrder> keyOrder = transport.capability(KeyOrder.class);
+    Optional<QueueOrder> queueOrder = transport.capability(QueueOrder.class);
+    if (keyOrder.isPresent()) {
+      keyOrder.get().deliverInKeyOrder(c.destination(), c.consumerId());
+    } else if (queueOrder.isPresent()) {
+      queueOrder.get().deliverInQueueOrder(c.destination(), c.consumerId());
+    } else {
+      throw new ConfigurationException(
+          "consumer.ordered",
+          "true is refused for consumer '"
+              + c.consumerId()
+              + "': transport "
+              + transport.name()
+              + " does not deliver in key order (ordered consumers run on the table queue, on"
+              + " RabbitMQ, and on Kafka with Once's database on PostgreSQL, for now)");
+    }
     keyOrdered.mark(c.destination(), c.consumerId());
   }
 

@@ -24,6 +24,9 @@ public final class Topology {
   private final Names names;
   private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
 
+  /** Queues of groups consumed in queue order: declared with a single active consumer. */
+  private final Set<String> singleActive = ConcurrentHashMap.newKeySet();
+
   public Topology(Connections connections, RabbitConfig config) {
     this.connections = connections;
     this.config = config;
@@ -32,6 +35,14 @@ public final class Topology {
 
   public Names names() {
     return names;
+  }
+
+  /**
+   * Declares the group's queue, from now on, with {@code x-single-active-consumer}: one receiver at
+   * a time gets its messages, in queue order (an ordered consumer's key lane is fed that way).
+   */
+  public void singleActiveConsumer(String destination, String group) {
+    singleActive.add(names.queue(destination, group));
   }
 
   /** The exchange of the destination, a quorum queue for the group, its dead-letter path. */
@@ -60,7 +71,7 @@ public final class Topology {
     args.put("x-delivery-limit", config.deliveryLimit());
     args.put("x-dead-letter-exchange", names.deadLetterExchange());
     args.put("x-dead-letter-routing-key", queue);
-    if (config.singleActiveConsumer()) {
+    if (config.singleActiveConsumer() || singleActive.contains(queue)) {
       args.put("x-single-active-consumer", true);
     }
     return args;
