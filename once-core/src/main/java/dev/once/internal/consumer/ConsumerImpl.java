@@ -71,7 +71,7 @@ public final class ConsumerImpl implements Consumer {
     if (running) {
       return this;
     }
-    context.lifecycle().starting(this);
+    context.lifecycle().starting(this, config.workers() + (lane == null ? 0 : 1));
     running = true;
     for (int i = 0; i < config.workers(); i++) {
       Worker worker = new Worker(config.consumerId(), pipeline, this::newSettlement, this::running);
