@@ -28,10 +28,29 @@ public final class ForeignData {
   /** The flag that lets a command clear the demo's rows where others keep rows too. */
   public static final String FORCE_FLAG = "--force-shared";
 
+  /**
+   * The consumer and destination of {@code once demo --ordered} (once-app's {@code OrderedDemo}),
+   * which shares the demo's namespace: its rows are the demo's too, not a reason to refuse (a
+   * newcomer running {@code once demo --ordered} and then {@code once demo} was refused).
+   */
+  static final String ORDERED_DEMO = "order-status";
+
   private static final String DEMO_CONSUMERS =
-      "('" + WarehouseTables.WAREHOUSE + "', '" + WarehouseTables.NOTIFIER + "')";
+      "('"
+          + WarehouseTables.WAREHOUSE
+          + "', '"
+          + WarehouseTables.NOTIFIER
+          + "', '"
+          + ORDERED_DEMO
+          + "')";
   private static final String DEMO_DESTINATIONS =
-      "('" + WarehouseTables.ORDERS + "', '" + WarehouseTables.DISPATCH + "')";
+      "('"
+          + WarehouseTables.ORDERS
+          + "', '"
+          + WarehouseTables.DISPATCH
+          + "', '"
+          + ORDERED_DEMO
+          + "')";
   private static final String DEMO_PROVIDERS =
       "('" + WarehouseTables.PAYMENTS + "', '" + WarehouseTables.MAIL + "')";
 

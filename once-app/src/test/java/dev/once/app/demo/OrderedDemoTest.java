@@ -67,6 +67,11 @@ class OrderedDemoTest {
     assertThat(json.get("crashes").asLong()).as("crashes were injected").isPositive();
     assertThat(json.get("parked_left").asLong()).isZero();
 
+    // its rows are the demo's: `once demo` runs after it in the same namespace, not refused
+    assertThat(dev.once.scenario.ForeignData.find(db.dataSource()).describe())
+        .as("rows once demo would take for someone else's")
+        .isEmpty();
+
     // the check itself: one effect moved out of order is counted
     db.execute("UPDATE demo_order_status SET step = 9 WHERE n = " + db.count(FIRST_EFFECT));
     assertThat(db.count(OrderedDemo.OUT_OF_ORDER)).isEqualTo(2);
