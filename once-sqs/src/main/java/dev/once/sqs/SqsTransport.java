@@ -8,6 +8,7 @@ import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
@@ -48,10 +49,17 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * <p>Capabilities: {@link PublishLimits} (SQS's size and attribute limits, at {@code tx.publish}),
  * {@link Replay} (to the one group's queue), {@link QueueAdmin} (approximate depth), {@link
  * RetentionCheck} (the queues' retention), {@link BrokerDeadLetters} (the dead-letter queue of a
- * group queue's redrive policy, where it has one). See docs/SQS.md.
+ * group queue's redrive policy, where it has one), {@link QueueOrder} (FIFO queues only: an ordered
+ * consumer's key lane fed by every receiver). See docs/SQS.md.
  */
 public final class SqsTransport
-    implements Transport, PublishLimits, Replay, QueueAdmin, RetentionCheck, BrokerDeadLetters {
+    implements Transport,
+        PublishLimits,
+        Replay,
+        QueueAdmin,
+        RetentionCheck,
+        BrokerDeadLetters,
+        QueueOrder {
   private final SqsSettings settings;
   private final SqsAsyncClient client;
   private final boolean ownsClient;
@@ -101,6 +109,31 @@ public final class SqsTransport
   public void declare(String destination, String consumerId) {
     checkOpen();
     queues.declare(destination, consumerId);
+  }
+
+  /**
+   * On FIFO queues nothing to set up: a FIFO queue hands out a message group's (an event key's)
+   * messages in order, and none of a group's later messages while an earlier one is in flight, to
+   * any number of receivers; a receiver deletes only after the lane's commit and never returns one
+   * message of a group while it goes on with a later one. So every receiver of every process may
+   * feed an ordered consumer's key lane (docs/ORDERING.md, "Ordered on SQS FIFO"). A standard queue
+   * keeps no order among competing receivers: refused.
+   *
+   * @throws ConfigurationException on standard queues, naming {@code consumer.ordered}
+   */
+  @Override
+  public void deliverInQueueOrder(String destination, String consumerId) {
+    if (!settings.fifo()) {
+      throw new ConfigurationException(
+          "consumer.ordered",
+          "true is refused for consumer '"
+              + consumerId
+              + "' on destination '"
+              + destination
+              + "': a standard SQS queue hands a key's messages to competing receivers in no"
+              + " order; use FIFO queues (SqsTransport.builder().fifo(true), where the event key"
+              + " is the MessageGroupId)");
+    }
   }
 
   @Override
