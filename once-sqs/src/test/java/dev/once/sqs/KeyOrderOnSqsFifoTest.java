@@ -134,22 +134,25 @@ class KeyOrderOnSqsFifoTest {
   }
 
   /**
-   * A receiver that keeps {@code eventId}'s message from the consumer (SQS's receiver still holds
-   * it, invisible, its visibility renewed) until {@code release} says so: a receiver slow to write
-   * it into the lane. With {@code deleteAtOnce} it deletes the message as it takes it, before any
-   * lane commit (the broken twin).
+   * A receiver slow to write k0's step 2 into the lane: the first time a receive brings it, that
+   * receive's messages of k0 from step 2 on are kept from the consumer (SQS's receiver still holds
+   * them, invisible, their visibility renewed) until {@code release} says so, then handed on, in
+   * order, ahead of what is received next. With {@code deleteAtOnce} it deletes them as it takes
+   * them, before any lane commit (the broken twin).
    */
   static final class Withholding {
-    final String eventId;
     final boolean deleteAtOnce;
-    final AtomicReference<Delivery> held = new AtomicReference<>();
+    final List<Delivery> held = new ArrayList<>();
     final AtomicBoolean taken = new AtomicBoolean();
     final AtomicBoolean released = new AtomicBoolean();
     volatile BooleanSupplier release = () -> false;
 
-    Withholding(String eventId, boolean deleteAtOnce) {
-      this.eventId = eventId;
+    Withholding(boolean deleteAtOnce) {
       this.deleteAtOnce = deleteAtOnce;
+    }
+
+    private static boolean fromK0Step2(Delivery d) {
+      return !d.isMalformed() && "k0".equals(d.event().key()) && OrderedRig.step(d.event()) >= 2;
     }
 
     Receiver wrap(Receiver r) {
@@ -158,21 +161,20 @@ class KeyOrderOnSqsFifoTest {
         public List<Delivery> poll(int max, Duration wait, Duration linger)
             throws InterruptedException {
           List<Delivery> got = new ArrayList<>(super.poll(max, wait, linger));
-          for (Delivery d : List.copyOf(got)) {
-            if (!d.isMalformed()
-                && d.event().id().value().equals(eventId)
+          synchronized (held) {
+            if (got.stream().anyMatch(d -> fromK0Step2(d) && OrderedRig.step(d.event()) == 2)
                 && taken.compareAndSet(false, true)) {
-              got.remove(d);
-              held.set(d);
+              got.stream().filter(Withholding::fromK0Step2).forEach(held::add);
+              got.removeAll(held);
               if (deleteAtOnce) {
-                super.ack(List.of(d));
+                super.ack(List.copyOf(held));
               }
             }
-          }
-          Delivery d = held.get();
-          if (d != null && release.getAsBoolean() && held.compareAndSet(d, null)) {
-            released.set(true);
-            got.add(0, d);
+            if (!held.isEmpty() && release.getAsBoolean()) {
+              got.addAll(0, held);
+              held.clear();
+              released.set(true);
+            }
           }
           return got;
         }
@@ -186,7 +188,7 @@ class KeyOrderOnSqsFifoTest {
    */
   @Test
   void aFifoGroupGivesOutNoLaterStepWhileAnEarlierOneIsHeld() {
-    Withholding step2 = new Withholding("step:k0:2", false);
+    Withholding step2 = new Withholding(false);
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig =
             new OrderedRig(
@@ -221,7 +223,7 @@ class KeyOrderOnSqsFifoTest {
    */
   @Test
   void theCheckerCatchesADeleteBeforeTheLaneCommit() {
-    Withholding step2 = new Withholding("step:k0:2", true);
+    Withholding step2 = new Withholding(true);
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig =
             new OrderedRig(
@@ -238,7 +240,7 @@ class KeyOrderOnSqsFifoTest {
    */
   @Test
   void theCheckerCatchesAStandardQueueFeedingTheLane() {
-    Withholding step2 = new Withholding("step:k0:2", false);
+    Withholding step2 = new Withholding(false);
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig =
             new OrderedRig(
@@ -407,6 +409,52 @@ class KeyOrderOnSqsFifoTest {
       assertThat(batches.get()).as("crashes happened").isGreaterThanOrEqualTo(7);
       assertThat(rig.effects()).as("one effect per event").isEqualTo((long) keys * steps);
       assertThat(rig.outOfOrder()).as("out of order, repeated or lost").isZero();
+    }
+  }
+
+  /**
+   * A message that does not decode, in k0's message group ahead of k0's events, is dead-lettered by
+   * the receiver (never put into the lane) and holds nothing back; an event without a key goes
+   * through the lane and runs as unordered.
+   */
+  @Test
+  void anUnreadableMessageIsDeadLetteredAndAKeylessEventRuns() {
+    try (TestDatabase db = TestDatabase.embedded();
+        OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
+      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing.add(0, consumer);
+      String url = rig.queueUrl();
+      rig.sqs
+          .client()
+          .sendMessage(
+              b ->
+                  b.queueUrl(url)
+                      .messageBody("no once-event-id")
+                      .messageGroupId("k0")
+                      .messageDeduplicationId("foreign-1"))
+          .join();
+      rig.once.useTransaction(
+          tx ->
+              tx.publish(
+                  dev.once.Event.of(
+                      dev.once.EventId.of("step", "none", 1), rig.dest, null, "Step", "{}")));
+      rig.publish(2, 1, 5);
+      consumer.start();
+      rig.startRelay();
+      rig.await("all effects", () -> rig.effects() == 11);
+      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
+      rig.await("nothing left in SQS", () -> rig.leftInSqs() == 0);
+
+      assertThat(
+              db.count(
+                  "SELECT count(*) FROM once_dead_letter WHERE error_class ="
+                      + " 'dev.once.MalformedMessage' AND destination = ?",
+                  rig.dest))
+          .isOne();
+      assertThat(rig.stepsOf("k0")).isEqualTo(OrderedRig.steps(1, 5, 0));
+      assertThat(rig.count("SELECT count(*) FROM ordered_effect WHERE event_key IS NULL")).isOne();
+      assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
+      assertThat(rig.outOfOrder()).isZero();
     }
   }
 

@@ -174,6 +174,13 @@ final class OrderedRig implements AutoCloseable {
     return db.count(sql, params);
   }
 
+  /** The URL of the group's queue (declared). */
+  String queueUrl() {
+    sqs.declare(dest, "warehouse");
+    String name = prefix + dest + "__warehouse" + (fifo ? ".fifo" : "");
+    return sqs.client().getQueueUrl(b -> b.queueName(name)).join().queueUrl();
+  }
+
   /** Messages left in the group's queue: visible, in flight or delayed. */
   long leftInSqs() {
     return sqs.depth(dest, "warehouse").orElseThrow();
@@ -209,7 +216,14 @@ final class OrderedRig implements AutoCloseable {
   }
 
   static int step(ReceivedEvent e) {
-    String id = e.id().value();
+    return step(e.id().value());
+  }
+
+  static int step(Event e) {
+    return step(e.id().value());
+  }
+
+  private static int step(String id) {
     return Integer.parseInt(id.substring(id.lastIndexOf(':') + 1));
   }
 
