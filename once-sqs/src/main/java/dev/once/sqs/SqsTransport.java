@@ -13,6 +13,7 @@ import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
+import dev.once.sqs.internal.Clients;
 import dev.once.sqs.internal.MessageCodec;
 import dev.once.sqs.internal.Publisher;
 import dev.once.sqs.internal.Queues;
@@ -29,10 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsAsyncClientBuilder;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -112,28 +110,12 @@ public final class SqsTransport
   }
 
   /**
-   * On FIFO queues nothing to set up: a FIFO queue hands out a message group's (an event key's)
-   * messages in order, and none of a group's later messages while an earlier one is in flight, to
-   * any number of receivers; a receiver deletes only after the lane's commit and never returns one
-   * message of a group while it goes on with a later one. So every receiver of every process may
-   * feed an ordered consumer's key lane (docs/ORDERING.md, "Ordered on SQS FIFO"). A standard queue
-   * keeps no order among competing receivers: refused.
-   *
-   * @throws ConfigurationException on standard queues, naming {@code consumer.ordered}
+   * FIFO queues: every receiver may feed an ordered consumer's key lane (docs/ORDERING.md, "Ordered
+   * on SQS FIFO"). Standard queues keep no key order: a {@link ConfigurationException}.
    */
   @Override
   public void deliverInQueueOrder(String destination, String consumerId) {
-    if (!settings.fifo()) {
-      throw new ConfigurationException(
-          "consumer.ordered",
-          "true is refused for consumer '"
-              + consumerId
-              + "' on destination '"
-              + destination
-              + "': a standard SQS queue hands a key's messages to competing receivers in no"
-              + " order; use FIFO queues (SqsTransport.builder().fifo(true), where the event key"
-              + " is the MessageGroupId)");
-    }
+    queues.checkKeyOrder(destination, consumerId);
   }
 
   @Override
@@ -400,23 +382,7 @@ public final class SqsTransport
       if (client != null) {
         return new SqsTransport(settings, client, false);
       }
-      SqsAsyncClientBuilder b =
-          SqsAsyncClient.builder()
-              .httpClientBuilder(
-                  NettyNioAsyncHttpClient.builder()
-                      .maxConcurrency(512)
-                      // a worker's first call on a busy machine waited over the default 10 s
-                      .connectionAcquisitionTimeout(settings.requestTimeout()));
-      if (settings.endpoint() != null) {
-        b.endpointOverride(settings.endpoint());
-      }
-      if (settings.region() != null) {
-        b.region(Region.of(settings.region()));
-      }
-      if (credentials != null) {
-        b.credentialsProvider(credentials);
-      }
-      return new SqsTransport(settings, b.build(), true);
+      return new SqsTransport(settings, Clients.create(settings, credentials), true);
     }
 
     /**
