@@ -403,4 +403,62 @@ class KeyOrderOnRabbitTest {
           .isOne();
     }
   }
+
+  /**
+   * What has no place in a key's order: a message that does not decode is dead-lettered by the
+   * receiver at its first delivery (as on any transport) and acknowledged, never written into the
+   * lane; events without a key go through the lane and run, claimed as by an unordered consumer.
+   */
+  @Test
+  void aMalformedMessageIsDeadLetteredAndEventsWithoutAKeyRunFromTheLane() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        OrderedRig rig = new OrderedRig(db, vhost, new OnceListener() {}, t -> t, null)) {
+      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing.add(0, consumer);
+      consumer.start();
+      rig.startRelay();
+      rig.publish(2, 1, 3);
+      var factory = new com.rabbitmq.client.ConnectionFactory();
+      factory.setUri(Broker.uri(vhost));
+      try (var raw = factory.newConnection();
+          var ch = raw.createChannel()) {
+        ch.basicPublish(
+            rig.dest,
+            "k0",
+            true,
+            new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+                .type("Step")
+                .deliveryMode(2)
+                .build(), // no message id: it does not decode
+            "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      rig.once.useTransaction(
+          tx -> {
+            for (int i = 1; i <= 10; i++) {
+              tx.publish(
+                  dev.once.Event.of(
+                      dev.once.EventId.of("keyless", i), rig.dest, null, "Step", "{}"));
+            }
+          });
+      rig.publish(2, 4, 6);
+      rig.await("all effects", () -> rig.effects() == 12 + 10);
+      rig.await(
+          "the malformed one dead-lettered",
+          () ->
+              rig.count(
+                      "SELECT count(*) FROM once_dead_letter"
+                          + " WHERE error_class = 'dev.once.MalformedMessage'")
+                  == 1);
+      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
+
+      assertThat(rig.count("SELECT count(*) FROM ordered_effect WHERE event_key IS NULL"))
+          .as("each event without a key once")
+          .isEqualTo(10);
+      assertThat(rig.stepsOf("k0")).isEqualTo(OrderedRig.steps(1, 6, 0));
+      assertThat(rig.stepsOf("k1")).isEqualTo(OrderedRig.steps(1, 6, 0));
+      assertThat(rig.count("SELECT count(*) FROM once_dead_letter")).isOne();
+      assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
+      assertThat(rig.unsettled()).as("nothing left in RabbitMQ").isZero();
+    }
+  }
 }

@@ -72,7 +72,7 @@ final class BenchOptions {
 
   @Option(
       names = "--ordered",
-      description = "Once's consumers ordered by key (ConsumerBuilder.ordered(); the table queue).")
+      description = "Once's consumers ordered by key (ConsumerBuilder.ordered()).")
   boolean ordered;
 
   @Option(names = "--json", description = "Print the results as one JSON object on stdout.")

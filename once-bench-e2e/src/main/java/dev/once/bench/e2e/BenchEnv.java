@@ -5,6 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Transport;
 import dev.once.sqs.SqsTransport;
 import dev.once.tablequeue.TableQueueTransport;
@@ -251,8 +252,19 @@ public final class BenchEnv implements AutoCloseable {
         .orElseThrow(() -> new IllegalStateException(t.name() + " cannot purge its queues"));
   }
 
+  /**
+   * An ordered run's consumer group on a broker that orders by queue (RabbitMQ) is declared in
+   * queue order from the first declaration on: the broker refuses to change a queue's arguments.
+   */
+  private void inQueueOrder(Transport t, String destination, String group) {
+    if (settings.ordered()) {
+      t.capability(QueueOrder.class).ifPresent(q -> q.deliverInQueueOrder(destination, group));
+    }
+  }
+
   /** Clears the bench tables, markers, outbox rows and queues. */
   void reset(Transport t) {
+    inQueueOrder(t, BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.OUT, BenchTables.SINK);
     admin(t).purge(BenchTables.IN, BenchTables.CONSUMER);
@@ -262,6 +274,7 @@ public final class BenchEnv implements AutoCloseable {
 
   /** As {@link #reset}, for the end-to-end run's two hops. */
   void resetE2e(Transport t) {
+    inQueueOrder(t, BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.IN, BenchTables.CONSUMER);
     t.declare(BenchTables.E2E_DISPATCH, BenchTables.NOTIFIER);
     admin(t).purge(BenchTables.IN, BenchTables.CONSUMER);
