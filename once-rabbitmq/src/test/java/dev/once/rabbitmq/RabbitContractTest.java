@@ -6,6 +6,7 @@ import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.DeliveryLimit;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Replay;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
@@ -79,6 +80,7 @@ class RabbitContractTest extends TransportContract {
             DeliveryLimit.class,
             Replay.class,
             QueueAdmin.class,
-            BrokerDeadLetters.class);
+            BrokerDeadLetters.class,
+            QueueOrder.class);
   }
 }

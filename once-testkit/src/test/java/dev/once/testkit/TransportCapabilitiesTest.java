@@ -182,7 +182,8 @@ class TransportCapabilitiesTest {
           QueueAdmin,
           BrokerDeadLetters,
           ConnectionUse,
-          dev.once.spi.KeyOrder {
+          dev.once.spi.KeyOrder,
+          dev.once.spi.QueueOrder {
     final AtomicInteger published = new AtomicInteger();
     final AtomicInteger publishedInDatabase = new AtomicInteger();
 
@@ -267,6 +268,9 @@ class TransportCapabilitiesTest {
 
     @Override
     public void deliverInKeyOrder(String destination, String consumerId) {}
+
+    @Override
+    public void deliverInQueueOrder(String destination, String consumerId) {}
 
     @Override
     public int perPublish(javax.sql.DataSource dataSource) {
