@@ -121,7 +121,12 @@ final class Flow implements AutoCloseable {
 
   /** Produces in the background, paced (≥ 4 s for 5 000) so that faults land mid-flow. */
   Thread produceInBackground(int n) {
-    Thread t = new Thread(() -> produce(DESTINATION, n, 40), "producer");
+    return produceInBackground(0, n);
+  }
+
+  /** Writes the events numbered {@code from} (included) to {@code to} (excluded), paced. */
+  Thread produceInBackground(int from, int to) {
+    Thread t = new Thread(() -> produce(DESTINATION, from, to, 40), "producer");
     t.start();
     return t;
   }
