@@ -147,6 +147,62 @@ class PoolSizeAtStartTest {
     }
   }
 
+  /**
+   * An ordered consumer on a broker runs one more thread than its workers: its key lane's worker
+   * (docs/ORDERING.md, "Ordered on a broker"), counted in what the pool must serve at once. Here
+   * the broker is the table queue with its in-database acknowledgement hidden, which is what makes
+   * a consumer keep a lane.
+   */
+  @Test
+  void anOrderedConsumerOnABrokerCountsItsKeyLanesWorker() {
+    try (TestDatabase db = TestDatabase.embedded();
+        HikariDataSource pool = db.newPool(2)) {
+      String unordered = refusal(pool, false);
+      String ordered = refusal(pool, true);
+
+      assertThat(ordered).contains("consumer shipping (2 workers and its key lane's)");
+      assertThat(allAtOnce(ordered)).isEqualTo(allAtOnce(unordered) + 1);
+    }
+  }
+
+  /** The refusal of a relay started beside a consumer of 2 workers on a broker-like transport. */
+  private static String refusal(DataSource ds, boolean ordered) {
+    try (TableQueueTransport tables = TableQueueTransport.create(ds);
+        Once once =
+            Once.builder()
+                .dataSource(ds)
+                .transport(new Broker(tables))
+                .destinations("orders")
+                .build()) {
+      ConsumerBuilder consumer = once.consumer("shipping").subscribe("orders", (tx, e) -> {});
+      (ordered ? consumer.ordered() : consumer).build().start();
+      return org.assertj.core.api.Assertions.catchThrowableOfType(
+              ConfigurationException.class, () -> once.newRelay().start())
+          .getMessage();
+    }
+  }
+
+  private static int allAtOnce(String refusal) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("and (\\d+) to run them all at once").matcher(refusal);
+    assertThat(m.find()).as(refusal).isTrue();
+    return Integer.parseInt(m.group(1));
+  }
+
+  /** The table queue as a broker: without its acknowledgement in the consumer's transaction. */
+  private static final class Broker extends dev.once.spi.ForwardingTransport {
+    Broker(dev.once.spi.Transport tables) {
+      super(tables);
+    }
+
+    @Override
+    public <C> java.util.Optional<C> capability(Class<C> type) {
+      return type == dev.once.spi.InDatabaseAck.class
+          ? java.util.Optional.empty()
+          : super.capability(type);
+    }
+  }
+
   private static void assertRefused(TestDatabase db, DataSource ds, String name, int size) {
     try (TableQueueTransport transport = TableQueueTransport.create(ds);
         Once once =

@@ -67,6 +67,17 @@ class BenchE2eCommandTest {
     assertThat(json.get("transport").asText()).isEqualTo("kafka");
   }
 
+  /**
+   * On SQS the service's JVM is given the bench's endpoint (here ElasticMQ in the bench's JVM) and
+   * makes its own client; before, {@code --service} refused SQS.
+   */
+  @Test
+  void serviceOnlyOnSqsFifoReachesTheBenchsSqsServer() throws Exception {
+    JsonNode json = e2e("sqs-fifo", null, "--service-only");
+    assertService(json);
+    assertThat(json.get("transport").asText()).isEqualTo("sqs-fifo");
+  }
+
   /** The service's figures: every order of its warm-up, full-speed and paced runs once. */
   private static void assertService(JsonNode json) {
     for (String field :

@@ -290,12 +290,7 @@ public class JdbcDeadLetters implements DeadLettersDialect {
   @Override
   public boolean releaseParkedKey(Connection c, String consumerId, String eventId)
       throws SQLException {
-    return sql.update(
-            c,
-            "DELETE FROM once_parked_key WHERE consumer_group = ? AND event_id = ?",
-            consumerId,
-            eventId)
-        > 0;
+    return !ParkedKeyStatements.release(sql, c, consumerId, eventId).isEmpty();
   }
 
   @Override

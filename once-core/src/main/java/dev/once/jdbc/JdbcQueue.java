@@ -34,18 +34,29 @@ public class JdbcQueue implements QueueDialect {
   protected final Sql sql;
 
   public JdbcQueue(SqlFlavour flavour) {
+    this(flavour, "FALSE");
+  }
+
+  /**
+   * With {@code parkedOnEnqueue} the value of an enqueued copy's {@code parked} column, an
+   * expression over the binding {@code b} with at most one parameter, the event's key, bound by
+   * {@link #copy} before the destination (the standard one: {@code FALSE}, a row of a parked key
+   * enqueued later is turned away by the claim's parked-key check instead).
+   */
+  protected JdbcQueue(SqlFlavour flavour, String parkedOnEnqueue) {
     this.flavour = flavour;
     this.sql = new Sql(flavour);
     this.insertCopies =
         """
         INSERT INTO once_queue
                (consumer_group, event_id, destination, event_key, event_type, payload, %s,
-                enqueued_at, visible_at, in_key_order)
-        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?, b.in_key_order
+                enqueued_at, visible_at, in_key_order, parked)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?, b.in_key_order,
+               %s
           FROM once_queue_binding b
          WHERE b.destination = ?
         """
-            .formatted(flavour.headerColumns(), flavour.headerParameters());
+            .formatted(flavour.headerColumns(), flavour.headerParameters(), parkedOnEnqueue);
     this.insertLaneCopy =
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
     this.insertCopyAt =
@@ -159,36 +170,12 @@ public class JdbcQueue implements QueueDialect {
   }
 
   /**
-   * Releases the key {@code e} heads if {@code consumerId} parked it; returns the head's old queue
-   * id (null: not parked by this event).
+   * Releases the key {@code e} heads if {@code consumerId} parked it (its waiting rows back in the
+   * claim's reach); returns the head's old queue id (null: not parked by this event).
    */
   private Long unpark(Connection c, Event e, String consumerId) throws SQLException {
-    List<Long> head =
-        sql.list(
-            c,
-            """
-            SELECT head_id FROM once_parked_key
-             WHERE consumer_group = ? AND destination = ? AND event_key = ? AND event_id = ?
-            """,
-            rs -> rs.getLong(1),
-            consumerId,
-            e.destination(),
-            e.key(),
-            e.id().value());
-    if (head.isEmpty()) {
-      return null;
-    }
-    sql.update(
-        c,
-        """
-        DELETE FROM once_parked_key
-         WHERE consumer_group = ? AND destination = ? AND event_key = ? AND event_id = ?
-        """,
-        consumerId,
-        e.destination(),
-        e.key(),
-        e.id().value());
-    return head.get(0);
+    List<Long> heads = ParkedKeyStatements.release(sql, c, consumerId, e.id().value());
+    return heads.isEmpty() ? null : heads.get(0);
   }
 
   @Override
@@ -210,7 +197,7 @@ public class JdbcQueue implements QueueDialect {
   private Map<Long, Delivery> lockVisible(Connection c, QueueClaim claim, Long after, int limit)
       throws SQLException {
     Map<Long, Delivery> visible = new LinkedHashMap<>();
-    List<Object> params = new ArrayList<>(List.of(claim.consumerId(), claim.now()));
+    List<Object> params = new ArrayList<>(List.of(claim.consumerId(), false, claim.now()));
     if (after != null) {
       params.add(after);
     }
@@ -220,12 +207,15 @@ public class JdbcQueue implements QueueDialect {
         """
         SELECT id, event_id, destination, event_key, event_type, payload, %s,
                delivery_count
-          FROM once_queue
-         WHERE consumer_group = ? AND visible_at <= ?%s
+          FROM once_queue%s
+         WHERE consumer_group = ? AND parked = ? AND visible_at <= ?%s
          ORDER BY id
          LIMIT ?
         """
-                .formatted(flavour.headerColumns(), after == null ? "" : " AND id > ?")
+                .formatted(
+                    flavour.headerColumns(),
+                    flavour.readyIndex(),
+                    after == null ? "" : " AND id > ?")
             + flavour.skipLocked(),
         rs -> {
           int count = rs.getInt("delivery_count") + 1;
@@ -326,31 +316,37 @@ public class JdbcQueue implements QueueDialect {
   }
 
   /**
-   * Parks the key of each row the group holds an open dead letter of, then deletes the rows, in the
-   * caller's transaction: a claim's check sees the head row or the park, never neither.
+   * Parks the key of each row the group holds an open dead letter of, marks the rows waiting behind
+   * a key it parked {@code parked} (out of the claim's reach), then deletes the rows, in the
+   * caller's transaction: a claim's check sees the head row or the park, never neither. An ack that
+   * parks nothing runs two statements, as before the mark.
    */
   @Override
   public void ackInKeyOrder(Connection c, List<Long> ids, Instant now) throws SQLException {
     SqlList list = SqlList.of("bigint", ids);
-    sql.update(
-        c,
-        """
-        INSERT INTO once_parked_key
-               (consumer_group, destination, event_key, event_id, head_id, parked_at)
-        SELECT q.consumer_group, q.destination, q.event_key, q.event_id, q.id, ?
-          FROM once_queue q
-          JOIN once_dead_letter l
-            ON l.consumer_id = q.consumer_group AND l.event_id = q.event_id
-               AND l.status = 'dead'
-         WHERE %s AND q.event_key IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM once_parked_key p
-                            WHERE p.consumer_group = q.consumer_group
-                              AND p.destination = q.destination
-                              AND p.event_key = q.event_key)
-        """
-            .formatted(sql.in("q.id", list)),
-        now,
-        list);
+    int parkedKeys =
+        sql.update(
+            c,
+            """
+            INSERT INTO once_parked_key
+                   (consumer_group, destination, event_key, event_id, head_id, parked_at)
+            SELECT q.consumer_group, q.destination, q.event_key, q.event_id, q.id, ?
+              FROM once_queue q
+              JOIN once_dead_letter l
+                ON l.consumer_id = q.consumer_group AND l.event_id = q.event_id
+                   AND l.status = 'dead'
+             WHERE %s AND q.event_key IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM once_parked_key p
+                                WHERE p.consumer_group = q.consumer_group
+                                  AND p.destination = q.destination
+                                  AND p.event_key = q.event_key)
+            """
+                .formatted(sql.in("q.id", list)),
+            now,
+            list);
+    if (parkedKeys > 0) {
+      ParkedKeyStatements.markParked(sql, c, list);
+    }
     ack(c, ids);
   }
 

@@ -22,6 +22,14 @@ final class ParkedKeyStatements {
         WHERE q.consumer_group = p.consumer_group AND q.destination = p.destination
           AND q.in_key_order AND q.event_key IS NOT NULL AND q.event_key = p.event_key)""";
 
+  /** (parked, group, destination, key, !parked): marks or clears the rows of one key. */
+  private static final String MARK =
+      """
+      UPDATE once_queue SET parked = ?
+       WHERE consumer_group = ? AND destination = ? AND in_key_order
+         AND event_key IS NOT NULL AND event_key = ? AND parked = ?
+      """;
+
   private final SqlFlavour flavour;
   private final Sql sql;
 
@@ -112,5 +120,59 @@ final class ParkedKeyStatements {
         action.actedAt(),
         list);
     return sql.update(c, "DELETE FROM once_queue WHERE " + sql.in("id", list), list);
+  }
+
+  /**
+   * Marks {@code parked} the rows of the keys whose heads, the rows {@code heads}, were just
+   * parked: out of the claim's reach ({@code once_queue_ready} leaves them out) until released.
+   */
+  static void markParked(Sql sql, Connection c, SqlList heads) throws SQLException {
+    List<String[]> keys =
+        sql.list(
+            c,
+            "SELECT consumer_group, destination, event_key FROM once_parked_key WHERE "
+                + sql.in("head_id", heads),
+            rs -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)},
+            heads);
+    for (String[] k : keys) {
+      sql.update(c, MARK, true, k[0], k[1], k[2], false);
+    }
+  }
+
+  /**
+   * Releases the key {@code consumerGroup} parked behind event {@code eventId}, if any: the parked
+   * key is locked, its rows' marks cleared (back in the claim's reach, in their places: order is by
+   * id), and the parked key deleted, in the caller's transaction. The lock comes first: an enqueue
+   * that read the parked key {@code FOR SHARE} (and marked its row) has committed before the marks
+   * are cleared, and one after finds the key gone (READ COMMITTED). Returns the head ids of the
+   * keys released (none: nothing was parked behind the event).
+   */
+  static List<Long> release(Sql sql, Connection c, String consumerGroup, String eventId)
+      throws SQLException {
+    List<String[]> keys =
+        sql.list(
+            c,
+            """
+            SELECT destination, event_key, head_id FROM once_parked_key
+             WHERE consumer_group = ? AND event_id = ?
+               FOR UPDATE
+            """,
+            rs -> new String[] {rs.getString(1), rs.getString(2), Long.toString(rs.getLong(3))},
+            consumerGroup,
+            eventId);
+    if (keys.isEmpty()) {
+      return List.of();
+    }
+    List<Long> heads = new ArrayList<>();
+    for (String[] k : keys) {
+      sql.update(c, MARK, false, consumerGroup, k[0], k[1], true);
+      heads.add(Long.parseLong(k[2]));
+    }
+    sql.update(
+        c,
+        "DELETE FROM once_parked_key WHERE consumer_group = ? AND event_id = ?",
+        consumerGroup,
+        eventId);
+    return heads;
   }
 }

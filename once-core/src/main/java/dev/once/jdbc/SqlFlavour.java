@@ -157,6 +157,15 @@ public interface SqlFlavour {
             + " request keys (HTTP Idempotency-Key) cannot run on it");
   }
 
+  /**
+   * What follows {@code FROM once_queue} in a claim's locking read, to read the group's unparked
+   * rows from the ready index ({@code once_queue_ready}) in id order. Standard: nothing, the
+   * planner finds it.
+   */
+  default String readyIndex() {
+    return "";
+  }
+
   /** What follows a {@code SELECT} that takes the rows it reads, skipping rows others hold. */
   default String skipLocked() {
     return "FOR UPDATE SKIP LOCKED";

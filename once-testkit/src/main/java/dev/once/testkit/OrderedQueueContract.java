@@ -108,6 +108,76 @@ interface OrderedQueueContract extends ContractFixture {
     assertEquals(0, count(c -> queue.depth(c, group)), "nothing parked again");
   }
 
+  /**
+   * A parked key's rows, those behind its head and one enqueued while it is parked, wait however
+   * the claim finds them (a dialect may take them out of the claim's range while the key is
+   * parked), the other key's rows behind them are claimed, and after a discard of the head they
+   * come back in order, the one enqueued while parked last; a row of the key enqueued after the
+   * release runs too, after them.
+   */
+  @Test
+  default void rowsEnqueuedWhileAKeyIsParkedWaitAndFollowInOrderWhenItIsReleased()
+      throws SQLException {
+    QueueDialect queue = dialect().queue();
+    assumeTrue(queue.ordersByKey(), dialect().name() + " has no ordered table-queue claim");
+    String dest = unique("d");
+    String group = unique("g");
+    Instant now = now();
+    List<Event> k = keyed(dest, "k", 4);
+    List<Event> o = keyed(dest, "o", 3);
+    tx(
+        c -> {
+          queue.bind(c, dest, group);
+          queue.markInKeyOrder(c, dest, group);
+          return queue.enqueue(c, List.of(k.get(0), k.get(1), o.get(0)), now);
+        });
+    QueueClaim one = new QueueClaim(group, now.plusSeconds(1), 1, now.plusSeconds(60));
+    QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
+    List<Delivery> heads = claimed(claim);
+    assertEquals(ids(k.get(0), o.get(0)), ids(heads), "each key's head");
+    tx(
+        c -> {
+          deadLetter(c, group, k.get(0), 3);
+          queue.ackInKeyOrder(c, heads.stream().map(h -> (Long) h.handle()).toList(), now);
+          return queue.enqueue(c, List.of(k.get(2), o.get(1)), now);
+        });
+    List<Delivery> other = claimed(one);
+    assertEquals(ids(o.get(1)), ids(other), "the other key, behind the parked key's rows");
+    acked(other);
+    assertEquals(2, count(c -> queue.depth(c, group)), "the parked key's rows kept");
+
+    tx(
+        c -> {
+          resolve(c, group, k.get(0), "discarded");
+          assertTrue(dialect().deadLetters().releaseParkedKey(c, group, k.get(0).id().value()));
+          return queue.enqueue(c, List.of(k.get(3), o.get(2)), now);
+        });
+    List<String> taken = new java.util.ArrayList<>();
+    for (List<Delivery> next = claimed(claim); !next.isEmpty(); next = claimed(claim)) {
+      taken.addAll(ids(next));
+      acked(next);
+    }
+    assertEquals(
+        ids(k.get(1), o.get(2), k.get(2), k.get(3)),
+        taken,
+        "the parked key's rows after its release, in order, one at a time");
+    assertEquals(0, count(c -> queue.depth(c, group)), "none left behind");
+  }
+
+  /** Acknowledges {@code deliveries} with the ordered acknowledgement. */
+  private void acked(List<Delivery> deliveries) throws SQLException {
+    List<Long> ids = deliveries.stream().map(h -> (Long) h.handle()).toList();
+    tx(
+        c -> {
+          queue().ackInKeyOrder(c, ids, now());
+          return null;
+        });
+  }
+
+  private QueueDialect queue() {
+    return dialect().queue();
+  }
+
   /** An ordered claim's deliveries in queue order (a statement may return them in any order). */
   private List<Delivery> claimed(QueueClaim claim) throws SQLException {
     List<Delivery> claimed =

@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link #cutWhenClientSends(byte[], int)} — the next reads from a client that contain a
  *       given byte sequence (a protocol's publish command) are dropped and their connection reset
  *       on both sides: a connection lost in the middle of a publish, before the server saw it.
+ *   <li>{@link #refuse()} / {@link #restore()} — every open connection is reset and the port stops
+ *       listening, so that connecting is refused (a server that is down or restarting, its port
+ *       closed), until the proxy listens on the same port again.
  * </ul>
  *
  * JDK only, one pair of threads per connection; listens on 127.0.0.1 on a free port. Close it to
@@ -38,8 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
-  private final ServerSocket server;
-  private final Thread acceptor;
+  private final int port;
+  private volatile ServerSocket server;
   private final List<Link> links = new CopyOnWriteArrayList<>();
   private final AtomicLong dropped = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicInteger armedCuts =
@@ -48,12 +51,18 @@ public final class TcpProxy implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger();
   private volatile byte[] cutPattern;
   private volatile boolean partitioned;
+  private volatile boolean refusing;
   private volatile boolean closed;
 
   private TcpProxy(InetSocketAddress target) throws IOException {
     this.target = target;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
+    this.port = server.getLocalPort();
+    listen(server);
+  }
+
+  private void listen(ServerSocket listening) {
+    Thread acceptor = new Thread(() -> accept(listening), "tcp-proxy-" + port);
     acceptor.setDaemon(true);
     acceptor.start();
   }
@@ -69,7 +78,7 @@ public final class TcpProxy implements AutoCloseable {
 
   /** The port clients connect to (on 127.0.0.1). */
   public int port() {
-    return server.getLocalPort();
+    return port;
   }
 
   /**
@@ -106,6 +115,61 @@ public final class TcpProxy implements AutoCloseable {
       n++;
     }
     return n;
+  }
+
+  /**
+   * Resets every open connection on both sides and stops listening: a client's connect is refused
+   * (RST) until {@link #restore()}. Returns how many connections were reset.
+   */
+  public synchronized int refuse() {
+    refusing = true;
+    closeQuietly(server);
+    return cut();
+  }
+
+  /**
+   * Listens on the same port again after {@link #refuse()}; new connections are forwarded. Fails if
+   * the port was taken meanwhile (tried for up to 10 s).
+   */
+  public synchronized void restore() {
+    if (!refusing || closed) {
+      return;
+    }
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (true) {
+      try {
+        ServerSocket again = new ServerSocket();
+        again.setReuseAddress(true);
+        try {
+          again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+        } catch (IOException e) {
+          closeQuietly(again);
+          throw e;
+        }
+        server = again;
+        refusing = false;
+        listen(again);
+        return;
+      } catch (IOException e) {
+        if (System.nanoTime() > deadline) {
+          throw new UncheckedIOException("tcp proxy: port " + port + " taken while refusing", e);
+        }
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new UncheckedIOException("tcp proxy: interrupted restoring port " + port, e);
+        }
+      }
+    }
+  }
+
+  private static void closeQuietly(ServerSocket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // nothing to do
+    }
   }
 
   /**
@@ -164,17 +228,21 @@ public final class TcpProxy implements AutoCloseable {
     return dropped.get();
   }
 
-  private void accept() {
+  private void accept(ServerSocket listening) {
     while (!closed) {
       Socket client;
       try {
-        client = server.accept();
+        client = listening.accept();
       } catch (IOException e) {
-        return; // closed
+        return; // closed, or refusing
       }
       Link link = new Link(client);
       links.add(link);
       link.silent = partitioned;
+      if (refusing || closed) { // accepted as the port closed: refused after all
+        link.reset();
+        return;
+      }
       link.start();
     }
   }
@@ -284,13 +352,9 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     closed = true;
-    try {
-      server.close();
-    } catch (IOException e) {
-      // nothing to do
-    }
+    closeQuietly(server);
     for (Link l : links) {
       l.reset();
     }

@@ -23,9 +23,6 @@ final class ServiceBench {
     if (env.jdbcUrl() == null) {
       throw new IllegalStateException("--service needs the database's JDBC URL, which is unknown");
     }
-    if (env.onSqs()) {
-      throw new IllegalArgumentException("--service does not run on SQS yet");
-    }
     BenchSettings s = env.settings();
     ProcessBuilder pb = new ProcessBuilder(command(env, warmup, rate, pool));
     pb.environment().put(ServiceRun.DB, env.jdbcUrl());
@@ -33,6 +30,8 @@ final class ServiceBench {
         switch (env.transportName()) {
           case "rabbitmq" -> env.amqp();
           case "kafka" -> env.bootstrap();
+          case "sqs", "sqs-fifo" ->
+              env.sqsEndpoint() == null ? "aws" : env.sqsEndpoint().toString();
           default -> "";
         };
     pb.environment().put(ServiceRun.BROKER, broker);

@@ -6,12 +6,16 @@ import dev.once.kafka.KafkaTransport;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.QueueAdmin;
 import dev.once.spi.Transport;
+import dev.once.sqs.SqsTransport;
 import dev.once.tablequeue.TableQueueTransport;
 import java.io.PrintStream;
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
 /**
  * The service path, in a JVM of its own as a service runs: {@link OrderService} started cold (no
@@ -171,9 +175,33 @@ public final class ServiceRun {
         switch (transport) {
           case "rabbitmq" -> RabbitTransport.builder().uri(broker).build();
           case "kafka" -> KafkaTransport.builder().bootstrapServers(broker).build();
+          case "sqs", "sqs-fifo" -> sqs(broker).fifo(transport.equals("sqs-fifo")).build();
           default -> TableQueueTransport.create(ds);
         };
   }
+
+  /**
+   * SQS at {@code endpoint} as the bench reaches it: {@code aws} for AWS (region and credentials
+   * from the SDK's default chain, which this JVM's environment carries), else a URL; one on this
+   * machine over http (the bench's ElasticMQ) gets dummy credentials and us-east-1, as {@code
+   * --sqs-endpoint} gives it.
+   */
+  static SqsTransport.Builder sqs(String endpoint) {
+    SqsTransport.Builder b = SqsTransport.builder();
+    if (endpoint.equals("aws")) {
+      return b;
+    }
+    URI uri = URI.create(endpoint);
+    b.endpoint(uri);
+    if (uri.getScheme().equals("http") && LOOPBACK.contains(uri.getHost())) {
+      b.region("us-east-1")
+          .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")));
+    }
+    return b;
+  }
+
+  private static final java.util.Set<String> LOOPBACK =
+      java.util.Set.of("127.0.0.1", "localhost", "[::1]");
 
   static void await(E2eTimings timings, long n, long timeoutNanos) throws InterruptedException {
     if (!timings.await(n, timeoutNanos, () -> {})) {

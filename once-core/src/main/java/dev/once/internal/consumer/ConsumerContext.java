@@ -43,10 +43,11 @@ public record ConsumerContext(
   /** How a consumer tells its {@code Once} that it starts and stops. */
   public interface Lifecycle {
     /**
-     * Before its workers start: counts what they take of the pool, and throws if the pool is too
-     * small for every engine running.
+     * Before its {@code threads} start (its workers, and its key lane's worker if it has one):
+     * counts what they take of the pool, and throws if the pool is too small for every engine
+     * running.
      */
-    void starting(dev.once.Consumer consumer);
+    void starting(dev.once.Consumer consumer, int threads);
 
     /** Its workers run: it is closed with its {@code Once}. */
     void started(dev.once.Consumer consumer);

@@ -71,7 +71,7 @@ public final class ConsumerImpl implements Consumer {
     if (running) {
       return this;
     }
-    context.lifecycle().starting(this);
+    context.lifecycle().starting(this, config.workers() + (lane == null ? 0 : 1));
     running = true;
     int workers = lane == null ? config.workers() : lane.brokerWorkers();
     for (int i = 0; i < workers; i++) {

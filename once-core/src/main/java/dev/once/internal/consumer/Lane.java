@@ -271,7 +271,7 @@ final class Lane {
   /** The lane's consumer is part of its broker consumer: nothing of its own to count or close. */
   private static final class Unmanaged implements ConsumerContext.Lifecycle {
     @Override
-    public void starting(dev.once.Consumer consumer) {}
+    public void starting(dev.once.Consumer consumer, int threads) {}
 
     @Override
     public void started(dev.once.Consumer consumer) {}

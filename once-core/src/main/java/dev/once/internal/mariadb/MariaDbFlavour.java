@@ -39,7 +39,8 @@ public class MariaDbFlavour implements SqlFlavour {
         "V2__once_suspect.sql",
         "V3__once_request.sql",
         "V4__once_parked_key.sql",
-        "V5__once_ordered_destination.sql");
+        "V5__once_ordered_destination.sql",
+        "V6__once_queue_parked.sql");
   }
 
   @Override
@@ -152,6 +153,17 @@ public class MariaDbFlavour implements SqlFlavour {
   /** The name, made distinct per database (lock names are server-wide, at most 64 characters). */
   private static String lockName() {
     return "concat(?, '_', md5(database()))";
+  }
+
+  /**
+   * The ready index, named: its statistics do not say how few of a group's rows are unparked, and
+   * with them the optimizer served a claim's {@code ORDER BY id LIMIT} from the primary key
+   * instead, reading the rows behind a parked key (and every other group's) to find the first
+   * unparked ones (ParkedKeyClaimTest: 1 080 index rows a claim, against 71 with the index).
+   */
+  @Override
+  public String readyIndex() {
+    return " FORCE INDEX (once_queue_ready)";
   }
 
   /**

@@ -52,7 +52,8 @@ public class PostgresFlavour implements SqlFlavour {
         "V6__once_request.sql",
         "V7__once_trace.sql",
         "V8__once_parked_key.sql",
-        "V9__once_ordered_destination.sql");
+        "V9__once_ordered_destination.sql",
+        "V10__once_queue_parked.sql");
   }
 
   /** One array parameter, whatever the size: one statement plan. */

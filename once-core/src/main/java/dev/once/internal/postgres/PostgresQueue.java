@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +34,7 @@ public class PostgresQueue extends JdbcQueue {
       """
       WITH c AS MATERIALIZED (
         SELECT id FROM once_queue
-         WHERE consumer_group = ? AND visible_at <= ?
+         WHERE consumer_group = ? AND NOT parked AND visible_at <= ?
          ORDER BY id
          LIMIT ?
          FOR UPDATE SKIP LOCKED)
@@ -50,17 +51,17 @@ public class PostgresQueue extends JdbcQueue {
    * destination, key) enqueued in key order is in the queue — in flight, in backoff or waiting —
    * and its key is not parked (rows enqueued before the group was ordered are not held back). Each
    * of the two checks is one probe of an index ({@code once_queue_key}, the parked keys' primary
-   * key), the parked key's first: the rows waiting behind a parked key are the oldest in the queue,
-   * so every claim walks them, and the parked-key check — a lookup in a hash of the few parked keys
-   * — turns each away without the head-of-key probe (with the head check first, 1 000 rows behind a
-   * parked key cost every claim 1 000 probes of {@code once_queue_key}: ParkedKeyClaimTest). Public
-   * for the plan test.
+   * key), the parked key's first. The rows waiting behind a parked key are marked {@code parked}
+   * and are not in the index the claim walks ({@code once_queue_ready}, unparked rows only): with
+   * them in it, 1 000 rows behind a parked key cost every claim a walk over those 1 000 rows
+   * (ParkedKeyClaimTest). A row of a parked key enqueued while its key was being parked is not
+   * marked; the parked-key check turns it away. Public for the plan test.
    */
   public static final String CLAIM_IN_KEY_ORDER =
       """
       WITH c AS MATERIALIZED (
         SELECT q.id FROM once_queue q
-         WHERE q.consumer_group = ? AND q.visible_at <= ?
+         WHERE q.consumer_group = ? AND NOT q.parked AND q.visible_at <= ?
            AND (q.event_key IS NULL
                 OR NOT EXISTS (SELECT 1 FROM once_parked_key p
                                 WHERE p.consumer_group = q.consumer_group
@@ -84,27 +85,59 @@ public class PostgresQueue extends JdbcQueue {
       """;
 
   /**
-   * (ids, now): deletes the acknowledged rows and parks the key of each one the group holds an open
-   * dead letter of, in one statement: the key is held back by its head row until this commits, and
+   * (ids, now): deletes the acknowledged rows, parks the key of each one the group holds an open
+   * dead letter of, and marks the rows waiting behind a key it parks {@code parked} (out of the
+   * claim's index), in one statement: the key is held back by its head row until this commits, and
    * by the parked key after.
    */
   static final String ACK_IN_KEY_ORDER =
       """
       WITH d AS (
         DELETE FROM once_queue WHERE id = ANY(?::bigint[])
-        RETURNING id, consumer_group, destination, event_key, event_id)
-      INSERT INTO once_parked_key
-             (consumer_group, destination, event_key, event_id, head_id, parked_at)
-      SELECT d.consumer_group, d.destination, d.event_key, d.event_id, d.id, ?
-        FROM d
-        JOIN once_dead_letter l
-          ON l.consumer_id = d.consumer_group AND l.event_id = d.event_id AND l.status = 'dead'
-       WHERE d.event_key IS NOT NULL
-      ON CONFLICT DO NOTHING
+        RETURNING id, consumer_group, destination, event_key, event_id),
+      p AS (
+        INSERT INTO once_parked_key
+               (consumer_group, destination, event_key, event_id, head_id, parked_at)
+        SELECT d.consumer_group, d.destination, d.event_key, d.event_id, d.id, ?
+          FROM d
+          JOIN once_dead_letter l
+            ON l.consumer_id = d.consumer_group AND l.event_id = d.event_id AND l.status = 'dead'
+         WHERE d.event_key IS NOT NULL
+        ON CONFLICT DO NOTHING
+        RETURNING consumer_group, destination, event_key)
+      UPDATE once_queue q SET parked = true
+        FROM p
+       WHERE q.consumer_group = p.consumer_group AND q.destination = p.destination
+         AND q.in_key_order AND q.event_key IS NOT NULL AND q.event_key = p.event_key
+         AND NOT q.parked AND q.id NOT IN (SELECT id FROM d)
       """;
 
+  /**
+   * On enqueue, a row of an ordered group whose key is parked is marked {@code parked} at once. The
+   * parked key is read {@code FOR SHARE}: a release that locks it first (and clears the marks
+   * after) makes this wait and find it gone; one that comes after waits for this row's commit, and
+   * its clearing then sees the row. So no row stays marked after its key was released.
+   */
+  private static final String PARKED_ON_ENQUEUE =
+      """
+      b.in_key_order AND EXISTS (SELECT 1 FROM once_parked_key p
+                                  WHERE p.consumer_group = b.consumer_group
+                                    AND p.destination = b.destination
+                                    AND p.event_key = ?::text
+                                    FOR SHARE)""";
+
   public PostgresQueue(PostgresFlavour flavour) {
-    super(flavour);
+    super(flavour, PARKED_ON_ENQUEUE);
+  }
+
+  /** The standard copy's parameters with the key once more, for {@link #PARKED_ON_ENQUEUE}. */
+  @Override
+  protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
+    Object[] standard = super.copy(c, e, now);
+    Object[] copy = Arrays.copyOf(standard, standard.length + 1);
+    copy[copy.length - 1] = standard[standard.length - 1]; // the destination, last
+    copy[copy.length - 2] = e.key();
+    return copy;
   }
 
   @Override

@@ -244,16 +244,17 @@ public final class OnceImpl implements Once {
         transport.capability(InDatabaseAck.class).filter(a -> a.acksIn(givenDataSource)),
         new ConsumerContext.Lifecycle() {
           @Override
-          public void starting(Consumer consumer) {
+          public void starting(Consumer consumer, int threads) {
+            String workers = c.workers() + (c.workers() == 1 ? " worker" : " workers");
             engines.starting(
                 consumer,
                 new PoolNeeds.Need(
                     "consumer "
                         + c.consumerId()
                         + " ("
-                        + c.workers()
-                        + (c.workers() == 1 ? " worker)" : " workers)"),
-                    c.workers(),
+                        + workers
+                        + (threads > c.workers() ? " and its key lane's)" : ")"),
+                    threads,
                     0,
                     0));
           }
