@@ -3,6 +3,9 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.once.internal.postgres.PostgresListener;
+import dev.once.jdbc.Channel;
+import dev.once.jdbc.Dialects;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import java.lang.reflect.InvocationHandler;
@@ -206,7 +209,8 @@ class ProducerCostTest {
       throws Exception {
     Set<Thread> before = notifiers();
     Cost mine;
-    try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
+    try (AutoCloseable relayElsewhere = listening(counter.delegate);
+        TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
         Once once = producer(counter, transport)) {
       counter.reset();
       placeOrders(once, first, extra, pauseMillis);
@@ -224,6 +228,19 @@ class ProducerCostTest {
         counter.otherThreads.get(),
         mine.notifiesCarried(),
         counter.outboxNotifiesApart.get());
+  }
+
+  /**
+   * A listener of the outbox channel on {@code ds}, as another process's relay holds: producers
+   * alone notify only while one listens. Returns once its {@code LISTEN} (and the lock that says
+   * so) is in place.
+   */
+  static AutoCloseable listening(DataSource ds) {
+    AutoCloseable subscription =
+        Dialects.forDataSource(ds).flavour().listen(ds, Channel.OUTBOX, null, () -> {});
+    PostgresListener listener = PostgresListener.runningFor(ds);
+    await().atMost(Duration.ofSeconds(20)).until(() -> listener.listens() >= 1);
+    return subscription;
   }
 
   /** The notifier threads alive now ({@code PostgresNotifier}: one per engine that notifies). */
@@ -304,9 +321,14 @@ class ProducerCostTest {
      */
     final AtomicLong conversions = new AtomicLong();
 
+    /** Looks for a listener ({@code pg_locks}), on any thread: not counted as statements. */
+    final AtomicLong looks = new AtomicLong();
+
     final DataSource dataSource;
+    final DataSource delegate;
 
     Counter(DataSource delegate) {
+      this.delegate = delegate;
       this.dataSource = proxy(DataSource.class, delegate, this::onDataSource);
     }
 
@@ -316,6 +338,7 @@ class ProducerCostTest {
       commits.set(0);
       otherThreads.set(0);
       conversions.set(0);
+      looks.set(0);
       outboxNotifies.set(0);
       outboxNotifiesApart.set(0);
     }
@@ -382,7 +405,12 @@ class ProducerCostTest {
     }
 
     private Object onStatement(Object target, Method m, Object[] args) throws Throwable {
-      if (m.getName().startsWith("execute")) {
+      if (m.getName().startsWith("execute")
+          && args != null
+          && args.length > 0
+          && String.valueOf(args[0]).contains("pg_locks")) {
+        looks.incrementAndGet();
+      } else if (m.getName().startsWith("execute")) {
         (mine() ? executions : otherThreads).incrementAndGet();
       }
       if ((m.getName().equals("setArray") || m.getName().equals("setTimestamp")) && mine()) {

@@ -3,6 +3,7 @@ package dev.once.tablequeue;
 import dev.once.DatabaseTimeouts;
 import dev.once.Event;
 import dev.once.StoreException;
+import dev.once.internal.Conflicts;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.Jdbc;
 import dev.once.jdbc.Dialect;
@@ -210,17 +211,25 @@ public final class TableQueueTransport
       return PublishResult.allConfirmed(0);
     }
     Instant now = clock.instant();
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        int[] counts = dialect.queue().enqueue(c, batch, now);
-        c.commit();
-        signals.otherProcesses();
-        return Rows.result(batch, counts);
-      } catch (SQLException | RuntimeException | Error e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    try {
+      // a deadlock with a consumer's ack that parks a key (InnoDB's gap locks on the key's rows)
+      // is no outage: the batch's copies are written again as a whole
+      return Conflicts.retry(
+          dialect,
+          () -> {
+            try (Connection c = dataSource.getConnection()) {
+              c.setAutoCommit(false);
+              try {
+                int[] counts = dialect.queue().enqueue(c, batch, now);
+                c.commit();
+                signals.otherProcesses();
+                return Rows.result(batch, counts);
+              } catch (SQLException | RuntimeException | Error e) {
+                Jdbc.rollbackQuietly(c);
+                throw e;
+              }
+            }
+          });
     } catch (SQLException e) {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {

@@ -25,6 +25,11 @@ import org.slf4j.LoggerFactory;
  * receivers, of every Once instance on it — shares its connection. One per channel and instance
  * held one connection of the pool each for good (two on the table queue), more than a hand-written
  * pipeline holds for the same threads.
+ *
+ * <p>While it listens, its session holds a shared advisory lock of the schema ({@link #LISTENING}),
+ * so that a producer's {@link PostgresNotifier} can see whether anybody listens ({@link #anybody})
+ * and notify nobody while nobody does. The session's end (a closed connection, a dead process) ends
+ * the lock with the {@code LISTEN}s.
  */
 public final class PostgresListener {
   private static final Logger log = LoggerFactory.getLogger(PostgresListener.class);
@@ -45,13 +50,44 @@ public final class PostgresListener {
 
   private final AtomicLong read = new AtomicLong();
 
+  /**
+   * The advisory lock a listening session holds, shared: Once's class, and the schema's hash (a
+   * non-negative {@code int}, so that {@code pg_locks.objid} shows it as it is).
+   */
+  static final String LISTENING = "1332634469, hashtext(current_schema()) & 2147483647";
+
+  /** Whether a session of this database holds {@link #LISTENING}: somebody listens. */
+  private static final String ANYBODY =
+      """
+      SELECT EXISTS (SELECT 1 FROM pg_locks
+                      WHERE locktype = 'advisory' AND granted AND objsubid = 2
+                        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        AND classid = 1332634469::oid
+                        AND objid = (hashtext(current_schema()) & 2147483647)::oid)
+      """;
+
+  /**
+   * Whether a listener of this schema listens now, in any process ({@link
+   * PostgresNotifier.Listened} for the notifications of producers).
+   */
+  public static boolean anybody(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(ANYBODY)) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
   /** One subscriber: its channel, the payload suffix of its own notifications, its callback. */
   private record Subscription(String channel, String ownSuffix, Runnable onNotify) {}
 
   private PostgresListener(DataSource key, DataSource dataSource, List<String> channels) {
     this.key = key;
     this.dataSource = dataSource;
-    this.listenSql = channels.stream().map(c -> "LISTEN " + c).reduce((a, b) -> a + "; " + b).get();
+    this.listenSql =
+        channels.stream().map(c -> "LISTEN " + c + "; ").reduce("", String::concat)
+            + "SELECT pg_try_advisory_lock_shared("
+            + LISTENING
+            + ")";
     this.thread = new Thread(this::run, "once-listen");
     this.thread.setDaemon(true);
   }
@@ -152,11 +188,17 @@ public final class PostgresListener {
         }
         listens.incrementAndGet();
         Object pg = c.unwrap(poll.getDeclaringClass());
-        while (running) {
-          Object[] got = (Object[]) poll.invoke(pg, 500);
-          if (got != null && got.length > 0) {
-            dispatch(got);
-            read.addAndGet(got.length);
+        try {
+          while (running) {
+            Object[] got = (Object[]) poll.invoke(pg, 500);
+            if (got != null && got.length > 0) {
+              dispatch(got);
+              read.addAndGet(got.length);
+            }
+          }
+        } finally {
+          if (!running) {
+            stopListening(c);
           }
         }
       } catch (Exception e) {
@@ -166,6 +208,19 @@ public final class PostgresListener {
           pause();
         }
       }
+    }
+  }
+
+  /**
+   * Ends the {@code LISTEN}s and the lock that says this session listens before the connection goes
+   * back to its pool (the next borrower would otherwise keep saying so).
+   */
+  private static void stopListening(Connection c) {
+    Thread.interrupted(); // the stop's interrupt, not one for the statement
+    try (Statement s = c.createStatement()) {
+      s.execute("UNLISTEN *; SELECT pg_advisory_unlock_shared(" + LISTENING + ")");
+    } catch (SQLException e) {
+      log.debug("UNLISTEN failed; the pool's connection is closed or keeps them", e);
     }
   }
 

@@ -28,6 +28,7 @@ import dev.once.internal.consumer.ConsumerContext;
 import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.internal.operations.OperationsContext;
 import dev.once.internal.operations.OperationsImpl;
+import dev.once.internal.postgres.PostgresListener;
 import dev.once.internal.postgres.PostgresNotifier;
 import dev.once.internal.relay.RelayContext;
 import dev.once.internal.relay.RelayImpl;
@@ -142,7 +143,10 @@ public final class OnceImpl implements Once {
     this.outboxNotifier =
         dialect.flavour().notifies()
             ? new PostgresNotifier(
-                this.dataSource, c -> dialect.flavour().notify(c, Channel.OUTBOX, sender), "outbox")
+                this.dataSource,
+                c -> dialect.flavour().notify(c, Channel.OUTBOX, sender),
+                PostgresListener::anybody,
+                "outbox")
             : null;
   }
 
