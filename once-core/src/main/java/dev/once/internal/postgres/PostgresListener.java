@@ -50,6 +50,9 @@ public final class PostgresListener {
 
   private final AtomicLong read = new AtomicLong();
 
+  /** How long the last subscription's end waits for the listener's thread to end. */
+  static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
   /**
    * The advisory lock a listening session holds, shared: Once's class, and the schema's hash (a
    * non-negative {@code int}, so that {@code pg_locks.objid} shows it as it is).
@@ -163,13 +166,28 @@ public final class PostgresListener {
     return read.get();
   }
 
+  /**
+   * Ends a subscription; the last one stops the listener and waits (at most {@link #STOP_WAIT}) for
+   * its thread to end its {@code LISTEN}s and lock and give its connection back, so that a pool
+   * closed right after its Once finds no statement running on it (the demo's pool reported a lost
+   * connection at every shutdown when the stop did not wait).
+   */
   private void unsubscribe(Subscription s) {
+    boolean stopped = false;
     synchronized (RUNNING) {
       subscriptions.remove(s);
       if (subscriptions.isEmpty() && RUNNING.get(key) == this) {
         RUNNING.remove(key);
         running = false;
         thread.interrupt();
+        stopped = true;
+      }
+    }
+    if (stopped && Thread.currentThread() != thread) {
+      try {
+        thread.join(STOP_WAIT.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }
