@@ -1,24 +1,27 @@
 package dev.once.spi;
 
 /**
- * A capability of a {@link Transport} that can hand all of one consumer group's messages to one
- * receiver at a time, across every process, in the order of the group's queue — but not in key
- * order to competing receivers (RabbitMQ's single active consumer). An ordered consumer ({@code
- * ConsumerBuilder.ordered()}) on a transport without {@link KeyOrder} needs it: its one active
- * receiver takes each message into a key lane in Once's database, in queue order, and acknowledges
- * it after that commit; the consumer's workers run the lane in key order (docs/ORDERING.md,
- * "Ordered on RabbitMQ").
+ * A capability of a {@link Transport} that hands a consumer group's messages of one key out in the
+ * order of the group's queue, and none of a key's later messages while an earlier one is held
+ * unacknowledged by any receiver of any process — but does not keep a retried or parked key's later
+ * messages back (it is no {@link KeyOrder}). Either one receiver at a time takes the whole queue
+ * (RabbitMQ's single active consumer), or every receiver may, a key's messages going out one run at
+ * a time (SQS FIFO, the key being the message group). An ordered consumer ({@code
+ * ConsumerBuilder.ordered()}) on a transport without {@link KeyOrder} needs it: its receiver takes
+ * each message into a key lane in Once's database and acknowledges it after that commit, so a key's
+ * messages reach the lane in queue order; the consumer's workers run the lane in key order
+ * (docs/ORDERING.md, "Ordered on RabbitMQ" and "Ordered on SQS FIFO").
  *
- * <p>What the lane's order rests on: a message the active receiver holds unacknowledged when it
- * goes (its channel closed, its process dead) comes back ahead of the messages behind it, in order,
- * to whichever receiver is active next; the receiver never returns a message itself.
+ * <p>What the lane's order rests on: a message acknowledged only after its lane row committed; a
+ * message held unacknowledged when its receiver goes (its channel closed, its process dead) comes
+ * back ahead of the key's messages behind it, to whichever receiver gets them next; the receiver
+ * never hands back an earlier message of a key while it goes on with a later one.
  */
 public interface QueueOrder {
 
   /**
-   * Makes one receiver at a time, across every process, receive the group's messages, in queue
-   * order; idempotent, called before the group is declared. Every process that consumes as {@code
-   * consumerId} must do the same.
+   * Makes the group's messages go out in queue order as above; idempotent, called before the group
+   * is declared. Every process that consumes as {@code consumerId} must do the same.
    *
    * @throws dev.once.ConfigurationException when the group cannot be consumed that way
    */

@@ -23,9 +23,9 @@ import java.util.Optional;
  *       the pool check at {@code start()};
  *   <li>{@link KeyOrder} — delivers a consumer group's messages in key order, a failing one holding
  *       back only its key (an ordered consumer needs it);
- *   <li>{@link QueueOrder} — hands a group's messages to one receiver at a time, in queue order (an
- *       ordered consumer on a transport without {@link KeyOrder} runs them from a key lane in
- *       Once's database).
+ *   <li>{@link QueueOrder} — hands a group's messages of a key out in queue order, one run at a
+ *       time (an ordered consumer on a transport without {@link KeyOrder} runs them from a key lane
+ *       in Once's database).
  * </ul>
  *
  * A transport that wraps another (to inject faults, count or trace) extends {@link

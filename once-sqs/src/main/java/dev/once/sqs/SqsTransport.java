@@ -8,10 +8,12 @@ import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.PublishResult;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
+import dev.once.sqs.internal.Clients;
 import dev.once.sqs.internal.MessageCodec;
 import dev.once.sqs.internal.Publisher;
 import dev.once.sqs.internal.Queues;
@@ -28,10 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsAsyncClientBuilder;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -48,10 +47,17 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * <p>Capabilities: {@link PublishLimits} (SQS's size and attribute limits, at {@code tx.publish}),
  * {@link Replay} (to the one group's queue), {@link QueueAdmin} (approximate depth), {@link
  * RetentionCheck} (the queues' retention), {@link BrokerDeadLetters} (the dead-letter queue of a
- * group queue's redrive policy, where it has one). See docs/SQS.md.
+ * group queue's redrive policy, where it has one), {@link QueueOrder} (FIFO queues only: an ordered
+ * consumer's key lane fed by every receiver). See docs/SQS.md.
  */
 public final class SqsTransport
-    implements Transport, PublishLimits, Replay, QueueAdmin, RetentionCheck, BrokerDeadLetters {
+    implements Transport,
+        PublishLimits,
+        Replay,
+        QueueAdmin,
+        RetentionCheck,
+        BrokerDeadLetters,
+        QueueOrder {
   private final SqsSettings settings;
   private final SqsAsyncClient client;
   private final boolean ownsClient;
@@ -101,6 +107,15 @@ public final class SqsTransport
   public void declare(String destination, String consumerId) {
     checkOpen();
     queues.declare(destination, consumerId);
+  }
+
+  /**
+   * FIFO queues: every receiver may feed an ordered consumer's key lane (docs/ORDERING.md, "Ordered
+   * on SQS FIFO"). Standard queues keep no key order: a {@link ConfigurationException}.
+   */
+  @Override
+  public void deliverInQueueOrder(String destination, String consumerId) {
+    queues.checkKeyOrder(destination, consumerId);
   }
 
   @Override
@@ -367,23 +382,7 @@ public final class SqsTransport
       if (client != null) {
         return new SqsTransport(settings, client, false);
       }
-      SqsAsyncClientBuilder b =
-          SqsAsyncClient.builder()
-              .httpClientBuilder(
-                  NettyNioAsyncHttpClient.builder()
-                      .maxConcurrency(512)
-                      // a worker's first call on a busy machine waited over the default 10 s
-                      .connectionAcquisitionTimeout(settings.requestTimeout()));
-      if (settings.endpoint() != null) {
-        b.endpointOverride(settings.endpoint());
-      }
-      if (settings.region() != null) {
-        b.region(Region.of(settings.region()));
-      }
-      if (credentials != null) {
-        b.credentialsProvider(credentials);
-      }
-      return new SqsTransport(settings, b.build(), true);
+      return new SqsTransport(settings, Clients.create(settings, credentials), true);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.spi.BrokerDeadLetters;
 import dev.once.spi.PublishLimits;
 import dev.once.spi.QueueAdmin;
+import dev.once.spi.QueueOrder;
 import dev.once.spi.Replay;
 import dev.once.spi.RetentionCheck;
 import dev.once.spi.Transport;
@@ -68,6 +69,7 @@ class SqsContractTest extends TransportContract {
             Replay.class,
             QueueAdmin.class,
             RetentionCheck.class,
-            BrokerDeadLetters.class);
+            BrokerDeadLetters.class,
+            QueueOrder.class);
   }
 }

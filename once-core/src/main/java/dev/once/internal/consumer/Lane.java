@@ -33,11 +33,11 @@ import java.util.Set;
  *       #park}); before a batch runs, one statement finds which of its keys are parked or still
  *       have rows in the lane, and only those records are diverted into the lane and acknowledged
  *       after that commit ({@link #divert}). One worker drains the lane.
- *   <li>{@link Mode#EVERY_MESSAGE}, on a broker that hands a group's messages to one receiver at a
- *       time in queue order ({@code QueueOrder}, RabbitMQ's single active consumer): the one
- *       receiver (one worker per process) runs no handler; it writes every well-formed message into
- *       the lane, a batch in one transaction, and acknowledges it after that commit. The consumer's
- *       workers run the lane.
+ *   <li>{@link Mode#EVERY_MESSAGE}, on a broker that hands a key's messages out in queue order,
+ *       none while an earlier one is held ({@code QueueOrder}: RabbitMQ's single active consumer,
+ *       SQS FIFO's message groups): the receiver (one worker per process) runs no handler; it
+ *       writes every well-formed message into the lane, a batch in one transaction, and
+ *       acknowledges it after that commit. The consumer's workers run the lane.
  * </ul>
  */
 final class Lane {
@@ -145,8 +145,9 @@ final class Lane {
 
   /**
    * How many workers of the broker's consumer receive from the broker: one where the lane takes
-   * every message (one receiver of the group is active at a time across every process; the others
-   * would stand by), otherwise all of them.
+   * every message (on RabbitMQ one receiver of the group is active at a time across every process
+   * and the others would stand by; on SQS FIFO one receiver keeps several long polls going),
+   * otherwise all of them.
    */
   int brokerWorkers() {
     return mode == Mode.EVERY_MESSAGE ? 1 : config.workers();

@@ -74,7 +74,8 @@ final class ConsumerChecks {
               + "': transport "
               + transport.name()
               + " does not deliver in key order (ordered consumers run on the table queue, on"
-              + " RabbitMQ, and on Kafka with Once's database on PostgreSQL, for now)");
+              + " RabbitMQ, on SQS FIFO queues, and on Kafka with Once's database on PostgreSQL,"
+              + " for now)");
     }
     keyOrdered.mark(c.destination(), c.consumerId());
   }

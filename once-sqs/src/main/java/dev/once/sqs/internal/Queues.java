@@ -113,6 +113,24 @@ public final class Queues {
     }
   }
 
+  /**
+   * Refuses an ordered consumer on standard queues, which hand a key's messages to competing
+   * receivers in no order; on FIFO queues a key (the message group) keeps its order.
+   */
+  public void checkKeyOrder(String destination, String group) {
+    if (!settings.fifo()) {
+      throw new ConfigurationException(
+          "consumer.ordered",
+          "true is refused for consumer '"
+              + group
+              + "' on destination '"
+              + destination
+              + "': a standard SQS queue hands a key's messages to competing receivers in no"
+              + " order; use FIFO queues (SqsTransport.builder().fifo(true), where the event key"
+              + " is the MessageGroupId)");
+    }
+  }
+
   /** The URL of the group's queue, declared or looked up. */
   public String url(String destination, String group) {
     String name = settings.queueName(destination, group);
