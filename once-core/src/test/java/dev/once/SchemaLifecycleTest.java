@@ -213,10 +213,11 @@ class SchemaLifecycleTest {
     -2060290396,
     598286253,
     357293583,
-    617027921
+    617027921,
+    889720700
   };
   private static final Integer[] MARIADB_CHECKSUMS = {
-    1305545322, -1783117133, 246309634, 40972886, -1177360004
+    1305545322, -1783117133, 246309634, 40972886, -1177360004, 1443912306
   };
 
   private static List<Integer> checksums(Dialect dialect) {
