@@ -10,16 +10,14 @@ import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
-import dev.once.rabbitmq.OrderedRig.Competing;
-import dev.once.rabbitmq.OrderedRig.Passing;
-import dev.once.rabbitmq.OrderedRig.Wrapped;
 import dev.once.spi.Delivery;
 import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
 import dev.once.test.TestDatabase;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
+import dev.once.testkit.LaneFaults;
+import dev.once.testkit.LaneFaults.Passing;
+import dev.once.testkit.LaneFaults.Unordered;
+import dev.once.testkit.LaneFaults.Wrapped;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +26,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,92 +54,6 @@ class KeyOrderOnRabbitTest {
     Broker.deleteVhost(vhost);
   }
 
-  /**
-   * Every 13th committed lane batch's worker dies before its ack (the rows come back: DUPLICATE),
-   * every 29th handled event's worker dies before its batch commits (it rolls back and comes back).
-   */
-  static OnceListener drainCrashes() {
-    AtomicInteger batches = new AtomicInteger();
-    AtomicInteger handled = new AtomicInteger();
-    return new OnceListener() {
-      @Override
-      public void handled(ReceivedEvent event) {
-        if (handled.incrementAndGet() % 29 == 0) {
-          throw new Error("simulated crash after the handler, before commit");
-        }
-      }
-
-      @Override
-      public void committed(List<ReceivedEvent> events) {
-        if (batches.incrementAndGet() % 13 == 0) {
-          throw new Error("simulated crash after commit, before ack");
-        }
-      }
-    };
-  }
-
-  /** A receiver whose process dies once in the ack of each named event: after the lane's commit. */
-  static Receiver dyingOnAckOf(Receiver r, Set<String> eventIds) {
-    return new Passing(r) {
-      @Override
-      public void ack(List<Delivery> deliveries) {
-        for (Delivery d : deliveries) {
-          if (!d.isMalformed() && eventIds.remove(d.event().id().value())) {
-            throw new Error("simulated crash after the lane's commit, before the ack");
-          }
-        }
-        super.ack(deliveries);
-      }
-    };
-  }
-
-  /**
-   * {@code dataSource}, whose process dies at the commit of a lane write (an insert into the lane)
-   * when {@code dies} says so, given the lane write's number: the write rolls back.
-   */
-  static DataSource dyingAtLaneCommit(DataSource dataSource, IntPredicate dies) {
-    AtomicInteger writes = new AtomicInteger();
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (p, m, args) -> {
-              Object out = invoke(m, dataSource, args);
-              if (!(out instanceof Connection c)) {
-                return out;
-              }
-              AtomicBoolean laneWrite = new AtomicBoolean();
-              return Proxy.newProxyInstance(
-                  Connection.class.getClassLoader(),
-                  new Class<?>[] {Connection.class},
-                  (cp, cm, cargs) -> {
-                    if (cm.getName().equals("prepareStatement") && isLaneWrite(cargs[0])) {
-                      laneWrite.set(true);
-                    }
-                    if (cm.getName().equals("commit")
-                        && laneWrite.getAndSet(false)
-                        && dies.test(writes.incrementAndGet())) {
-                      throw new Error("simulated crash before the lane's commit");
-                    }
-                    return invoke(cm, c, cargs);
-                  });
-            });
-  }
-
-  static boolean isLaneWrite(Object sql) {
-    return sql instanceof String s
-        && s.contains("INSERT INTO once_queue")
-        && s.contains("b.in_key_order");
-  }
-
-  static Object invoke(java.lang.reflect.Method m, Object target, Object[] args) throws Throwable {
-    try {
-      return m.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
-  }
-
   @Test
   void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes() {
     try (TestDatabase db = TestDatabase.embedded()) {
@@ -167,12 +78,12 @@ class KeyOrderOnRabbitTest {
         new OrderedRig(
             db,
             vhost,
-            drainCrashes(),
-            t -> new Wrapped(t, r -> dyingOnAckOf(r, dying)),
-            dyingAtLaneCommit(db.dataSource(), dies))) {
+            LaneFaults.drainCrashes(),
+            t -> new Wrapped(t, r -> LaneFaults.dyingOnAckOf(r, dying)),
+            LaneFaults.dyingAtLaneCommit(db.dataSource(), dies))) {
       Consumer consumer =
-          rig.consumer(rig.once, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5)).build();
-      rig.closing.add(0, consumer);
+          rig.consumer(rig.once(), OrderedRig.failingFirstAttempts(), OrderedRig.fast(5)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -181,7 +92,7 @@ class KeyOrderOnRabbitTest {
 
       assertThat(diedBeforeCommit.get()).as("died before two lane commits").isEqualTo(2);
       assertThat(dying).as("died after two lane commits, before the ack").isEmpty();
-      assertThat(rig.outcomes.get(Outcome.DUPLICATE))
+      assertThat(rig.outcomes().get(Outcome.DUPLICATE))
           .as("the batches acknowledged by no one came again and ran as duplicates")
           .isGreaterThanOrEqualTo(2);
       assertThat(rig.effects()).as("one effect per event").isEqualTo((long) KEYS * STEPS);
@@ -228,13 +139,13 @@ class KeyOrderOnRabbitTest {
                 }
               };
       try (OrderedRig rig =
-          new OrderedRig(db, vhost, new OnceListener() {}, t -> new Competing(t, holding), null)) {
+          new OrderedRig(db, vhost, new OnceListener() {}, t -> new Unordered(t, holding), null)) {
         rigRef.set(rig);
         Once second = rig.join();
-        Consumer first = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(5)).build();
+        Consumer first = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(5)).build();
         Consumer other = rig.consumer(second, OrderedRig::record, OrderedRig.fast(5)).build();
-        rig.closing.add(0, first);
-        rig.closing.add(0, other);
+        rig.closing(first);
+        rig.closing(other);
         rig.publish(KEYS, 1, STEPS);
         first.start();
         other.start();
@@ -263,8 +174,8 @@ class KeyOrderOnRabbitTest {
         };
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, vhost, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, handler, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -278,7 +189,7 @@ class KeyOrderOnRabbitTest {
       assertThat(rig.stepsOf("k1")).isEqualTo(OrderedRig.steps(1, STEPS, 0));
 
       poisoned.set(false);
-      rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed");
+      rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
 
@@ -300,8 +211,8 @@ class KeyOrderOnRabbitTest {
         };
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, vhost, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, handler, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(2, 1, 10);
       consumer.start();
       rig.startRelay();
@@ -311,7 +222,7 @@ class KeyOrderOnRabbitTest {
       rig.await("k1 done", () -> rig.stepsOf("k1").equals(OrderedRig.steps(1, 10, 0)));
 
       assertThat(
-              rig.once
+              rig.once()
                   .deadLetters()
                   .discard(DeadLetterFilter.open().event("step:k0:4"), "test", "obsolete"))
           .hasSize(1);
@@ -346,14 +257,14 @@ class KeyOrderOnRabbitTest {
         OrderedRig rig = new OrderedRig(db, vhost, crashes, t -> t, null)) {
       Once second = rig.join();
       Consumer first =
-          rig.consumer(rig.once, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
+          rig.consumer(rig.once(), OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
               .workers(2)
               .build();
       Consumer other =
           rig.consumer(second, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
               .workers(2)
               .build();
-      rig.closing.add(0, other);
+      rig.closing(other);
       first.start();
       other.start();
       rig.startRelay();
@@ -379,26 +290,27 @@ class KeyOrderOnRabbitTest {
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, vhost, new OnceListener() {}, t -> t, null)) {
       assertThat(QueueOrder.class.isAssignableFrom(RabbitTransport.class)).isTrue();
-      Consumer consumer = rig.consumer(rig.once, (tx, e) -> {}, RetryPolicy.DEFAULT).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), (tx, e) -> {}, RetryPolicy.DEFAULT).build();
+      rig.closing(consumer);
       String queues =
           Broker.ctl("list_queues", "-p", vhost, "-q", "--no-table-headers", "name", "arguments");
       String line =
           queues
               .lines()
-              .filter(l -> l.startsWith(rig.dest + ".warehouse\t"))
+              .filter(l -> l.startsWith(rig.destination() + ".warehouse\t"))
               .findFirst()
               .orElseThrow();
       assertThat(line).contains("x-single-active-consumer");
       assertThat(
               db.count(
                   "SELECT count(*) FROM once_queue_binding WHERE in_key_order AND destination = ?",
-                  rig.dest))
+                  rig.destination()))
           .as("the group's key lane is declared in Once's database, in key order")
           .isOne();
       assertThat(
               db.count(
-                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?", rig.dest))
+                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?",
+                  rig.destination()))
           .as("the relay holds a key's later rows back for this destination")
           .isOne();
     }
@@ -413,8 +325,8 @@ class KeyOrderOnRabbitTest {
   void aMalformedMessageIsDeadLetteredAndEventsWithoutAKeyRunFromTheLane() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, vhost, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       consumer.start();
       rig.startRelay();
       rig.publish(2, 1, 3);
@@ -423,7 +335,7 @@ class KeyOrderOnRabbitTest {
       try (var raw = factory.newConnection();
           var ch = raw.createChannel()) {
         ch.basicPublish(
-            rig.dest,
+            rig.destination(),
             "k0",
             true,
             new com.rabbitmq.client.AMQP.BasicProperties.Builder()
@@ -432,14 +344,19 @@ class KeyOrderOnRabbitTest {
                 .build(), // no message id: it does not decode
             "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
-      rig.once.useTransaction(
-          tx -> {
-            for (int i = 1; i <= 10; i++) {
-              tx.publish(
-                  dev.once.Event.of(
-                      dev.once.EventId.of("keyless", i), rig.dest, null, "Step", "{}"));
-            }
-          });
+      rig.once()
+          .useTransaction(
+              tx -> {
+                for (int i = 1; i <= 10; i++) {
+                  tx.publish(
+                      dev.once.Event.of(
+                          dev.once.EventId.of("keyless", i),
+                          rig.destination(),
+                          null,
+                          "Step",
+                          "{}"));
+                }
+              });
       rig.publish(2, 4, 6);
       rig.await("all effects", () -> rig.effects() == 12 + 10);
       rig.await(

@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Consumer;
 import dev.once.OnceListener;
-import dev.once.rabbitmq.OrderedRig.Passing;
-import dev.once.rabbitmq.OrderedRig.Wrapped;
 import dev.once.spi.Delivery;
 import dev.once.test.TestDatabase;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.once.testkit.LaneFaults.LaneWrites;
+import dev.once.testkit.LaneFaults.Passing;
+import dev.once.testkit.LaneFaults.Wrapped;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,18 +36,9 @@ class LaneIngestCostTest {
     Broker.deleteVhost(vhost);
   }
 
-  /** Totals over the connections that wrote into the lane. */
-  static final class Counts {
-    final AtomicLong transactions = new AtomicLong();
-    final AtomicLong statements = new AtomicLong();
-    final AtomicLong executions = new AtomicLong();
-    final AtomicLong rows = new AtomicLong();
-    final AtomicLong commits = new AtomicLong();
-  }
-
   @Test
   void oneTransactionWithOneBatchedStatementPerBatchReceived() {
-    Counts lane = new Counts();
+    LaneWrites lane = new LaneWrites();
     AtomicLong batches = new AtomicLong();
     AtomicLong received = new AtomicLong();
     try (TestDatabase db = TestDatabase.embedded();
@@ -75,9 +63,9 @@ class LaneIngestCostTest {
                                 return got;
                               }
                             }),
-                counting(db.dataSource(), lane))) {
-      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+                lane.counting(db.dataSource()))) {
+      Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -86,76 +74,12 @@ class LaneIngestCostTest {
       consumer.close();
 
       assertThat(received.get()).as("each event received once").isEqualTo((long) KEYS * STEPS);
-      assertThat(lane.rows.get()).as("a lane row per event").isEqualTo((long) KEYS * STEPS);
+      assertThat(lane.rows()).as("a lane row per event").isEqualTo((long) KEYS * STEPS);
       assertThat(batches.get()).as("batches, not one by one").isLessThan((long) KEYS * STEPS / 2);
-      assertThat(lane.transactions.get()).as("lane transactions").isEqualTo(batches.get());
-      assertThat(lane.commits.get()).as("commits").isEqualTo(batches.get());
-      assertThat(lane.statements.get()).as("statements prepared").isEqualTo(batches.get());
-      assertThat(lane.executions.get())
-          .as("statements sent (one JDBC batch)")
-          .isEqualTo(batches.get());
+      assertThat(lane.transactions()).as("lane transactions").isEqualTo(batches.get());
+      assertThat(lane.commits()).as("commits").isEqualTo(batches.get());
+      assertThat(lane.statements()).as("statements prepared").isEqualTo(batches.get());
+      assertThat(lane.executions()).as("statements sent (one JDBC batch)").isEqualTo(batches.get());
     }
-  }
-
-  /** {@code dataSource}, counting what the connections that write into the lane do. */
-  static DataSource counting(DataSource dataSource, Counts lane) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (p, m, args) -> {
-              Object out = KeyOrderOnRabbitTest.invoke(m, dataSource, args);
-              return out instanceof Connection c ? countingConnection(c, lane) : out;
-            });
-  }
-
-  private static Connection countingConnection(Connection c, Counts lane) {
-    Counts mine = new Counts();
-    boolean[] laneWrite = {false};
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (p, m, args) -> {
-              String name = m.getName();
-              if (name.equals("close") && laneWrite[0]) {
-                lane.transactions.incrementAndGet();
-                lane.statements.addAndGet(mine.statements.get());
-                lane.executions.addAndGet(mine.executions.get());
-                lane.rows.addAndGet(mine.rows.get());
-                lane.commits.addAndGet(mine.commits.get());
-              }
-              if (name.equals("commit")) {
-                mine.commits.incrementAndGet();
-              }
-              Object out = KeyOrderOnRabbitTest.invoke(m, c, args);
-              if (name.startsWith("prepare") || name.equals("createStatement")) {
-                mine.statements.incrementAndGet();
-                if (args != null && KeyOrderOnRabbitTest.isLaneWrite(args[0])) {
-                  laneWrite[0] = true;
-                }
-                if (out instanceof PreparedStatement ps) {
-                  return countingStatement(ps, mine);
-                }
-              }
-              return out;
-            });
-  }
-
-  private static PreparedStatement countingStatement(PreparedStatement ps, Counts mine) {
-    return (PreparedStatement)
-        Proxy.newProxyInstance(
-            PreparedStatement.class.getClassLoader(),
-            new Class<?>[] {PreparedStatement.class},
-            (p, m, args) -> {
-              String name = m.getName();
-              if (name.startsWith("execute")) {
-                mine.executions.incrementAndGet();
-              }
-              if (name.equals("addBatch")) {
-                mine.rows.incrementAndGet();
-              }
-              return KeyOrderOnRabbitTest.invoke(m, ps, args);
-            });
   }
 }

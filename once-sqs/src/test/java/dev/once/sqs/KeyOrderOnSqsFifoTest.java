@@ -15,10 +15,11 @@ import dev.once.RetryPolicy;
 import dev.once.spi.Delivery;
 import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
-import dev.once.sqs.OrderedRig.Passing;
-import dev.once.sqs.OrderedRig.Unordered;
-import dev.once.sqs.OrderedRig.Wrapped;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.LaneFaults;
+import dev.once.testkit.LaneFaults.Passing;
+import dev.once.testkit.LaneFaults.Unordered;
+import dev.once.testkit.LaneFaults.Wrapped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,47 +46,6 @@ class KeyOrderOnSqsFifoTest {
   private static final int KEYS = 8;
   private static final int STEPS = 30;
 
-  /**
-   * Every 13th committed lane batch's worker dies before its ack (the rows come back: DUPLICATE),
-   * every 29th handled event's worker dies before its batch commits (it rolls back and comes back).
-   */
-  static OnceListener drainCrashes() {
-    AtomicInteger batches = new AtomicInteger();
-    AtomicInteger handled = new AtomicInteger();
-    return new OnceListener() {
-      @Override
-      public void handled(ReceivedEvent event) {
-        if (handled.incrementAndGet() % 29 == 0) {
-          throw new Error("simulated crash after the handler, before commit");
-        }
-      }
-
-      @Override
-      public void committed(List<ReceivedEvent> events) {
-        if (batches.incrementAndGet() % 13 == 0) {
-          throw new Error("simulated crash after commit, before ack");
-        }
-      }
-    };
-  }
-
-  /**
-   * A receiver whose process dies once in the delete of each named event: after the lane commit.
-   */
-  static Receiver dyingOnAckOf(Receiver r, Set<String> eventIds) {
-    return new Passing(r) {
-      @Override
-      public void ack(List<Delivery> deliveries) {
-        for (Delivery d : deliveries) {
-          if (!d.isMalformed() && eventIds.remove(d.event().id().value())) {
-            throw new Error("simulated crash after the lane's commit, before the delete");
-          }
-        }
-        super.ack(deliveries);
-      }
-    };
-  }
-
   @Test
   void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes() {
     try (TestDatabase db = TestDatabase.embedded()) {
@@ -110,12 +70,12 @@ class KeyOrderOnSqsFifoTest {
         new OrderedRig(
             db,
             true,
-            drainCrashes(),
-            t -> new Wrapped(t, r -> dyingOnAckOf(r, dying)),
-            OrderedRig.dyingAtLaneCommit(db.dataSource(), dies))) {
+            LaneFaults.drainCrashes(),
+            t -> new Wrapped(t, r -> LaneFaults.dyingOnAckOf(r, dying)),
+            LaneFaults.dyingAtLaneCommit(db.dataSource(), dies))) {
       Consumer consumer =
-          rig.consumer(rig.once, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5)).build();
-      rig.closing.add(0, consumer);
+          rig.consumer(rig.once(), OrderedRig.failingFirstAttempts(), OrderedRig.fast(5)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -125,7 +85,7 @@ class KeyOrderOnSqsFifoTest {
 
       assertThat(diedBeforeCommit.get()).as("died before two lane commits").isEqualTo(2);
       assertThat(dying).as("died after two lane commits, before the delete").isEmpty();
-      assertThat(rig.outcomes.get(Outcome.DUPLICATE))
+      assertThat(rig.outcomes().get(Outcome.DUPLICATE))
           .as("the batches deleted by no one came again and ran as duplicates")
           .isGreaterThanOrEqualTo(2);
       assertThat(rig.effects()).as("one effect per event").isEqualTo((long) KEYS * STEPS);
@@ -202,8 +162,8 @@ class KeyOrderOnSqsFifoTest {
             k0AtRelease.set(rig.stepsOf("k0"));
             return true;
           };
-      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(5)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(5)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -256,8 +216,8 @@ class KeyOrderOnSqsFifoTest {
   }
 
   private static void runTwin(OrderedRig rig, Withholding step2) {
-    Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(5)).build();
-    rig.closing.add(0, consumer);
+    Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(5)).build();
+    rig.closing(consumer);
     rig.publish(KEYS, 1, STEPS);
     consumer.start();
     rig.startRelay();
@@ -283,8 +243,8 @@ class KeyOrderOnSqsFifoTest {
         };
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, handler, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -299,7 +259,7 @@ class KeyOrderOnSqsFifoTest {
       rig.await("nothing left in SQS", () -> rig.leftInSqs() == 0);
 
       poisoned.set(false);
-      rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed");
+      rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
 
@@ -321,8 +281,8 @@ class KeyOrderOnSqsFifoTest {
         };
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, handler, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(2, 1, 10);
       consumer.start();
       rig.startRelay();
@@ -332,7 +292,7 @@ class KeyOrderOnSqsFifoTest {
       rig.await("k1 done", () -> rig.stepsOf("k1").equals(OrderedRig.steps(1, 10, 0)));
 
       assertThat(
-              rig.once
+              rig.once()
                   .deadLetters()
                   .discard(DeadLetterFilter.open().event("step:k0:4"), "test", "obsolete"))
           .hasSize(1);
@@ -387,14 +347,14 @@ class KeyOrderOnSqsFifoTest {
                 null)) {
       Once second = rig.join();
       Consumer first =
-          rig.consumer(rig.once, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
+          rig.consumer(rig.once(), OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
               .workers(2)
               .build();
       Consumer other =
           rig.consumer(second, OrderedRig.failingFirstAttempts(), OrderedRig.fast(5))
               .workers(2)
               .build();
-      rig.closing.add(0, other);
+      rig.closing(other);
       first.start();
       rig.startRelay();
       rig.publish(keys, 1, steps / 2);
@@ -425,8 +385,8 @@ class KeyOrderOnSqsFifoTest {
   void anUnreadableMessageIsDeadLetteredAndAKeylessEventRuns() {
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       String url = rig.queueUrl();
       rig.sqs
           .client()
@@ -437,11 +397,16 @@ class KeyOrderOnSqsFifoTest {
                       .messageGroupId("k0")
                       .messageDeduplicationId("foreign-1"))
           .join();
-      rig.once.useTransaction(
-          tx ->
-              tx.publish(
-                  dev.once.Event.of(
-                      dev.once.EventId.of("step", "none", 1), rig.dest, null, "Step", "{}")));
+      rig.once()
+          .useTransaction(
+              tx ->
+                  tx.publish(
+                      dev.once.Event.of(
+                          dev.once.EventId.of("step", "none", 1),
+                          rig.destination(),
+                          null,
+                          "Step",
+                          "{}")));
       rig.publish(2, 1, 5);
       consumer.start();
       rig.startRelay();
@@ -453,7 +418,7 @@ class KeyOrderOnSqsFifoTest {
               db.count(
                   "SELECT count(*) FROM once_dead_letter WHERE error_class ="
                       + " 'dev.once.MalformedMessage' AND destination = ?",
-                  rig.dest))
+                  rig.destination()))
           .isOne();
       assertThat(rig.stepsOf("k0")).isEqualTo(OrderedRig.steps(1, 5, 0));
       assertThat(rig.count("SELECT count(*) FROM ordered_effect WHERE event_key IS NULL")).isOne();
@@ -471,17 +436,18 @@ class KeyOrderOnSqsFifoTest {
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
       assertThat(rig.sqs.capability(QueueOrder.class)).isPresent();
-      Consumer consumer = rig.consumer(rig.once, (tx, e) -> {}, RetryPolicy.DEFAULT).build();
-      rig.closing.add(0, consumer);
+      Consumer consumer = rig.consumer(rig.once(), (tx, e) -> {}, RetryPolicy.DEFAULT).build();
+      rig.closing(consumer);
       assertThat(
               db.count(
                   "SELECT count(*) FROM once_queue_binding WHERE in_key_order AND destination = ?",
-                  rig.dest))
+                  rig.destination()))
           .as("the group's key lane is declared in Once's database, in key order")
           .isOne();
       assertThat(
               db.count(
-                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?", rig.dest))
+                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?",
+                  rig.destination()))
           .as("the relay holds a key's later rows back for this destination")
           .isOne();
     }
@@ -492,13 +458,14 @@ class KeyOrderOnSqsFifoTest {
   void anOrderedConsumerIsRefusedOnStandardQueues() {
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig = new OrderedRig(db, false, new OnceListener() {}, t -> t, null)) {
-      assertThatThrownBy(() -> rig.consumer(rig.once, (tx, e) -> {}, RetryPolicy.DEFAULT).build())
+      assertThatThrownBy(() -> rig.consumer(rig.once(), (tx, e) -> {}, RetryPolicy.DEFAULT).build())
           .isInstanceOf(ConfigurationException.class)
           .hasMessageContaining("consumer.ordered")
           .hasMessageContaining("FIFO");
       assertThat(
               db.count(
-                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?", rig.dest))
+                  "SELECT count(*) FROM once_ordered_destination WHERE destination = ?",
+                  rig.destination()))
           .as("nothing marked")
           .isZero();
     }

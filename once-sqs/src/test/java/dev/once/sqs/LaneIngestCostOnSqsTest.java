@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Consumer;
 import dev.once.OnceListener;
 import dev.once.spi.Delivery;
-import dev.once.sqs.OrderedRig.Passing;
-import dev.once.sqs.OrderedRig.Wrapped;
 import dev.once.test.TestDatabase;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.once.testkit.LaneFaults.LaneWrites;
+import dev.once.testkit.LaneFaults.Passing;
+import dev.once.testkit.LaneFaults.Wrapped;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,18 +23,9 @@ class LaneIngestCostOnSqsTest {
   private static final int KEYS = 8;
   private static final int STEPS = 30;
 
-  /** Totals over the connections that wrote into the lane. */
-  static final class Counts {
-    final AtomicLong transactions = new AtomicLong();
-    final AtomicLong statements = new AtomicLong();
-    final AtomicLong executions = new AtomicLong();
-    final AtomicLong rows = new AtomicLong();
-    final AtomicLong commits = new AtomicLong();
-  }
-
   @Test
   void oneTransactionWithOneBatchedStatementPerBatchReceived() {
-    Counts lane = new Counts();
+    LaneWrites lane = new LaneWrites();
     AtomicLong batches = new AtomicLong();
     AtomicLong received = new AtomicLong();
     try (TestDatabase db = TestDatabase.embedded();
@@ -62,9 +50,9 @@ class LaneIngestCostOnSqsTest {
                                 return got;
                               }
                             }),
-                counting(db.dataSource(), lane))) {
-      Consumer consumer = rig.consumer(rig.once, OrderedRig::record, OrderedRig.fast(3)).build();
-      rig.closing.add(0, consumer);
+                lane.counting(db.dataSource()))) {
+      Consumer consumer = rig.consumer(rig.once(), OrderedRig::record, OrderedRig.fast(3)).build();
+      rig.closing(consumer);
       rig.publish(KEYS, 1, STEPS);
       consumer.start();
       rig.startRelay();
@@ -72,95 +60,16 @@ class LaneIngestCostOnSqsTest {
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
       consumer.close();
 
-      String figures =
-          "received "
-              + received
-              + " in "
-              + batches
-              + " batches; lane: "
-              + lane.transactions
-              + " transactions, "
-              + lane.statements
-              + " statements, "
-              + lane.executions
-              + " executions, "
-              + lane.rows
-              + " rows, "
-              + lane.commits
-              + " commits";
+      String figures = "received " + received + " in " + batches + " batches; lane: " + lane;
       assertThat(received.get()).as(figures).isGreaterThanOrEqualTo((long) KEYS * STEPS);
-      assertThat(lane.rows.get()).as("a lane row per message received").isEqualTo(received.get());
+      assertThat(lane.rows()).as("a lane row per message received").isEqualTo(received.get());
       assertThat(batches.get())
           .as("batches, not one by one: " + figures)
           .isLessThan(received.get());
-      assertThat(lane.transactions.get()).as("lane transactions").isEqualTo(batches.get());
-      assertThat(lane.commits.get()).as("commits").isEqualTo(batches.get());
-      assertThat(lane.statements.get()).as("statements prepared").isEqualTo(batches.get());
-      assertThat(lane.executions.get())
-          .as("statements sent (one JDBC batch)")
-          .isEqualTo(batches.get());
+      assertThat(lane.transactions()).as("lane transactions").isEqualTo(batches.get());
+      assertThat(lane.commits()).as("commits").isEqualTo(batches.get());
+      assertThat(lane.statements()).as("statements prepared").isEqualTo(batches.get());
+      assertThat(lane.executions()).as("statements sent (one JDBC batch)").isEqualTo(batches.get());
     }
-  }
-
-  /** {@code dataSource}, counting what the connections that write into the lane do. */
-  static DataSource counting(DataSource dataSource, Counts lane) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (p, m, args) -> {
-              Object out = OrderedRig.invoke(m, dataSource, args);
-              return out instanceof Connection c ? countingConnection(c, lane) : out;
-            });
-  }
-
-  private static Connection countingConnection(Connection c, Counts lane) {
-    Counts mine = new Counts();
-    boolean[] laneWrite = {false};
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (p, m, args) -> {
-              String name = m.getName();
-              if (name.equals("close") && laneWrite[0]) {
-                lane.transactions.incrementAndGet();
-                lane.statements.addAndGet(mine.statements.get());
-                lane.executions.addAndGet(mine.executions.get());
-                lane.rows.addAndGet(mine.rows.get());
-                lane.commits.addAndGet(mine.commits.get());
-              }
-              if (name.equals("commit")) {
-                mine.commits.incrementAndGet();
-              }
-              Object out = OrderedRig.invoke(m, c, args);
-              if (name.startsWith("prepare") || name.equals("createStatement")) {
-                mine.statements.incrementAndGet();
-                if (args != null && OrderedRig.isLaneWrite(args[0])) {
-                  laneWrite[0] = true;
-                }
-                if (out instanceof PreparedStatement ps) {
-                  return countingStatement(ps, mine);
-                }
-              }
-              return out;
-            });
-  }
-
-  private static PreparedStatement countingStatement(PreparedStatement ps, Counts mine) {
-    return (PreparedStatement)
-        Proxy.newProxyInstance(
-            PreparedStatement.class.getClassLoader(),
-            new Class<?>[] {PreparedStatement.class},
-            (p, m, args) -> {
-              String name = m.getName();
-              if (name.startsWith("execute")) {
-                mine.executions.incrementAndGet();
-              }
-              if (name.equals("addBatch")) {
-                mine.rows.incrementAndGet();
-              }
-              return OrderedRig.invoke(m, ps, args);
-            });
   }
 }
