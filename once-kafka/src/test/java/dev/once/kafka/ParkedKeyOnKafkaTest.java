@@ -14,11 +14,11 @@ import dev.once.Relay;
 import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
 import dev.once.spi.Delivery;
-import dev.once.spi.ForwardingTransport;
 import dev.once.spi.InDatabaseAck;
-import dev.once.spi.Receiver;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.LaneFaults;
+import dev.once.testkit.LaneFaults.Wrapped;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
@@ -46,21 +46,7 @@ class ParkedKeyOnKafkaTest {
   private static final int STEPS = 12;
   private static final String POISON = "step:k0:4";
 
-  /** Wraps the transport; the broken twin claims to park keys itself, so no lane is made. */
-  private static class Wrapped extends ForwardingTransport {
-    private final UnaryOperator<Receiver> receivers;
-
-    Wrapped(Transport kafka, UnaryOperator<Receiver> receivers) {
-      super(kafka);
-      this.receivers = receivers;
-    }
-
-    @Override
-    public Receiver receiver(String destination, String consumerId) {
-      return receivers.apply(super.receiver(destination, consumerId));
-    }
-  }
-
+  /** The broken twin: claims to park keys itself, so no lane is made. */
   private static final class WithoutLane extends Wrapped implements InDatabaseAck {
     WithoutLane(Transport kafka) {
       super(kafka, r -> r);
@@ -76,52 +62,6 @@ class ParkedKeyOnKafkaTest {
         Connection c, String destination, String consumerId, List<Delivery> deliveries) {
       throw new AssertionError("never called: acksIn is false");
     }
-  }
-
-  /** A receiver whose process dies once in each named ack: after the commit, before the ack. */
-  private static Receiver dyingOnAckOf(Receiver r, Set<String> eventIds) {
-    return new Receiver() {
-      @Override
-      public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
-        return r.poll(max, wait);
-      }
-
-      @Override
-      public List<Delivery> poll(int max, Duration wait, Duration linger)
-          throws InterruptedException {
-        return r.poll(max, wait, linger);
-      }
-
-      @Override
-      public void ack(List<Delivery> deliveries) {
-        for (Delivery d : deliveries) {
-          if (!d.isMalformed() && eventIds.remove(d.event().id().value())) {
-            throw new Error("simulated crash after the divert's commit, before the ack");
-          }
-        }
-        r.ack(deliveries);
-      }
-
-      @Override
-      public void nack(List<Delivery> deliveries, Duration delay) {
-        r.nack(deliveries, delay);
-      }
-
-      @Override
-      public void release(List<Delivery> deliveries) {
-        r.release(deliveries);
-      }
-
-      @Override
-      public boolean cameBackCleanly(Delivery d) {
-        return r.cameBackCleanly(d);
-      }
-
-      @Override
-      public void close() {
-        r.close();
-      }
-    };
   }
 
   private static final class Rig implements AutoCloseable {
@@ -400,7 +340,8 @@ class ParkedKeyOnKafkaTest {
           }
         };
     KafkaTransport kafka = Broker.transport().maxNackDelay(Duration.ofSeconds(2)).build();
-    try (Rig rig = new Rig(new Wrapped(kafka, r -> dyingOnAckOf(r, dying)), crashes, null)) {
+    try (Rig rig =
+        new Rig(new Wrapped(kafka, r -> LaneFaults.dyingOnAckOf(r, dying)), crashes, null)) {
       rig.closing.add(kafka);
       db.set(rig.db);
       Consumer consumer = rig.consumer(poisoning(poisoned), true, 3);

@@ -5,18 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ConfigurationException;
 import dev.once.Consumer;
-import dev.once.DeadLetterFilter;
-import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceListener;
-import dev.once.Outcome;
 import dev.once.ReceivedEvent;
 import dev.once.RetryPolicy;
 import dev.once.spi.Delivery;
 import dev.once.spi.QueueOrder;
 import dev.once.spi.Receiver;
+import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
-import dev.once.testkit.LaneFaults;
+import dev.once.testkit.KeyOrderContract;
+import dev.once.testkit.KeyOrderRig;
 import dev.once.testkit.LaneFaults.Passing;
 import dev.once.testkit.LaneFaults.Unordered;
 import dev.once.testkit.LaneFaults.Wrapped;
@@ -29,7 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,58 +40,10 @@ import org.junit.jupiter.api.Test;
  * consumer's workers run the lane with the table queue's ordered claim. Checked as the table
  * queue's ordered consumer is: each effect records its key's step in the handler's transaction, and
  * {@link OrderedRig#OUT_OF_ORDER} counts the effects that do not follow their key's previous one by
- * exactly one step.
+ * exactly one step. The runs every such transport passes are {@link KeyOrderContract}'s; here are
+ * SQS FIFO's own.
  */
-class KeyOrderOnSqsFifoTest {
-  private static final int KEYS = 8;
-  private static final int STEPS = 30;
-
-  @Test
-  void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes() {
-    try (TestDatabase db = TestDatabase.embedded()) {
-      runWithCrashes(db);
-    }
-  }
-
-  /** The same on MariaDB: the lane is the table queue's ordered rows, which MariaDB has too. */
-  @Test
-  void theSameHoldsWithOncesDatabaseOnMariaDb() {
-    try (TestDatabase db = TestDatabase.mariadb()) {
-      runWithCrashes(db);
-    }
-  }
-
-  private static void runWithCrashes(TestDatabase db) {
-    Set<String> dying = ConcurrentHashMap.newKeySet();
-    dying.addAll(List.of("step:k0:6", "step:k3:17"));
-    AtomicInteger diedBeforeCommit = new AtomicInteger();
-    IntPredicate dies = n -> (n == 3 || n == 9) && diedBeforeCommit.incrementAndGet() > 0;
-    try (OrderedRig rig =
-        new OrderedRig(
-            db,
-            true,
-            LaneFaults.drainCrashes(),
-            t -> new Wrapped(t, r -> LaneFaults.dyingOnAckOf(r, dying)),
-            LaneFaults.dyingAtLaneCommit(db.dataSource(), dies))) {
-      Consumer consumer =
-          rig.consumer(rig.once(), OrderedRig.failingFirstAttempts(), OrderedRig.fast(5)).build();
-      rig.closing(consumer);
-      rig.publish(KEYS, 1, STEPS);
-      consumer.start();
-      rig.startRelay();
-      rig.await("all effects", () -> rig.effects() >= (long) KEYS * STEPS);
-      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      rig.await("nothing left in SQS", () -> rig.leftInSqs() == 0);
-
-      assertThat(diedBeforeCommit.get()).as("died before two lane commits").isEqualTo(2);
-      assertThat(dying).as("died after two lane commits, before the delete").isEmpty();
-      assertThat(rig.outcomes().get(Outcome.DUPLICATE))
-          .as("the batches deleted by no one came again and ran as duplicates")
-          .isGreaterThanOrEqualTo(2);
-      assertThat(rig.effects()).as("one effect per event").isEqualTo((long) KEYS * STEPS);
-      assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
-    }
-  }
+class KeyOrderOnSqsFifoTest extends KeyOrderContract {
 
   /**
    * A receiver slow to write k0's step 2 into the lane: the first time a receive brings it, that
@@ -140,6 +92,22 @@ class KeyOrderOnSqsFifoTest {
         }
       };
     }
+  }
+
+  @Override
+  protected KeyOrderRig newRig(
+      boolean mariaDb,
+      OnceListener listener,
+      UnaryOperator<Transport> wrap,
+      UnaryOperator<DataSource> onceDataSource) {
+    TestDatabase db = mariaDb ? TestDatabase.mariadb() : TestDatabase.embedded();
+    return new OrderedRig(db, true, listener, wrap, onceDataSource.apply(db.dataSource()))
+        .owning(db);
+  }
+
+  @Override
+  protected long leftInBroker(KeyOrderRig rig) {
+    return ((OrderedRig) rig).leftInSqs();
   }
 
   /**
@@ -225,82 +193,6 @@ class KeyOrderOnSqsFifoTest {
 
     assertThat(step2.released).isTrue();
     assertThat(rig.outOfOrder()).as("k0's later steps overtook step 2").isPositive();
-  }
-
-  /**
-   * A key whose head is dead-lettered in the lane parks alone: its later events wait in the lane,
-   * in order, while every other key finishes; a replay of the head runs it first, then the rest.
-   */
-  @Test
-  void aPoisonedKeyParksAloneAndAReplayReleasesItInOrder() {
-    AtomicBoolean poisoned = new AtomicBoolean(true);
-    Handler handler =
-        (tx, e) -> {
-          if (poisoned.get() && e.id().value().equals("step:k0:4")) {
-            throw new IllegalStateException("poison");
-          }
-          OrderedRig.record(tx, e);
-        };
-    try (TestDatabase db = TestDatabase.embedded();
-        OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
-      rig.closing(consumer);
-      rig.publish(KEYS, 1, STEPS);
-      consumer.start();
-      rig.startRelay();
-      rig.await("all but k0's rest", () -> rig.effects() == (long) KEYS * STEPS - (STEPS - 3));
-      rig.await(
-          "k0's rest in the lane",
-          () -> rig.count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") == STEPS - 4);
-
-      assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
-      assertThat(rig.count("SELECT count(*) FROM once_parked_key WHERE event_key = 'k0'")).isOne();
-      assertThat(rig.stepsOf("k1")).isEqualTo(OrderedRig.steps(1, STEPS, 0));
-      rig.await("nothing left in SQS", () -> rig.leftInSqs() == 0);
-
-      poisoned.set(false);
-      rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
-      rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
-      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-
-      assertThat(rig.stepsOf("k0")).isEqualTo(OrderedRig.steps(1, STEPS, 0));
-      assertThat(rig.outOfOrder()).as("out of order, repeated or lost").isZero();
-      assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
-    }
-  }
-
-  /** A discard of the parked head releases the rest of its key, in order, without it. */
-  @Test
-  void aDiscardOfTheParkedHeadReleasesTheRestInOrder() {
-    Handler handler =
-        (tx, e) -> {
-          if (e.id().value().equals("step:k0:4")) {
-            throw new IllegalStateException("poison");
-          }
-          OrderedRig.record(tx, e);
-        };
-    try (TestDatabase db = TestDatabase.embedded();
-        OrderedRig rig = new OrderedRig(db, true, new OnceListener() {}, t -> t, null)) {
-      Consumer consumer = rig.consumer(rig.once(), handler, OrderedRig.fast(3)).build();
-      rig.closing(consumer);
-      rig.publish(2, 1, 10);
-      consumer.start();
-      rig.startRelay();
-      rig.await(
-          "k0's rest in the lane",
-          () -> rig.count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") == 6);
-      rig.await("k1 done", () -> rig.stepsOf("k1").equals(OrderedRig.steps(1, 10, 0)));
-
-      assertThat(
-              rig.once()
-                  .deadLetters()
-                  .discard(DeadLetterFilter.open().event("step:k0:4"), "test", "obsolete"))
-          .hasSize(1);
-      rig.await("k0 released", () -> rig.effects() == 19);
-      assertThat(rig.stepsOf("k0")).isEqualTo(OrderedRig.steps(1, 10, 4));
-      rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
-    }
   }
 
   /**

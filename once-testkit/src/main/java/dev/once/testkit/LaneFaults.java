@@ -109,15 +109,43 @@ public final class LaneFaults {
   }
 
   /**
-   * What the connections that wrote into the lane did, in total: each such connection is counted
-   * when it is closed (given back to the pool).
+   * What the receivers took from the broker and what the connections that wrote into the lane did,
+   * in total: each such connection is counted when it is closed (given back to the pool).
    */
   public static final class LaneWrites {
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong received = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong statements = new AtomicLong();
     private final AtomicLong executions = new AtomicLong();
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong commits = new AtomicLong();
+
+    /** Polls that brought deliveries, of receivers wrapped by {@link #receiving}. */
+    public long batchesReceived() {
+      return batches.get();
+    }
+
+    /** Deliveries those polls brought. */
+    public long received() {
+      return received.get();
+    }
+
+    /** {@code r}, counting here each poll that brings deliveries and what it brings. */
+    public Receiver receiving(Receiver r) {
+      return new Passing(r) {
+        @Override
+        public List<Delivery> poll(int max, Duration wait, Duration linger)
+            throws InterruptedException {
+          List<Delivery> got = super.poll(max, wait, linger);
+          if (!got.isEmpty()) {
+            batches.incrementAndGet();
+            received.addAndGet(got.size());
+          }
+          return got;
+        }
+      };
+    }
 
     /** Connections that wrote into the lane, each a transaction. */
     public long transactions() {
@@ -151,7 +179,12 @@ public final class LaneFaults {
 
     @Override
     public String toString() {
-      return transactions
+      return "received "
+          + received
+          + " in "
+          + batches
+          + " batches; lane: "
+          + transactions
           + " transactions, "
           + statements
           + " statements, "
