@@ -77,7 +77,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--ordered",
       description =
-          "Run the ordered-consumer demo instead (table queue on PostgreSQL or MariaDB): five order-status"
+          "Run the ordered-consumer demo instead (any --transport that takes ordered()): five order-status"
               + " events per order through an ordered consumer, workers crashing before and after"
               + " commit, a poisoned status parking its order's key until it is fixed and the key"
               + " replayed. Exit code 0 only if every status took effect once, in publish order"
