@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -167,6 +168,109 @@ public class JdbcQueue implements QueueDialect {
             consumerId,
             true)
         != null;
+  }
+
+  /** The key lanes of ordered groups on a broker (docs/ORDERING.md, "Ordered on a broker"). */
+  @Override
+  public boolean keepsLanes() {
+    return true;
+  }
+
+  @Override
+  public Map<String, String> laneKeys(
+      Connection c, String destination, String consumerId, Collection<String> keys)
+      throws SQLException {
+    SqlList list = SqlList.of("text", new ArrayList<>(keys));
+    Map<String, String> hits = new HashMap<>();
+    sql.list(
+        c,
+        """
+        SELECT p.event_key, p.event_id FROM once_parked_key p
+         WHERE p.consumer_group = ? AND p.destination = ? AND %s
+        UNION ALL
+        SELECT DISTINCT q.event_key, '' FROM once_queue q
+         WHERE q.consumer_group = ? AND q.destination = ? AND q.in_key_order AND %s
+        """
+            .formatted(sql.in("p.event_key", list), sql.in("q.event_key", list)),
+        rs -> hits.merge(rs.getString(1), rs.getString(2), (a, b) -> a.isEmpty() ? b : a),
+        consumerId,
+        destination,
+        list,
+        consumerId,
+        destination,
+        list);
+    return hits;
+  }
+
+  /**
+   * The head's place is the id of a placeholder row ({@link #reserveQueueId}, two statements), then
+   * the parked key is inserted unless its key is parked already: three statements, run for a dead
+   * letter only. A database with a statement that takes a value of the id's sequence does it in one
+   * (PostgreSQL's queue).
+   */
+  @Override
+  public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
+      throws SQLException {
+    long headId = reserveQueueId(c, consumerId, e, now);
+    sql.insertUnlessDuplicate(
+        c,
+        """
+        INSERT INTO once_parked_key
+               (consumer_group, destination, event_key, event_id, head_id, parked_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        "consumer_group, destination, event_key",
+        consumerId,
+        e.destination(),
+        e.key(),
+        e.id().value(),
+        headId,
+        now);
+  }
+
+  /**
+   * A fresh value of {@code once_queue.id}'s generated ids (MariaDB's and MySQL's {@code
+   * AUTO_INCREMENT} have no statement that only takes one): a placeholder row is inserted and
+   * deleted again in the caller's transaction, so no one else ever reads it. Its id is never handed
+   * out again (InnoDB keeps the counter across restarts), so the replayed head can take it. The
+   * placeholder is marked parked and has no key: outside every claim's range of the ready index and
+   * every key's rows.
+   */
+  private long reserveQueueId(Connection c, String consumerId, Event e, Instant now)
+      throws SQLException {
+    long id;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            """
+            INSERT INTO once_queue
+                   (consumer_group, event_id, destination, event_key, event_type, payload, %s,
+                    enqueued_at, visible_at, in_key_order, parked)
+            VALUES (?, ?, ?, NULL, ?, ?, %s, ?, ?, ?, ?)
+            """
+                .formatted(flavour.headerColumns(), flavour.headerParameters()),
+            java.sql.Statement.RETURN_GENERATED_KEYS)) {
+      sql.bind(
+          ps,
+          consumerId,
+          e.id().value(),
+          e.destination(),
+          e.type(),
+          new byte[0],
+          SqlHeaders.of(Map.of()),
+          now,
+          now,
+          false,
+          true);
+      ps.executeUpdate();
+      try (var keys = ps.getGeneratedKeys()) {
+        if (!keys.next()) {
+          throw new SQLException("no generated id for the placeholder of a parked head");
+        }
+        id = keys.getLong(1);
+      }
+    }
+    sql.update(c, "DELETE FROM once_queue WHERE id = ?", id);
+    return id;
   }
 
   /**
