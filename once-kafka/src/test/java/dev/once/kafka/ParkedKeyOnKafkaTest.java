@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ConfigurationException;
 import dev.once.Consumer;
-import dev.once.ConsumerBuilder;
 import dev.once.DeadLetterFilter;
 import dev.once.Handler;
 import dev.once.Once;
@@ -25,7 +24,6 @@ import dev.once.testkit.LaneFaults.LaneWrites;
 import dev.once.testkit.LaneFaults.Wrapped;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,7 +31,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,88 +68,15 @@ class ParkedKeyOnKafkaTest {
     }
   }
 
-  /**
-   * The key-order rig on Kafka: one database (PostgreSQL, or the local MariaDB), a member per
-   * {@link #join}, each with a transport of its own that gives up a partition after a second idle.
-   */
-  private static final class Rig extends KeyOrderRig {
-    private Rig(
-        TestDatabase db,
-        OnceListener listener,
-        UnaryOperator<Transport> wrap,
-        UnaryOperator<DataSource> onceDataSource) {
-      super(db.dataSource(), db.dialect(), listener, wrap, onceDataSource.apply(db.dataSource()));
-      owning(db);
-      join();
-    }
-
-    /** A rig on a new database: the local MariaDB when {@code mariaDb}, else PostgreSQL. */
-    static Rig on(
-        boolean mariaDb,
-        OnceListener listener,
-        UnaryOperator<Transport> wrap,
-        UnaryOperator<DataSource> onceDataSource) {
-      TestDatabase db = mariaDb ? TestDatabase.mariadb() : TestDatabase.embedded();
-      try {
-        return new Rig(db, listener, wrap, onceDataSource);
-      } catch (RuntimeException e) {
-        db.close();
-        throw e;
-      }
-    }
-
-    static Rig on(boolean mariaDb, OnceListener listener) {
-      return on(mariaDb, listener, t -> t, ds -> ds);
-    }
-
-    @Override
-    protected Transport newTransport() {
-      return closing(
-          Broker.transport()
-              .maxNackDelay(Duration.ofSeconds(2))
-              .leaveAfterIdle(Duration.ofSeconds(1))
-              .build());
-    }
-
-    /** The first member's consumer {@code warehouse}, ordered or not, closed with the rig. */
-    Consumer consumer(Handler handler, boolean ordered, int maxAttempts) {
-      ConsumerBuilder b =
-          ordered
-              ? consumer(once(), handler, fast(maxAttempts))
-              : once()
-                  .consumer("warehouse")
-                  .subscribe(destination(), handler)
-                  .retry(fast(maxAttempts))
-                  .workers(4)
-                  .batchSize(8)
-                  .idleWait(Duration.ofMillis(50))
-                  .batchLinger(Duration.ZERO);
-      return closing(b.build());
-    }
-
-    Consumer consumer(Handler handler, boolean ordered) {
-      return consumer(handler, ordered, 1);
-    }
-
-    void publish(int fromStep, int toStep) {
-      publish(KEYS, fromStep, toStep);
-    }
-
-    void start(Consumer consumer) {
-      startRelay();
-      consumer.start();
-    }
-
-    /** k0 parked behind its head, and its later records all waiting in the lane. */
-    void awaitParkedWithLane(int behind) {
-      await(
-          "k0 parked, " + behind + " in its lane, the other keys done",
-          () ->
-              count("SELECT count(*) FROM once_parked_key WHERE event_key = 'k0'") == 1
-                  && count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") >= behind
-                  && count("SELECT count(*) FROM ordered_effect WHERE event_key <> 'k0'")
-                      == (KEYS - 1) * STEPS);
-    }
+  /** k0 parked behind its head, and its later records all waiting in the lane. */
+  private static void awaitParkedWithLane(KafkaOrderedRig rig, int behind) {
+    rig.await(
+        "k0 parked, " + behind + " in its lane, the other keys done",
+        () ->
+            rig.count("SELECT count(*) FROM once_parked_key WHERE event_key = 'k0'") == 1
+                && rig.count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") >= behind
+                && rig.count("SELECT count(*) FROM ordered_effect WHERE event_key <> 'k0'")
+                    == (KEYS - 1) * STEPS);
   }
 
   /** Fails {@link #POISON} while {@code poisoned} is set; records every other step. */
@@ -178,8 +102,8 @@ class ParkedKeyOnKafkaTest {
     LaneWrites writes = new LaneWrites();
     AtomicLong parks = new AtomicLong();
     AtomicLong placeholders = new AtomicLong();
-    try (Rig rig =
-        Rig.on(
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(
             mariaDb,
             new OnceListener() {},
             t -> t,
@@ -190,10 +114,10 @@ class ParkedKeyOnKafkaTest {
                     parks,
                     sql -> sql.contains("INSERT INTO once_queue") && sql.contains("NULL"),
                     placeholders))) {
-      Consumer consumer = rig.consumer(poisoning(poisoned), true);
-      rig.publish(1, STEPS);
+      Consumer consumer = rig.consumer(poisoning(poisoned), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
 
       assertThat(rig.stepsOf("k0")).as("k0 stops before its head").isEqualTo("1,2,3");
       assertThat(rig.count("SELECT count(*) FROM once_queue WHERE event_key <> 'k0'"))
@@ -216,7 +140,7 @@ class ParkedKeyOnKafkaTest {
 
       // the lane is empty: k0's next records run straight from Kafka again
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      rig.publish(STEPS + 1, STEPS + 3);
+      rig.publish(KEYS, STEPS + 1, STEPS + 3);
       rig.await("three more", () -> rig.effects() == (long) KEYS * (STEPS + 3));
       assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS + 3, 0));
       assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
@@ -233,15 +157,15 @@ class ParkedKeyOnKafkaTest {
   @ValueSource(booleans = {false, true})
   void aGroupMadeUnorderedStillDrainsTheLaneItWasLeftWith(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
-    try (Rig rig = Rig.on(mariaDb, new OnceListener() {})) {
-      Consumer ordered = rig.consumer(poisoning(poisoned), true);
-      rig.publish(1, STEPS);
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, new OnceListener() {})) {
+      Consumer ordered = rig.consumer(poisoning(poisoned), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(ordered);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       ordered.close();
 
       poisoned.set(false);
-      Consumer unordered = rig.consumer(poisoning(poisoned), false);
+      Consumer unordered = rig.consumer(poisoning(poisoned), false, 1);
       unordered.start();
       assertThat(rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
@@ -254,11 +178,11 @@ class ParkedKeyOnKafkaTest {
   @ParameterizedTest(name = "mariaDb={0}")
   @ValueSource(booleans = {false, true})
   void aDiscardOfTheHeadReleasesTheRestInOrder(boolean mariaDb) {
-    try (Rig rig = Rig.on(mariaDb, new OnceListener() {})) {
-      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true);
-      rig.publish(1, STEPS);
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, new OnceListener() {})) {
+      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
 
       assertThat(
               rig.once()
@@ -284,7 +208,7 @@ class ParkedKeyOnKafkaTest {
   void crashesInEveryWindowOfTheLaneLoseNothingRepeatNothingAndKeepOrder(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
     AtomicInteger crashed = new AtomicInteger();
-    AtomicReference<Rig> rigRef = new AtomicReference<>();
+    AtomicReference<KafkaOrderedRig> rigRef = new AtomicReference<>();
     Set<String> dying = ConcurrentHashMap.newKeySet();
     dying.addAll(List.of("step:k0:6", "step:k0:9"));
     OnceListener crashes =
@@ -321,17 +245,17 @@ class ParkedKeyOnKafkaTest {
             }
           }
         };
-    try (Rig rig =
-        Rig.on(
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(
             mariaDb,
             crashes,
             t -> new Wrapped(t, r -> LaneFaults.dyingOnAckOf(r, dying)),
             ds -> ds)) {
       rigRef.set(rig);
       Consumer consumer = rig.consumer(poisoning(poisoned), true, 3);
-      rig.publish(1, STEPS);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
       assertThat(crashed.get()).as("crashed before and after the park's commit").isEqualTo(2);
       assertThat(dying).as("both crashed after their divert's commit").isEmpty();
@@ -379,23 +303,23 @@ class ParkedKeyOnKafkaTest {
             }
           }
         };
-    try (Rig rig = Rig.on(mariaDb, crashes)) {
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, crashes)) {
       Once other = rig.join();
       Consumer first = rig.consumer(poisoning(poisoned), true, 3);
       Consumer alsoFirst =
           rig.closing(
               rig.consumer(other, poisoning(poisoned), KeyOrderRig.fast(3)).workers(2).build());
       alsoFirst.start();
-      rig.publish(1, STEPS);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(first);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
 
       poisoned.set(false);
       rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      rig.publish(STEPS + 1, STEPS + 2);
+      rig.publish(KEYS, STEPS + 1, STEPS + 2);
       rig.await("two more", () -> rig.effects() == (long) KEYS * (STEPS + 2));
 
       assertThat(batches.get()).as("crashes happened").isGreaterThanOrEqualTo(7);
@@ -446,9 +370,10 @@ class ParkedKeyOnKafkaTest {
   @ParameterizedTest(name = "mariaDb={0}")
   @ValueSource(booleans = {false, true})
   void theCheckerCatchesAnOrderedConsumerWithoutItsLane(boolean mariaDb) {
-    try (Rig rig = Rig.on(mariaDb, new OnceListener() {}, WithoutLane::new, ds -> ds)) {
-      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true);
-      rig.publish(1, STEPS);
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(mariaDb, new OnceListener() {}, WithoutLane::new, ds -> ds)) {
+      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
       rig.await("all but the poison", () -> rig.effects() == (long) KEYS * STEPS - 1);
       assertThat(rig.outOfOrder()).as("k0 ran past its dead head").isPositive();
@@ -472,14 +397,14 @@ class ParkedKeyOnKafkaTest {
               batches.incrementAndGet();
             }
           };
-      try (Rig rig =
-          Rig.on(
+      try (KafkaOrderedRig rig =
+          KafkaOrderedRig.on(
               mariaDb,
               groups,
               t -> t,
               ds -> counting(ds, ParkedKeyOnKafkaTest::isLaneCheck, checks, s -> false, null))) {
-        Consumer consumer = rig.consumer(KeyOrderRig::record, ordered);
-        rig.publish(1, STEPS);
+        Consumer consumer = rig.consumer(KeyOrderRig::record, ordered, 1);
+        rig.publish(KEYS, 1, STEPS);
         rig.start(consumer);
         rig.await("all", () -> rig.effects() == (long) KEYS * STEPS);
         consumer.close();
