@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -110,10 +111,10 @@ class ParkedKeyOnKafkaTest {
             ds ->
                 counting(
                     writes.counting(ds),
-                    ParkedKeyOnKafkaTest::isPark,
-                    parks,
-                    sql -> sql.contains("INSERT INTO once_queue") && sql.contains("NULL"),
-                    placeholders))) {
+                    new Counted(ParkedKeyOnKafkaTest::isPark, parks),
+                    new Counted(
+                        sql -> sql.contains("INSERT INTO once_queue") && sql.contains("NULL"),
+                        placeholders)))) {
       Consumer consumer = rig.consumer(poisoning(poisoned), true, 1);
       rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
@@ -402,7 +403,7 @@ class ParkedKeyOnKafkaTest {
               mariaDb,
               groups,
               t -> t,
-              ds -> counting(ds, ParkedKeyOnKafkaTest::isLaneCheck, checks, s -> false, null))) {
+              ds -> counting(ds, new Counted(ParkedKeyOnKafkaTest::isLaneCheck, checks)))) {
         Consumer consumer = rig.consumer(KeyOrderRig::record, ordered, 1);
         rig.publish(KEYS, 1, STEPS);
         rig.start(consumer);
@@ -428,40 +429,32 @@ class ParkedKeyOnKafkaTest {
     return sql.contains("FROM once_parked_key p") && sql.contains("UNION ALL");
   }
 
-  /** {@code dataSource}, counting the statements prepared that {@code a} or {@code b} matches. */
-  private static DataSource counting(
-      DataSource dataSource,
-      java.util.function.Predicate<String> a,
-      AtomicLong as,
-      java.util.function.Predicate<String> b,
-      AtomicLong bs) {
+  /** Statements prepared that {@code sql} matches, counted in {@code n}. */
+  private record Counted(Predicate<String> sql, AtomicLong n) {}
+
+  /** {@code dataSource}, counting the statements its connections prepare. */
+  private static DataSource counting(DataSource dataSource, Counted... counts) {
     return (DataSource)
         Proxy.newProxyInstance(
             DataSource.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
             (p, m, args) -> {
               Object out = invoke(m, dataSource, args);
-              return out instanceof Connection c ? countingConnection(c, a, as, b, bs) : out;
+              return out instanceof Connection c ? countingConnection(c, counts) : out;
             });
   }
 
-  private static Connection countingConnection(
-      Connection c,
-      java.util.function.Predicate<String> a,
-      AtomicLong as,
-      java.util.function.Predicate<String> b,
-      AtomicLong bs) {
+  private static Connection countingConnection(Connection c, Counted... counts) {
     return (Connection)
         Proxy.newProxyInstance(
             Connection.class.getClassLoader(),
             new Class<?>[] {Connection.class},
             (p, m, args) -> {
               if (m.getName().startsWith("prepare") && args[0] instanceof String sql) {
-                if (a.test(sql)) {
-                  as.incrementAndGet();
-                }
-                if (b.test(sql)) {
-                  bs.incrementAndGet();
+                for (Counted counted : counts) {
+                  if (counted.sql().test(sql)) {
+                    counted.n().incrementAndGet();
+                  }
                 }
               }
               return invoke(m, c, args);
