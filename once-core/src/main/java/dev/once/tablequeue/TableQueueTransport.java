@@ -39,9 +39,10 @@ import javax.sql.DataSource;
  * consumer of a Once built on the same data source deletes the rows of a batch in the batch's own
  * transaction instead ({@link InDatabaseAck}): its commit is the ack.
  *
- * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link InDatabaseAck}, {@link Replay} (one row for one group), {@link QueueAdmin}, {@link
- * KeyOrder}.
+ * <p>Capabilities: {@link InDatabasePublish} (in the producer's transaction by default, {@link
+ * Builder#enqueueInProducerTransaction}; in the relay's opt-in, {@link
+ * Builder#publishInRelayTransaction}), {@link InDatabaseAck}, {@link Replay} (one row for one
+ * group), {@link QueueAdmin}, {@link KeyOrder}.
  */
 public final class TableQueueTransport
     implements Transport,
@@ -71,6 +72,9 @@ public final class TableQueueTransport
   /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
   private final boolean inRelayTransaction;
 
+  /** Whether producers on {@link #dataSource} write to the queue in their own transaction. */
+  private final boolean inProducerTransaction;
+
   private final OrderedGroups ordered;
 
   private TableQueueTransport(
@@ -80,7 +84,8 @@ public final class TableQueueTransport
       Duration visibilityTimeout,
       Duration idleWait,
       Clock clock,
-      boolean inRelayTransaction) {
+      boolean inRelayTransaction,
+      boolean inProducerTransaction) {
     this.givenDataSource = dataSource;
     this.dataSource = waits.bound(dataSource);
     this.waits = waits.perTransaction();
@@ -89,6 +94,7 @@ public final class TableQueueTransport
     this.idleWait = idleWait;
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
+    this.inProducerTransaction = inProducerTransaction;
     this.ordered = new OrderedGroups(dialect);
     this.signals = new QueueSignals(this.dataSource, dialect);
   }
@@ -110,6 +116,7 @@ public final class TableQueueTransport
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
     private boolean publishInRelayTransaction;
+    private boolean enqueueInProducerTransaction = true;
     private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
 
     private Builder(DataSource dataSource) {
@@ -160,6 +167,20 @@ public final class TableQueueTransport
     }
 
     /**
+     * Whether {@code tx.publish} of a Once built on this very data source writes the event's queue
+     * rows (one per consumer group bound to its destination) in the producer's own transaction,
+     * instead of an outbox row that a relay copies into the queue later: two writes and two
+     * transactions less per event, and no relay work. An event whose destination no group is bound
+     * to, or that a key-ordered consumer receives, still goes through the outbox and the relay
+     * (docs/ARCHITECTURE.md, "Producers enqueue into the table queue"). On by default; off, every
+     * event takes the relay's path (tests of the relay on the table queue turn it off).
+     */
+    public Builder enqueueInProducerTransaction(boolean enqueueInProducerTransaction) {
+      this.enqueueInProducerTransaction = enqueueInProducerTransaction;
+      return this;
+    }
+
+    /**
      * How long the queue's claims and settlements wait for the database (see {@link
      * DatabaseTimeouts}). Default {@link DatabaseTimeouts#DEFAULT}.
      */
@@ -184,7 +205,14 @@ public final class TableQueueTransport
       DatabaseWaits waits =
           DatabaseWaits.check(dataSource, chosen, databaseTimeouts, "table queue");
       return new TableQueueTransport(
-          dataSource, waits, chosen, visibilityTimeout, idleWait, clock, publishInRelayTransaction);
+          dataSource,
+          waits,
+          chosen,
+          visibilityTimeout,
+          idleWait,
+          clock,
+          publishInRelayTransaction,
+          enqueueInProducerTransaction);
     }
   }
 
@@ -249,6 +277,22 @@ public final class TableQueueTransport
   @Override
   public boolean publishesIn(DataSource dataSource) {
     return inRelayTransaction && dataSource == givenDataSource;
+  }
+
+  /**
+   * True for Once's own data source (the same object) unless built with {@link
+   * Builder#enqueueInProducerTransaction} off: then {@code tx.publish} enqueues an event's rows in
+   * the producer's transaction, which commits synchronously (the business change's own commit), and
+   * wakes the receivers after it; the relay only sees events no group is bound to.
+   */
+  @Override
+  public boolean publishesInProducer(DataSource dataSource) {
+    return inProducerTransaction && dataSource == givenDataSource;
+  }
+
+  @Override
+  public boolean publishInProducerTransaction(Connection c, Event event) throws SQLException {
+    return dialect.queue().enqueueUnordered(c, event, clock.instant()) > 0;
   }
 
   @Override
