@@ -24,9 +24,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write
- * (through the outbox: the table queue here is told to leave every event to the relay; its own
- * enqueue in the producer's transaction is counted by {@code TableQueueProducerEnqueueCostTest}):
+ * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write:
  * on the producer's thread the same connections, statements run (round trips) and commits — one
  * business INSERT, one outbox INSERT, one commit. The wake-up of other processes' relays ({@code
  * NOTIFY}, at least {@code PostgresNotifier.SPACING} apart) rides in the round trip of a producer
@@ -132,7 +130,7 @@ class ProducerCostTest {
       db.execute("CREATE TABLE producer_orders (order_id bigint PRIMARY KEY)");
       Counter counter = new Counter(db.dataSource());
       Set<Thread> before = notifiers();
-      try (TableQueueTransport transport = RelayWakeTest.relayed(counter.dataSource);
+      try (TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
           Once once = producer(counter, transport);
           Relay relay = once.newRelay().start()) {
         transport.declare("orders", "shipping"); // a consumer group the rows are published to
@@ -212,7 +210,7 @@ class ProducerCostTest {
     Set<Thread> before = notifiers();
     Cost mine;
     try (AutoCloseable relayElsewhere = listening(counter.delegate);
-        TableQueueTransport transport = RelayWakeTest.relayed(counter.dataSource);
+        TableQueueTransport transport = TableQueueTransport.create(counter.dataSource);
         Once once = producer(counter, transport)) {
       counter.reset();
       placeOrders(once, first, extra, pauseMillis);

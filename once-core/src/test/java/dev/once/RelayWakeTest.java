@@ -36,7 +36,7 @@ class RelayWakeTest {
   @Test
   void oneCommitWakesOneOfTwoWaitingRelays() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = relayed(db.dataSource())) {
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
       Set<Thread> relayThreads = ConcurrentHashMap.newKeySet();
       try (Once once = once(transactionsOnRelayThreads(db.dataSource(), relayThreads), queue)) {
         once.newRelay().start();
@@ -54,7 +54,7 @@ class RelayWakeTest {
   @Test
   void aCommitWhileOneRelayWaitsForItsBrokerWakesTheOther() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = relayed(db.dataSource())) {
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
       Gate gate = new Gate(queue, false);
       try (Once once = once(db.dataSource(), gate.transport())) {
         once.newRelay().start();
@@ -76,7 +76,7 @@ class RelayWakeTest {
   @Test
   void aCommitDuringABatchThatSentNothingIsNotLost() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = relayed(db.dataSource())) {
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
       Gate gate = new Gate(queue, true); // the slow event is refused: its batch sends nothing
       try (Once once = once(db.dataSource(), gate.transport())) {
         once.newRelay().start();
@@ -99,7 +99,7 @@ class RelayWakeTest {
   @Test
   void aBacklogIsPublishedByBothRelaysSideBySide() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = relayed(db.dataSource())) {
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
       Set<Thread> publishers = ConcurrentHashMap.newKeySet();
       Transport recording =
           new ForwardingTransport(queue) {
@@ -281,12 +281,5 @@ class RelayWakeTest {
         public void close() {}
       };
     }
-  }
-
-  /**
-   * The table queue with every event left to the relay: the relay's wake-ups are what is tested.
-   */
-  static TableQueueTransport relayed(javax.sql.DataSource dataSource) {
-    return TableQueueTransport.builder(dataSource).enqueueInProducerTransaction(false).build();
   }
 }

@@ -65,9 +65,7 @@ class TableQueueSettleCostTest {
                 tx.publish(Event.of(EventId.of("o", i), "orders", "k" + i, "OrderPaid", "{}"));
               }
             });
-        assertThat(once.newRelay().runOnce())
-            .as("events the relay publishes: a key-ordered destination's only")
-            .isEqualTo(ordered ? 3 * BATCH : 0);
+        assertThat(once.newRelay().runOnce()).isEqualTo(3 * BATCH);
         Cost fewest = null;
         for (int i = 0; i < 3; i++) {
           counter.reset();

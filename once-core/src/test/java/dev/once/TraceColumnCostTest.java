@@ -21,7 +21,7 @@ class TraceColumnCostTest {
   @Test
   void aTraceContextAddsAPackedColumnNotAnArrayElement() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = relayed(db.dataSource());
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource());
         Once once =
             Once.builder()
                 .dataSource(db.dataSource())
@@ -67,10 +67,5 @@ class TraceColumnCostTest {
             .isEqualTo(1);
       }
     }
-  }
-
-  /** The table queue with every event left to the relay: the outbox row is measured too. */
-  static TableQueueTransport relayed(javax.sql.DataSource dataSource) {
-    return TableQueueTransport.builder(dataSource).enqueueInProducerTransaction(false).build();
   }
 }

@@ -28,8 +28,8 @@ class WakeUpAcrossProcessesTest {
   @Test
   void aRelayInAnotherProcessWakesUpForACommittedOutboxRow() throws Exception {
     try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport transportA = RelayWakeTest.relayed(db.dataSource());
-        TableQueueTransport transportB = RelayWakeTest.relayed(db.dataSource());
+        TableQueueTransport transportA = TableQueueTransport.create(db.dataSource());
+        TableQueueTransport transportB = TableQueueTransport.create(db.dataSource());
         Once producer = instance(db, transportA);
         Once relaying = instance(db, transportB)) {
       transportB.declare("orders", "c");

@@ -33,8 +33,8 @@ public interface InDatabasePublish {
    * of an outbox row that a relay publishes later: the messages exist if and only if that
    * transaction commits, and the relay has nothing to do for them. An event the transport does not
    * take there (no consumer is bound to its destination) is written to the outbox as before. False
-   * by default; the table queue says true for Once's own data source (the same object) unless it
-   * was built with {@code enqueueInProducerTransaction(false)}.
+   * by default; the table queue says true for Once's own data source (the same object) when it was
+   * built with {@code enqueueInProducerTransaction(true)}.
    *
    * @param dataSource the data source of the Once instance whose producer asks
    */

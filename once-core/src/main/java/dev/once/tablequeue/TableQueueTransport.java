@@ -39,7 +39,7 @@ import javax.sql.DataSource;
  * consumer of a Once built on the same data source deletes the rows of a batch in the batch's own
  * transaction instead ({@link InDatabaseAck}): its commit is the ack.
  *
- * <p>Capabilities: {@link InDatabasePublish} (in the producer's transaction by default, {@link
+ * <p>Capabilities: {@link InDatabasePublish} (in the producer's transaction opt-in, {@link
  * Builder#enqueueInProducerTransaction}; in the relay's opt-in, {@link
  * Builder#publishInRelayTransaction}), {@link InDatabaseAck}, {@link Replay} (one row for one
  * group), {@link QueueAdmin}, {@link KeyOrder}.
@@ -116,7 +116,7 @@ public final class TableQueueTransport
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
     private boolean publishInRelayTransaction;
-    private boolean enqueueInProducerTransaction = true;
+    private boolean enqueueInProducerTransaction;
     private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
 
     private Builder(DataSource dataSource) {
@@ -172,8 +172,8 @@ public final class TableQueueTransport
      * instead of an outbox row that a relay copies into the queue later: two writes and two
      * transactions less per event, and no relay work. An event whose destination no group is bound
      * to, or that a key-ordered consumer receives, still goes through the outbox and the relay
-     * (docs/ARCHITECTURE.md, "Producers enqueue into the table queue"). On by default; off, every
-     * event takes the relay's path (tests of the relay on the table queue turn it off).
+     * (docs/ARCHITECTURE.md, "Producers enqueue into the table queue"). Off by default: every event
+     * takes the relay's path, as through a broker; the README's quick start turns it on.
      */
     public Builder enqueueInProducerTransaction(boolean enqueueInProducerTransaction) {
       this.enqueueInProducerTransaction = enqueueInProducerTransaction;
@@ -280,9 +280,9 @@ public final class TableQueueTransport
   }
 
   /**
-   * True for Once's own data source (the same object) unless built with {@link
-   * Builder#enqueueInProducerTransaction} off: then {@code tx.publish} enqueues an event's rows in
-   * the producer's transaction, which commits synchronously (the business change's own commit), and
+   * True for Once's own data source (the same object) when built with {@link
+   * Builder#enqueueInProducerTransaction}: then {@code tx.publish} enqueues an event's rows in the
+   * producer's transaction, which commits synchronously (the business change's own commit), and
    * wakes the receivers after it; the relay only sees events no group is bound to.
    */
   @Override
