@@ -30,8 +30,7 @@ public class JdbcQueue implements QueueDialect {
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
-  /** {@link #insertCopies} for a destination no group receives in key order, else no row. */
-  private final String insertUnorderedCopies;
+  private final String insertUnorderedCopies; // no row where a group is in key order
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
@@ -64,11 +63,8 @@ public class JdbcQueue implements QueueDialect {
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
     this.insertUnorderedCopies =
         insertCopies.stripTrailing()
-            + """
-
-               AND NOT EXISTS (SELECT 1 FROM once_queue_binding o
-                                WHERE o.destination = b.destination AND o.in_key_order = ?)
-            """;
+            + " AND NOT EXISTS (SELECT 1 FROM once_queue_binding o WHERE o.destination ="
+            + " b.destination AND o.in_key_order = true)";
     this.insertCopyAt =
         insertCopies
             .replace("INSERT INTO once_queue\n       (", "INSERT INTO once_queue\n       (id, ")
@@ -115,10 +111,7 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public int enqueueUnordered(Connection c, Event e, Instant now) throws SQLException {
-    Object[] copy = copy(c, e, now);
-    Object[] params = java.util.Arrays.copyOf(copy, copy.length + 1);
-    params[copy.length] = true;
-    return sql.update(c, insertUnorderedCopies, params);
+    return sql.update(c, insertUnorderedCopies, copy(c, e, now));
   }
 
   /** The parameters of {@link #insertCopies} for {@code e}. */

@@ -175,9 +175,9 @@ class CrashWindowTest {
 
   /**
    * The table queue's default on Once's own data source: the producer enqueued the event in its
-   * transaction, the handler its outgoing one in the batch's. A worker stopped at each window, alone
-   * or beside three others holding copies, still leads to one effect, one marker, one outgoing
-   * event, and no outbox row.
+   * transaction, the handler its outgoing one in the batch's. A worker stopped at each window,
+   * alone or beside three others holding copies, still leads to one effect, one marker, one
+   * outgoing event, and no outbox row.
    */
   @ParameterizedTest(name = "{1} on {0}")
   @MethodSource("windowsOnEachDatabase")
@@ -195,7 +195,9 @@ class CrashWindowTest {
     }
   }
 
-  /** A producer that enqueues in its transaction and stops before the commit leaves no queue row. */
+  /**
+   * A producer that enqueues in its transaction and stops before the commit leaves no queue row.
+   */
   @ParameterizedTest
   @EnumSource(DatabaseKind.class)
   void aProducerStoppedBeforeCommitLeavesNoQueueRowWhereItEnqueues(DatabaseKind kind) {

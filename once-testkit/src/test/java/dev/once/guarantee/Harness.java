@@ -137,7 +137,9 @@ final class Harness implements AutoCloseable {
     return Event.of(new EventId(id), DEST, "key-" + id, "OrderPaid", "{\"same\":\"content\"}");
   }
 
-  /** Commits the event to the outbox and relays it (or enqueues it, {@link #enqueuingInProducer}). */
+  /**
+   * Commits the event to the outbox and relays it (or enqueues it, {@link #enqueuingInProducer}).
+   */
   void produce(Event event) {
     once.inTransaction(tx -> tx.publish(event));
     while (once.newRelay().runOnce() > 0) {
