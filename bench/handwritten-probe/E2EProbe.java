@@ -16,8 +16,9 @@
 //     event row into a queue table hw_q beside the business row; 4 workers each claim a batch of 32
 //     (DELETE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING), insert the inbox markers
 //     and the effects and commit: claim, marker, effect and removal in one transaction; no relay.
-//   --mode oncetable: Once on its table queue as its README shows it (TableQueueTransport.create on
-//     the same data source, builder defaults, one newRelay(), workers(4)); no RabbitMQ involved.
+//   --mode oncetable: Once on its table queue as its README shows it (TableQueueTransport on the same
+//     data source, enqueueInProducerTransaction(true) where the build has it, one newRelay(),
+//     workers(4)); no RabbitMQ involved.
 //   --log info: the root log level (default: Logback's DEBUG, as the yardstick runs; a service logs
 //     at INFO, and HikariCP's DEBUG lines cost Once far more than the hand-written code).
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
@@ -179,8 +180,22 @@ public class E2EProbe {
 
   // Once on the table queue as its README shows it: the queue on the same data source (the same
   // object: a consumer batch's commit then deletes its rows), builder defaults, one newRelay().
+  // The README's quick start: enqueueInProducerTransaction(true) where the build has it (found by
+  // reflection, so that the probe still runs on an older build, which has TableQueueTransport.create).
+  static dev.once.tablequeue.TableQueueTransport readmeQueue(javax.sql.DataSource ds) {
+    dev.once.tablequeue.TableQueueTransport.Builder b = dev.once.tablequeue.TableQueueTransport.builder(ds);
+    try {
+      b.getClass().getMethod("enqueueInProducerTransaction", boolean.class).invoke(b, true);
+    } catch (NoSuchMethodException e) {
+      // an older build: every event through the outbox and the relay
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+    return b.build();
+  }
+
   static AutoCloseable onceTable(javax.sql.DataSource ds) {
-    dev.once.tablequeue.TableQueueTransport queue = dev.once.tablequeue.TableQueueTransport.create(ds);
+    dev.once.tablequeue.TableQueueTransport queue = readmeQueue(ds);
     ONCE = Once.builder().dataSource(ds).transport(queue).destinations("hw-orders").build();
     ONCE.consumer("hw-c").subscribe("hw-orders", (tx, e) ->
         tx.update("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)", Long.parseLong(e.key()), e.id().value()))

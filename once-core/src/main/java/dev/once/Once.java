@@ -47,7 +47,8 @@ public interface Once extends AutoCloseable {
 
   /**
    * A {@link Tx} over a transaction the caller manages (e.g. a framework's), to publish events in
-   * it. The caller commits; relays are woken at the next poll.
+   * it. The caller commits; relays (and the table queue's receivers, for events it took in that
+   * transaction) are woken at their next poll.
    */
   Tx join(Connection connection);
 

@@ -19,6 +19,14 @@ public interface Tx {
    * Writes the event to the outbox in this transaction. The relay publishes it after commit. An
    * event id already in the outbox is not written twice: returns {@code false} then.
    *
+   * <p>On the table queue built on Once's own data source with {@code
+   * enqueueInProducerTransaction(true)}, the event's queue rows (one per consumer group bound to
+   * its destination) are written instead, in this transaction, and no relay is involved; an event
+   * of a destination no group is bound to, or that a key-ordered consumer receives, still goes to
+   * the outbox. An id already enqueued by this transaction is not enqueued twice ({@code false});
+   * one enqueued by an earlier transaction is enqueued again, and its consumers find the second
+   * copy a {@code DUPLICATE}.
+   *
    * @throws UnknownDestinationException if the destination was not declared
    */
   boolean publish(Event event);

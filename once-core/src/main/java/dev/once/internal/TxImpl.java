@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,6 +35,14 @@ public final class TxImpl implements Tx {
   private final PublishLimits limits;
   private final Tracing tracing;
   private final List<Event> published = new ArrayList<>();
+
+  /** Where {@link #publish} enqueues an event itself, instead of an outbox row; null: never. */
+  private final ProducerQueue queue;
+
+  /** The ids of the events enqueued through {@link #queue}: one copy each per transaction. */
+  private Set<String> enqueuedIds;
+
+  private int outboxRows;
 
   /**
    * Who may have this transaction carry the outbox's notification to other processes (see {@link
@@ -71,6 +80,22 @@ public final class TxImpl implements Tx {
       int partitions,
       PublishLimits limits,
       Tracing tracing) {
+    this(connection, dialect, destinations, partitions, limits, tracing, null);
+  }
+
+  /**
+   * With the transport that takes the events in this transaction ({@link ProducerQueue}; null:
+   * every event goes to the outbox).
+   */
+  public TxImpl(
+      Connection connection,
+      Dialect dialect,
+      Set<String> destinations,
+      int partitions,
+      PublishLimits limits,
+      Tracing tracing,
+      ProducerQueue queue) {
+    this.queue = queue;
     this.tracing = tracing;
     this.limits = limits;
     this.connection = connection;
@@ -154,6 +179,28 @@ public final class TxImpl implements Tx {
   }
 
   private boolean insert(Event event) {
+    if (queue != null) {
+      if (enqueuedIds != null && enqueuedIds.contains(event.id().value())) {
+        log.debug("event {} is already enqueued by this transaction: not again", event.id());
+        return false;
+      }
+      try {
+        if (queue.enqueue(connection, event)) {
+          if (enqueuedIds == null) {
+            enqueuedIds = new HashSet<>();
+          }
+          enqueuedIds.add(event.id().value());
+          published.add(event);
+          return true;
+        }
+      } catch (SQLException e) {
+        throw new StoreException("enqueue event " + event.id(), e);
+      }
+    }
+    return insertOutbox(event);
+  }
+
+  private boolean insertOutbox(Event event) {
     try {
       boolean written;
       if (notifier != null && (notice = notifier.claim()) >= 0) {
@@ -171,6 +218,7 @@ public final class TxImpl implements Tx {
         written = dialect.store().insertOutbox(connection, event, event.partition(partitions));
       }
       if (written) {
+        outboxRows++;
         published.add(event);
       } else {
         log.debug(
@@ -226,9 +274,19 @@ public final class TxImpl implements Tx {
     return stale > 0 && newer == 0;
   }
 
-  /** The events this transaction wrote to the outbox. */
+  /** The events this transaction wrote: to the outbox, or enqueued ({@link ProducerQueue}). */
   public List<Event> published() {
     return published;
+  }
+
+  /** How many of {@link #published} went to the outbox: a relay has to publish them. */
+  public int outboxRows() {
+    return outboxRows;
+  }
+
+  /** How many of {@link #published} were enqueued: the receivers are to be woken after commit. */
+  public int enqueued() {
+    return published.size() - outboxRows;
   }
 
   private static String abbreviate(String sql) {

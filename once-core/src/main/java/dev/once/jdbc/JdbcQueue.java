@@ -29,6 +29,8 @@ public class JdbcQueue implements QueueDialect {
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
+  private final String insertUnorderedCopies; // no row where a group is in key order
+
   protected final SqlFlavour flavour;
   protected final Sql sql;
   private final KeyOrderStatements keyOrder;
@@ -60,6 +62,10 @@ public class JdbcQueue implements QueueDialect {
             .formatted(flavour.headerColumns(), flavour.headerParameters(), parkedOnEnqueue);
     this.insertLaneCopy =
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
+    this.insertUnorderedCopies =
+        insertCopies.stripTrailing()
+            + " AND NOT EXISTS (SELECT 1 FROM once_queue_binding o WHERE o.destination ="
+            + " b.destination AND o.in_key_order = true)";
     this.insertCopyAt =
         insertCopies
             .replace("INSERT INTO once_queue\n       (", "INSERT INTO once_queue\n       (id, ")
@@ -102,6 +108,11 @@ public class JdbcQueue implements QueueDialect {
       }
       return counts;
     }
+  }
+
+  @Override
+  public int enqueueUnordered(Connection c, Event e, Instant now) throws SQLException {
+    return sql.update(c, insertUnorderedCopies, copy(c, e, now));
   }
 
   /** The parameters of {@link #insertCopies} for {@code e}. */

@@ -28,6 +28,17 @@ public interface QueueDialect {
   int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException;
 
   /**
+   * Enqueues one copy of {@code event} for every consumer group bound to its destination, as {@link
+   * #enqueue} does, in one statement, unless one of those groups is in key order ({@link
+   * #markInKeyOrder}): then it writes nothing. Returns how many copies were enqueued (0: no group
+   * is bound, or one is ordered; the producer then writes an outbox row and the relay publishes
+   * it). By default 0 for every event: a dialect without it leaves every event to the relay.
+   */
+  default int enqueueUnordered(Connection c, Event event, Instant now) throws SQLException {
+    return 0;
+  }
+
+  /**
    * Enqueues one copy of {@code event} for {@code consumerId} only, visible at {@code now} (a
    * replay of that group's dead letter); returns how many rows were written (0: the group is not
    * bound to the event's destination). When the event heads a key the group parked, the copy takes

@@ -28,9 +28,24 @@ public interface InDatabasePublish {
   boolean publishesIn(DataSource dataSource);
 
   /**
+   * Whether {@code tx.publish} of a Once on {@code dataSource} writes an event's messages itself,
+   * through {@link #publishInTransaction} in the producer's (or handler's) own transaction, instead
+   * of an outbox row that a relay publishes later: the messages exist if and only if that
+   * transaction commits, and the relay has nothing to do for them. An event the transport does not
+   * take there (no consumer is bound to its destination) is written to the outbox as before. False
+   * by default; the table queue says true for Once's own data source (the same object) when it was
+   * built with {@code enqueueInProducerTransaction(true)}.
+   *
+   * @param dataSource the data source of the Once instance whose producer asks
+   */
+  default boolean publishesInProducer(DataSource dataSource) {
+    return false;
+  }
+
+  /**
    * Publishes a batch as part of the caller's open transaction on {@code c} (a connection of the
-   * data source for which {@link #publishesIn} said true). The caller calls {@link
-   * #publishedInTransaction()} after the commit.
+   * data source for which {@link #publishesIn} or {@link #publishesInProducer} said true). The
+   * caller calls {@link #publishedInTransaction()} after the commit.
    *
    * @param c the caller's connection, in a transaction
    * @param batch the events, in outbox order
@@ -40,6 +55,23 @@ public interface InDatabasePublish {
    */
   PublishResult publishInTransaction(Connection c, List<Event> batch) throws SQLException;
 
-  /** Called after a commit that held {@link #publishInTransaction}: wakes the receivers. */
+  /**
+   * Publishes {@code event} as part of a producer's (or handler's) open transaction on {@code c} (a
+   * connection of the data source for which {@link #publishesInProducer} said true) and returns
+   * true; or writes nothing and returns false, and the producer writes an outbox row for the relay
+   * instead: for an event no consumer is bound to, or one that a consumer receives in key order
+   * (the relay keeps a key's rows in order behind one in backoff or parked). The caller calls
+   * {@link #publishedInTransaction()} after the commit. False by default.
+   *
+   * @throws SQLException if the statement fails; the caller's transaction is rolled back
+   */
+  default boolean publishInProducerTransaction(Connection c, Event event) throws SQLException {
+    return false;
+  }
+
+  /**
+   * Called after a commit that held {@link #publishInTransaction} or {@link
+   * #publishInProducerTransaction}: wakes the receivers.
+   */
   void publishedInTransaction();
 }

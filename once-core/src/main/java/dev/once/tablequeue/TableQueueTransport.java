@@ -3,9 +3,7 @@ package dev.once.tablequeue;
 import dev.once.DatabaseTimeouts;
 import dev.once.Event;
 import dev.once.StoreException;
-import dev.once.internal.Conflicts;
 import dev.once.internal.DatabaseWaits;
-import dev.once.internal.Jdbc;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.Dialects;
 import dev.once.jdbc.TransactionWaits;
@@ -39,9 +37,10 @@ import javax.sql.DataSource;
  * consumer of a Once built on the same data source deletes the rows of a batch in the batch's own
  * transaction instead ({@link InDatabaseAck}): its commit is the ack.
  *
- * <p>Capabilities: {@link InDatabasePublish} (opt-in, {@link Builder#publishInRelayTransaction}),
- * {@link InDatabaseAck}, {@link Replay} (one row for one group), {@link QueueAdmin}, {@link
- * KeyOrder}.
+ * <p>Capabilities: {@link InDatabasePublish} (in the producer's transaction opt-in, {@link
+ * Builder#enqueueInProducerTransaction}; in the relay's opt-in, {@link
+ * Builder#publishInRelayTransaction}), {@link InDatabaseAck}, {@link Replay} (one row for one
+ * group), {@link QueueAdmin}, {@link KeyOrder}.
  */
 public final class TableQueueTransport
     implements Transport,
@@ -54,8 +53,9 @@ public final class TableQueueTransport
   /** The data source as given: a relay on this one publishes in its own transaction. */
   private final DataSource givenDataSource;
 
-  /** The given one, its connections bounded by the network timeout. */
-  private final DataSource dataSource;
+  private final DataSource dataSource; // the given one, bounded by the network timeout
+
+  private final QueueConnections connections;
 
   /** The bounds this queue adds to its claims and settlements. */
   private final TransactionWaits waits;
@@ -68,9 +68,10 @@ public final class TableQueueTransport
   /** How it wakes its receivers, in this process and in others. */
   private final QueueSignals signals;
 
-  /** Whether relays on {@link #dataSource} write to the queue in their own transaction. */
+  /** Whether relays, and producers, on {@link #dataSource} write to the queue in their own tx. */
   private final boolean inRelayTransaction;
 
+  private final boolean inProducerTransaction;
   private final OrderedGroups ordered;
 
   private TableQueueTransport(
@@ -80,15 +81,18 @@ public final class TableQueueTransport
       Duration visibilityTimeout,
       Duration idleWait,
       Clock clock,
-      boolean inRelayTransaction) {
+      boolean inRelayTransaction,
+      boolean inProducerTransaction) {
     this.givenDataSource = dataSource;
     this.dataSource = waits.bound(dataSource);
+    this.connections = new QueueConnections(this.dataSource);
     this.waits = waits.perTransaction();
     this.dialect = dialect;
     this.visibilityTimeout = visibilityTimeout;
     this.idleWait = idleWait;
     this.clock = clock;
     this.inRelayTransaction = inRelayTransaction;
+    this.inProducerTransaction = inProducerTransaction;
     this.ordered = new OrderedGroups(dialect);
     this.signals = new QueueSignals(this.dataSource, dialect);
   }
@@ -110,6 +114,7 @@ public final class TableQueueTransport
     private Clock clock = Clock.systemUTC();
     private Dialect dialect;
     private boolean publishInRelayTransaction;
+    private boolean enqueueInProducerTransaction;
     private DatabaseTimeouts databaseTimeouts = DatabaseTimeouts.DEFAULT;
 
     private Builder(DataSource dataSource) {
@@ -160,6 +165,17 @@ public final class TableQueueTransport
     }
 
     /**
+     * Whether {@code tx.publish} of a Once built on this very data source writes the event's queue
+     * rows in the producer's transaction instead of an outbox row for the relay to copy (an event
+     * no group is bound to, or that a key-ordered group receives, still takes the outbox; see
+     * docs/ARCHITECTURE.md). Off by default; the README's quick start turns it on.
+     */
+    public Builder enqueueInProducerTransaction(boolean enqueueInProducerTransaction) {
+      this.enqueueInProducerTransaction = enqueueInProducerTransaction;
+      return this;
+    }
+
+    /**
      * How long the queue's claims and settlements wait for the database (see {@link
      * DatabaseTimeouts}). Default {@link DatabaseTimeouts#DEFAULT}.
      */
@@ -184,7 +200,14 @@ public final class TableQueueTransport
       DatabaseWaits waits =
           DatabaseWaits.check(dataSource, chosen, databaseTimeouts, "table queue");
       return new TableQueueTransport(
-          dataSource, waits, chosen, visibilityTimeout, idleWait, clock, publishInRelayTransaction);
+          dataSource,
+          waits,
+          chosen,
+          visibilityTimeout,
+          idleWait,
+          clock,
+          publishInRelayTransaction,
+          enqueueInProducerTransaction);
     }
   }
 
@@ -195,14 +218,15 @@ public final class TableQueueTransport
 
   @Override
   public void declare(String destination, String consumerId) {
-    try (Connection c = dataSource.getConnection()) {
-      dialect.queue().bind(c, destination, consumerId);
-      if (ordered.contains(destination, consumerId)) {
-        dialect.queue().markInKeyOrder(c, destination, consumerId);
-      }
-    } catch (SQLException e) {
-      throw new StoreException("bind queue " + consumerId + " to " + destination, e);
-    }
+    connections.autoCommit(
+        "bind queue " + consumerId + " to " + destination,
+        c -> {
+          dialect.queue().bind(c, destination, consumerId);
+          if (ordered.contains(destination, consumerId)) {
+            dialect.queue().markInKeyOrder(c, destination, consumerId);
+          }
+          return null;
+        });
   }
 
   @Override
@@ -212,24 +236,9 @@ public final class TableQueueTransport
     }
     Instant now = clock.instant();
     try {
-      // a deadlock with a consumer's ack that parks a key (InnoDB's gap locks on the key's rows)
-      // is no outage: the batch's copies are written again as a whole
-      return Conflicts.retry(
-          dialect,
-          () -> {
-            try (Connection c = dataSource.getConnection()) {
-              c.setAutoCommit(false);
-              try {
-                int[] counts = dialect.queue().enqueue(c, batch, now);
-                c.commit();
-                signals.otherProcesses();
-                return Rows.result(batch, counts);
-              } catch (SQLException | RuntimeException | Error e) {
-                Jdbc.rollbackQuietly(c);
-                throw e;
-              }
-            }
-          });
+      int[] counts = connections.enqueue(dialect, batch, now);
+      signals.otherProcesses();
+      return Rows.result(batch, counts);
     } catch (SQLException e) {
       throw new StoreException("table queue publish of " + batch.size() + " events", e);
     } finally {
@@ -239,16 +248,26 @@ public final class TableQueueTransport
 
   /**
    * True for Once's own data source (the same object) when {@link
-   * Builder#publishInRelayTransaction} is on: then a relay enqueues its batch in its own
-   * transaction, which replaces a synchronous enqueue commit per relay batch by nothing (the
-   * relay's commit is asynchronous, see {@code SqlFlavour#beginEngineTransaction}). A database
-   * crash that loses the relay's commit loses the enqueued rows with it, and the outbox rows are
-   * published again; a receiver that claimed them committed synchronously after that commit, which
-   * flushed it.
+   * Builder#publishInRelayTransaction} is on: a relay then enqueues its batch in its own,
+   * asynchronous, commit; a database crash that loses it loses the rows with it, and the outbox
+   * rows are published again (a receiver that claimed them committed synchronously after it).
    */
   @Override
   public boolean publishesIn(DataSource dataSource) {
     return inRelayTransaction && dataSource == givenDataSource;
+  }
+
+  /**
+   * True for Once's own data source when built with {@link Builder#enqueueInProducerTransaction}.
+   */
+  @Override
+  public boolean publishesInProducer(DataSource dataSource) {
+    return inProducerTransaction && dataSource == givenDataSource;
+  }
+
+  @Override
+  public boolean publishInProducerTransaction(Connection c, Event event) throws SQLException {
+    return dialect.queue().enqueueUnordered(c, event, clock.instant()) > 0;
   }
 
   @Override
@@ -298,16 +317,8 @@ public final class TableQueueTransport
    */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      int written;
-      try {
-        written = redeliverInTransaction(c, event, consumerId);
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
+    try {
+      int written = connections.inTransaction(c -> redeliverInTransaction(c, event, consumerId));
       return Rows.result(List.of(event), new int[] {written});
     } catch (SQLException e) {
       throw new StoreException("table queue redelivery of " + event.id() + " to " + consumerId, e);
@@ -371,20 +382,15 @@ public final class TableQueueTransport
 
   @Override
   public OptionalLong depth(String destination, String consumerId) {
-    try (Connection c = dataSource.getConnection()) {
-      return OptionalLong.of(dialect.queue().depth(c, consumerId));
-    } catch (SQLException e) {
-      throw new StoreException("table queue depth of " + consumerId, e);
-    }
+    return OptionalLong.of(
+        connections.autoCommit(
+            "table queue depth of " + consumerId, c -> dialect.queue().depth(c, consumerId)));
   }
 
   @Override
   public void purge(String destination, String consumerId) {
-    try (Connection c = dataSource.getConnection()) {
-      dialect.queue().purge(c, consumerId);
-    } catch (SQLException e) {
-      throw new StoreException("table queue purge of " + consumerId, e);
-    }
+    connections.autoCommit(
+        "table queue purge of " + consumerId, c -> dialect.queue().purge(c, consumerId));
   }
 
   @Override

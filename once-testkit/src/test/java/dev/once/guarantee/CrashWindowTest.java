@@ -93,9 +93,15 @@ class CrashWindowTest {
    */
   private static Result crashThenRedeliver(
       TestDatabase db, CrashPoint point, Handler handler, int copies) {
+    return crashThenRedeliver(db, point, handler, copies, false);
+  }
+
+  private static Result crashThenRedeliver(
+      TestDatabase db, CrashPoint point, Handler handler, int copies, boolean inProducer) {
     String id = "order-paid:" + point.ordinal() + "-" + copies;
     FaultInjector faults = FaultInjector.once(point, "warehouse/" + id);
-    try (Harness h = new Harness(db, faults)) {
+    try (Harness h =
+        inProducer ? Harness.enqueuingInProducer(db, faults) : new Harness(db, faults)) {
       List<Consumer> workers = new ArrayList<>();
       for (int i = 0; i < copies; i++) {
         workers.add(h.consumer("warehouse", handler, 1));
@@ -107,6 +113,11 @@ class CrashWindowTest {
       }
       runAll(h, workers);
       workers.forEach(Consumer::close);
+      if (inProducer) {
+        assertThat(db.count("SELECT count(*) FROM once_outbox"))
+            .as("outbox rows: the producer and the handler enqueued")
+            .isZero();
+      }
       return new Result(
           id,
           point,
@@ -159,6 +170,62 @@ class CrashWindowTest {
       } else {
         assertThat(processed).as("PROCESSED outcomes of %s", id).isEqualTo(1);
       }
+    }
+  }
+
+  /**
+   * The table queue's default on Once's own data source: the producer enqueued the event in its
+   * transaction, the handler its outgoing one in the batch's. A worker stopped at each window,
+   * alone or beside three others holding copies, still leads to one effect, one marker, one
+   * outgoing event, and no outbox row.
+   */
+  @ParameterizedTest(name = "{1} on {0}")
+  @MethodSource("windowsOnEachDatabase")
+  void aWorkerStoppedAtTheWindowAfterTheProducerEnqueuedLeadsToOneEffect(
+      DatabaseKind kind, CrashPoint point) {
+    try (TestDatabase db = kind.get()) {
+      Result r = crashThenRedeliver(db, point, Harness.EFFECT_AND_FOLLOW, 1, true);
+      r.assertProcessedOnce();
+      assertThat(r.crashes).as("the crash happened").isEqualTo(1);
+    }
+    try (TestDatabase db = kind.get()) {
+      Result r = crashThenRedeliver(db, point, Harness.EFFECT_AND_FOLLOW, 4, true);
+      r.assertProcessedOnce();
+      assertThat(r.crashes).as("the crash happened").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A producer that enqueues in its transaction and stops before the commit leaves no queue row.
+   */
+  @ParameterizedTest
+  @EnumSource(DatabaseKind.class)
+  void aProducerStoppedBeforeCommitLeavesNoQueueRowWhereItEnqueues(DatabaseKind kind) {
+    try (TestDatabase db = kind.get();
+        Harness h =
+            Harness.enqueuingInProducer(
+                db, FaultInjector.once(CrashPoint.PRODUCER_BEFORE_COMMIT, "order-paid:q"))) {
+      Consumer consumer = h.consumer("warehouse", Harness.EFFECT_AND_FOLLOW, 1);
+      assertThatThrownBy(
+              () ->
+                  h.once.inTransaction(
+                      tx -> {
+                        tx.update("INSERT INTO effects (event_id) VALUES ('business change')");
+                        return tx.publish(Harness.event("order-paid:q"));
+                      }))
+          .isInstanceOf(SimulatedCrash.class);
+
+      assertThat(db.count("SELECT count(*) FROM effects")).as("business change").isZero();
+      assertThat(db.count("SELECT count(*) FROM once_queue")).as("queue rows").isZero();
+      assertThat(db.count("SELECT count(*) FROM once_outbox")).as("outbox rows").isZero();
+      assertThat(consumer.runOnce()).as("delivered").isZero();
+
+      h.once.inTransaction(tx -> tx.publish(Harness.event("order-paid:q")));
+      assertThat(db.count("SELECT count(*) FROM once_queue")).as("after a commit").isEqualTo(1);
+      assertThat(db.count("SELECT count(*) FROM once_outbox")).as("outbox rows").isZero();
+      h.runUntil(consumer, () -> h.outcomes.size() == 1);
+      assertThat(h.effects("order-paid:q")).isEqualTo(1);
+      assertThat(h.markers("warehouse", "order-paid:q")).isEqualTo(1);
     }
   }
 

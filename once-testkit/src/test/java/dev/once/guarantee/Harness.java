@@ -48,11 +48,29 @@ final class Harness implements AutoCloseable {
    * {@code queueApart}: the table queue gets its own data source object (on the same database), so
    * that relays publish to it in a transaction of its own, as to a broker; otherwise it shares
    * Once's data source and relays publish to it in their own transaction ({@code
-   * publishInRelayTransaction}).
+   * publishInRelayTransaction}; producers leave every event to the relay).
    */
   Harness(
       TestDatabase db,
       boolean queueApart,
+      UnaryOperator<OnceBuilder> tweak,
+      OnceListener... listeners) {
+    this(db, queueApart, false, tweak, listeners);
+  }
+
+  /**
+   * The table queue on Once's data source with its default: producers and handlers enqueue their
+   * events in their own transaction, no outbox row and no relay ({@code
+   * enqueueInProducerTransaction}).
+   */
+  static Harness enqueuingInProducer(TestDatabase db, OnceListener... listeners) {
+    return new Harness(db, false, true, b -> b, listeners);
+  }
+
+  private Harness(
+      TestDatabase db,
+      boolean queueApart,
+      boolean inProducer,
       UnaryOperator<OnceBuilder> tweak,
       OnceListener... listeners) {
     this.db = db;
@@ -60,7 +78,8 @@ final class Harness implements AutoCloseable {
     this.transport =
         TableQueueTransport.builder(queueApart ? distinct(db.dataSource()) : db.dataSource())
             .visibilityTimeout(VISIBILITY)
-            .publishInRelayTransaction(!queueApart)
+            .publishInRelayTransaction(!queueApart && !inProducer)
+            .enqueueInProducerTransaction(inProducer)
             .build();
     OnceBuilder builder =
         Once.builder().dataSource(db.dataSource()).transport(transport).destinations(DEST, FOLLOW);
@@ -118,7 +137,9 @@ final class Harness implements AutoCloseable {
     return Event.of(new EventId(id), DEST, "key-" + id, "OrderPaid", "{\"same\":\"content\"}");
   }
 
-  /** Commits the event to the outbox and relays it. */
+  /**
+   * Commits the event to the outbox and relays it (or enqueues it, {@link #enqueuingInProducer}).
+   */
   void produce(Event event) {
     once.inTransaction(tx -> tx.publish(event));
     while (once.newRelay().runOnce() > 0) {
@@ -149,10 +170,15 @@ final class Harness implements AutoCloseable {
         eventId);
   }
 
-  /** Outgoing events the handler wrote for {@code eventId} (its derived id). */
+  /**
+   * Outgoing events the handler wrote for {@code eventId} (its derived id): outbox rows, or queue
+   * rows where the handler enqueued them ({@link #enqueuingInProducer}; no relay runs after the
+   * consumer, so a relayed row is never counted twice).
+   */
   long followRows(String consumerId, String eventId) {
     String derived = EventId.derive(consumerId, new EventId(eventId), "dispatch-queued").value();
-    return db.count("SELECT count(*) FROM once_outbox WHERE event_id = ?", derived);
+    return db.count("SELECT count(*) FROM once_outbox WHERE event_id = ?", derived)
+        + db.count("SELECT count(*) FROM once_queue WHERE event_id = ?", derived);
   }
 
   long count(Outcome outcome) {

@@ -20,7 +20,10 @@ import javax.sql.DataSource;
  * @param transactions who runs a batch's transaction (the producers' runner)
  * @param batchWaits the bounds a batch transaction sets with its markers, its first statement
  * @param newTx the handle a handler gets on the batch's connection
- * @param outboxCommitted called after a batch whose handlers published committed: wakes the relays
+ * @param outboxCommitted called after a batch whose handlers wrote outbox rows committed: wakes the
+ *     relays
+ * @param queueCommitted called after a batch whose handlers enqueued events in its transaction
+ *     committed (the table queue on the same data source): wakes the receivers
  * @param inDatabaseAck the transport's acknowledgement in the batch's transaction, where it keeps
  *     its messages in this database (the table queue on the same data source); empty: acknowledged
  *     after the commit, through the receiver
@@ -37,6 +40,7 @@ public record ConsumerContext(
     Clock clock,
     Function<Connection, TxImpl> newTx,
     Runnable outboxCommitted,
+    Runnable queueCommitted,
     Optional<InDatabaseAck> inDatabaseAck,
     Lifecycle lifecycle) {
 

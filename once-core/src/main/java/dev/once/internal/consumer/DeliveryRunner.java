@@ -175,7 +175,7 @@ final class DeliveryRunner {
     context.listener().handled(event);
     clearKnown(c, event, known);
     Outcome outcome = tx.isStale() ? Outcome.STALE : Outcome.PROCESSED;
-    return HandledDelivery.processed(d, event, outcome, attempt, tx.published().size());
+    return HandledDelivery.processed(d, event, outcome, attempt, tx.outboxRows(), tx.enqueued());
   }
 
   /**

@@ -139,6 +139,9 @@ final class GroupTransaction {
           if (handled.stream().anyMatch(h -> h.published() > 0)) {
             context.outboxCommitted().run();
           }
+          if (handled.stream().anyMatch(h -> h.enqueued() > 0)) {
+            context.queueCommitted().run();
+          }
         };
     try {
       context

@@ -127,6 +127,7 @@ final class Lane {
             context.clock(),
             context.newTx(),
             context.outboxCommitted(),
+            context.queueCommitted(),
             Optional.of(laneQueue),
             new Unmanaged());
     this.drain =

@@ -22,6 +22,7 @@ import dev.once.internal.DeadLetterStore;
 import dev.once.internal.Listeners;
 import dev.once.internal.PoolNeeds;
 import dev.once.internal.PoolSize;
+import dev.once.internal.ProducerQueue;
 import dev.once.internal.TxImpl;
 import dev.once.internal.Wakeup;
 import dev.once.internal.consumer.ConsumerContext;
@@ -75,6 +76,9 @@ public final class OnceImpl implements Once {
   private final Engines engines;
   private final ConsumerChecks consumerChecks;
   private AutoCloseable outboxListener;
+
+  /** Where producers enqueue their events themselves (the table queue here); null: the outbox. */
+  private final ProducerQueue producerQueue;
 
   /** Null where the database cannot wake other processes: their relays find the rows by polling. */
   private final PostgresNotifier outboxNotifier;
@@ -140,6 +144,12 @@ public final class OnceImpl implements Once {
             dataSource,
             dialect.flavour().notifies());
     this.listener = new Listeners(listeners);
+    this.producerQueue =
+        transport
+            .capability(InDatabasePublish.class)
+            .filter(p -> p.publishesInProducer(dataSource))
+            .map(ProducerQueue::new)
+            .orElse(null);
     this.outboxNotifier =
         dialect.flavour().notifies()
             ? new PostgresNotifier(
@@ -158,8 +168,11 @@ public final class OnceImpl implements Once {
           if (tx[0].notice() >= 0) { // it carried the notification: no other to send
             outboxWakeup.signal();
             outboxNotifier.carried(tx[0].notice());
-          } else if (!tx[0].published().isEmpty()) {
+          } else if (tx[0].outboxRows() > 0) {
             outboxCommitted();
+          }
+          if (tx[0].enqueued() > 0) {
+            producerQueue.committed();
           }
           listener.producerCommitted(tx[0].published());
         };
@@ -189,7 +202,13 @@ public final class OnceImpl implements Once {
 
   TxImpl newTx(Connection c) {
     return new TxImpl(
-        c, dialect, config.destinations(), config.partitions(), publishLimits, tracing);
+        c,
+        dialect,
+        config.destinations(),
+        config.partitions(),
+        publishLimits,
+        tracing,
+        producerQueue);
   }
 
   /** The tracing hook ({@link Tracing#NONE} when off). */
@@ -245,6 +264,7 @@ public final class OnceImpl implements Once {
         config.clock(),
         this::newTx,
         this::outboxCommitted,
+        this::queueCommitted,
         transport.capability(InDatabaseAck.class).filter(a -> a.acksIn(givenDataSource)),
         new ConsumerContext.Lifecycle() {
           @Override
@@ -337,6 +357,13 @@ public final class OnceImpl implements Once {
     outboxWakeup.signal();
     if (outboxNotifier != null && runningRelays.get() == 0) {
       outboxNotifier.signal();
+    }
+  }
+
+  /** Queue rows were committed by a producer or a handler: wakes the receivers. */
+  void queueCommitted() {
+    if (producerQueue != null) {
+      producerQueue.committed();
     }
   }
 
