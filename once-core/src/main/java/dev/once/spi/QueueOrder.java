@@ -23,7 +23,11 @@ public interface QueueOrder {
    * Makes the group's messages go out in queue order as above; idempotent, called before the group
    * is declared. Every process that consumes as {@code consumerId} must do the same.
    *
+   * @param batch the most deliveries the group's receiver is asked for in one poll: one receiver
+   *     takes what the consumer's workers will run (a transport that bounds the deliveries a
+   *     receiver holds unacknowledged lets it hold at least this many, so that one poll brings a
+   *     lane commit's worth)
    * @throws dev.once.ConfigurationException when the group cannot be consumed that way
    */
-  void deliverInQueueOrder(String destination, String consumerId);
+  void deliverInQueueOrder(String destination, String consumerId, int batch);
 }

@@ -114,11 +114,13 @@ public final class RabbitTransport
    * unacknowledged when it went come back ahead of the rest to the next one. An ordered consumer
    * feeds its key lane that way (docs/ORDERING.md, "Ordered on RabbitMQ"). A queue that exists
    * without the argument is refused by the broker when it is declared ({@link TopologyException}):
-   * use a new consumer group, or delete the queue once drained.
+   * use a new consumer group, or delete the queue once drained. The active receiver holds up to
+   * {@code batch} deliveries unacknowledged when that is more than the prefetch: it takes a batch
+   * for each worker of the consumer into one lane commit.
    */
   @Override
-  public void deliverInQueueOrder(String destination, String consumerId) {
-    topology.singleActiveConsumer(destination, consumerId);
+  public void deliverInQueueOrder(String destination, String consumerId, int batch) {
+    topology.singleActiveConsumer(destination, consumerId, batch);
   }
 
   /**
@@ -186,11 +188,12 @@ public final class RabbitTransport
   @Override
   public Receiver receiver(String destination, String consumerId) {
     topology.declare(destination, consumerId);
+    String queue = topology.names().queue(destination, consumerId);
     return new RabbitReceiver(
         connections,
         destination,
-        topology.names().queue(destination, consumerId),
-        config.prefetch(),
+        queue,
+        topology.prefetch(queue),
         config.maxNackDelay(),
         scheduler,
         lost,

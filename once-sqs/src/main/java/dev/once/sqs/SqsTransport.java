@@ -114,7 +114,7 @@ public final class SqsTransport
    * on SQS FIFO"). Standard queues keep no key order: a {@link ConfigurationException}.
    */
   @Override
-  public void deliverInQueueOrder(String destination, String consumerId) {
+  public void deliverInQueueOrder(String destination, String consumerId, int batch) {
     queues.checkKeyOrder(destination, consumerId);
   }
 

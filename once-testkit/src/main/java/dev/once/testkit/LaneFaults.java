@@ -266,7 +266,7 @@ public final class LaneFaults {
     }
 
     @Override
-    public void deliverInQueueOrder(String destination, String consumerId) {
+    public void deliverInQueueOrder(String destination, String consumerId, int batch) {
       // the twin: the queue is left as it is
     }
   }

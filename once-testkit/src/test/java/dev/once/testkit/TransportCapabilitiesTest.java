@@ -270,7 +270,7 @@ class TransportCapabilitiesTest {
     public void deliverInKeyOrder(String destination, String consumerId) {}
 
     @Override
-    public void deliverInQueueOrder(String destination, String consumerId) {}
+    public void deliverInQueueOrder(String destination, String consumerId, int batch) {}
 
     @Override
     public int perPublish(javax.sql.DataSource dataSource) {

@@ -258,7 +258,10 @@ public final class BenchEnv implements AutoCloseable {
    */
   private void inQueueOrder(Transport t, String destination, String group) {
     if (settings.ordered()) {
-      t.capability(QueueOrder.class).ifPresent(q -> q.deliverInQueueOrder(destination, group));
+      t.capability(QueueOrder.class)
+          .ifPresent(
+              q ->
+                  q.deliverInQueueOrder(destination, group, settings.batch() * settings.workers()));
     }
   }
 

@@ -33,6 +33,15 @@ public final class ConsumerImpl implements Consumer {
     context.transport().declare(config.destination(), config.consumerId());
   }
 
+  /**
+   * How many deliveries the one receiving worker of an ordered consumer on a broker that orders by
+   * queue asks for in one poll ({@link dev.once.spi.QueueOrder}): what its workers run in one round
+   * of claims, written into the key lane in one commit.
+   */
+  public static int laneReceiveBatch(ConsumerConfig config) {
+    return Lane.receiveBatch(config);
+  }
+
   @Override
   public String consumerId() {
     return config.consumerId();

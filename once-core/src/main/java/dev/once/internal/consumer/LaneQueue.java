@@ -3,6 +3,7 @@ package dev.once.internal.consumer;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
+import dev.once.internal.Wakeup;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.QueueClaim;
 import dev.once.jdbc.QueueDialect;
@@ -34,7 +35,7 @@ final class LaneQueue implements Transport, InDatabaseAck {
   static final Duration VISIBILITY = Duration.ofSeconds(30);
 
   /**
-   * How often an idle receiver claims again: only a divert in this process wakes it ({@link
+   * How often an idle receiver claims again: only a divert in this process wakes one ({@link
    * #wake}), so rows written by another process wait at most this long.
    */
   static final Duration IDLE = Duration.ofMillis(500);
@@ -45,8 +46,13 @@ final class LaneQueue implements Transport, InDatabaseAck {
   private final TransactionWaits waits;
   private final Clock clock;
 
-  /** Bumped by every {@link #wake}: a receiver that saw it change since its claim claims again. */
-  private long wakes;
+  /**
+   * What idle receivers wait on. A {@link #wake} wakes one of them, not all: they compete for the
+   * same rows, and a receiver whose claim came back full wakes the next. Waking all of them on
+   * every lane commit made 400 claims for 155 lane batches (RabbitMQ, 4 000 events of distinct
+   * keys, 4 workers): the claims of the others found nothing.
+   */
+  private final Wakeup wakeup = new Wakeup();
 
   LaneQueue(ConsumerContext context) {
     this.dataSource = context.dataSource();
@@ -101,21 +107,9 @@ final class LaneQueue implements Transport, InDatabaseAck {
     // nothing held
   }
 
-  /** Rows were just written to the lane: idle receivers of this process claim now. */
-  synchronized void wake() {
-    wakes++;
-    notifyAll();
-  }
-
-  /** Waits up to {@code nanos}, or until a {@link #wake} after {@code seen}. */
-  private synchronized void idle(long seen, long nanos) throws InterruptedException {
-    if (wakes == seen) {
-      wait(Math.max(1, nanos / 1_000_000));
-    }
-  }
-
-  private synchronized long wakes() {
-    return wakes;
+  /** Rows were just written to the lane: an idle receiver of this process claims now. */
+  void wake() {
+    wakeup.signal();
   }
 
   private static List<Long> ids(List<Delivery> deliveries) {
@@ -143,17 +137,20 @@ final class LaneQueue implements Transport, InDatabaseAck {
     public List<Delivery> poll(int max, Duration wait) throws InterruptedException {
       long deadline = System.nanoTime() + wait.toNanos();
       while (true) {
-        long seen = wakes();
+        long seen = wakeup.generation();
         Instant now = clock.instant();
         QueueClaim claim = new QueueClaim(group, now, max, now.plus(VISIBILITY));
         List<Delivery> got =
             new ArrayList<>(transaction("claim", c -> queue.claimInKeyOrder(c, claim)));
+        if (got.size() >= max) {
+          wakeup.signal(); // there may be more, for the next receiver
+        }
         long left = deadline - System.nanoTime();
         if (!got.isEmpty() || left <= 0) {
           got.sort(Comparator.comparingLong(d -> (Long) d.handle()));
           return got;
         }
-        idle(seen, Math.min(left, IDLE.toNanos()));
+        wakeup.await(seen, Duration.ofNanos(Math.min(left, IDLE.toNanos())));
       }
     }
 

@@ -42,7 +42,8 @@ final class Settlement {
 
   /** The next batch: at most {@code batchSize} deliveries, waiting as the consumer is set to. */
   List<Delivery> poll() throws InterruptedException {
-    return receiver.poll(config.batchSize(), config.idleWait(), config.batchLinger());
+    int max = lane == null ? config.batchSize() : lane.pollSize();
+    return receiver.poll(max, config.idleWait(), config.batchLinger());
   }
 
   /** What the transport knows of a flagged delivery's return (see {@link Isolation}). */

@@ -5,6 +5,7 @@ import dev.once.ConsumerConfig;
 import dev.once.OnceConfig;
 import dev.once.UnknownDestinationException;
 import dev.once.internal.KeyOrderedDestinations;
+import dev.once.internal.consumer.ConsumerImpl;
 import dev.once.jdbc.Dialect;
 import dev.once.spi.KeyOrder;
 import dev.once.spi.QueueOrder;
@@ -65,7 +66,9 @@ final class ConsumerChecks {
     if (keyOrder.isPresent()) {
       keyOrder.get().deliverInKeyOrder(c.destination(), c.consumerId());
     } else if (queueOrder.isPresent()) {
-      queueOrder.get().deliverInQueueOrder(c.destination(), c.consumerId());
+      queueOrder
+          .get()
+          .deliverInQueueOrder(c.destination(), c.consumerId(), ConsumerImpl.laneReceiveBatch(c));
     } else {
       throw new ConfigurationException(
           "consumer.ordered",

@@ -25,7 +25,8 @@ public final class Topology {
   private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
 
   /** Queues of groups consumed in queue order: declared with a single active consumer. */
-  private final Set<String> singleActive = ConcurrentHashMap.newKeySet();
+  /** The queues declared with a single active consumer, each with the batch its receiver takes. */
+  private final Map<String, Integer> singleActive = new ConcurrentHashMap<>();
 
   public Topology(Connections connections, RabbitConfig config) {
     this.connections = connections;
@@ -39,10 +40,20 @@ public final class Topology {
 
   /**
    * Declares the group's queue, from now on, with {@code x-single-active-consumer}: one receiver at
-   * a time gets its messages, in queue order (an ordered consumer's key lane is fed that way).
+   * a time gets its messages, in queue order (an ordered consumer's key lane is fed that way); it
+   * is asked for up to {@code batch} deliveries at a time.
    */
-  public void singleActiveConsumer(String destination, String group) {
-    singleActive.add(names.queue(destination, group));
+  public void singleActiveConsumer(String destination, String group, int batch) {
+    singleActive.merge(names.queue(destination, group), batch, Math::max);
+  }
+
+  /**
+   * How many unacknowledged deliveries the broker hands a receiver of {@code queue}: the prefetch,
+   * or, for a queue with a single active consumer, at least the batch that one receiver is asked
+   * for (the others stand by with nothing).
+   */
+  public int prefetch(String queue) {
+    return Math.max(config.prefetch(), singleActive.getOrDefault(queue, 0));
   }
 
   /** The exchange of the destination, a quorum queue for the group, its dead-letter path. */
@@ -71,7 +82,7 @@ public final class Topology {
     args.put("x-delivery-limit", config.deliveryLimit());
     args.put("x-dead-letter-exchange", names.deadLetterExchange());
     args.put("x-dead-letter-routing-key", queue);
-    if (config.singleActiveConsumer() || singleActive.contains(queue)) {
+    if (config.singleActiveConsumer() || singleActive.containsKey(queue)) {
       args.put("x-single-active-consumer", true);
     }
     return args;
