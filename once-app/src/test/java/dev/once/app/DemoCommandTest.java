@@ -163,6 +163,24 @@ class DemoCommandTest {
   }
 
   @Test
+  void aTransportTheDemoCannotRunIsRefusedBeforeTheDatabaseIsOpened() {
+    // a database nobody listens on: reaching it would end in "cannot connect" instead
+    String unreachable = "jdbc:postgresql://127.0.0.1:1/none?user=x";
+    Run bad = run("demo", "--transport", "carrier-pigeon", "--db", unreachable);
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains("--transport must be 'table', 'rabbitmq'", "was 'carrier-pigeon'")
+        .doesNotContain("cannot connect")
+        .doesNotContain("once demo: "); // the run's banner: nothing was started
+    Run unordered = run("demo", "--ordered", "--transport", "sqs", "--db", unreachable);
+    assertThat(unordered.exit()).isEqualTo(2);
+    assertThat(unordered.err())
+        .contains(
+            "--ordered needs a transport that keeps a key's order", "use --transport sqs-fifo")
+        .doesNotContain("cannot connect");
+  }
+
+  @Test
   void schemaPrintShowsEveryOnceTable() {
     Run r = run("schema", "print");
     assertThat(r.exit()).isZero();

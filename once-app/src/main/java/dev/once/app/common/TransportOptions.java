@@ -134,6 +134,26 @@ public final class TransportOptions {
     };
   }
 
+  /** Refuses an unknown {@code --transport} before anything is opened. */
+  public void check() {
+    keepsBrokerDeadLetters();
+  }
+
+  /**
+   * Refuses a {@code --transport} that cannot keep a key's order, naming the one to use instead: a
+   * standard SQS queue hands a key's messages to competing receivers in no order.
+   */
+  public void checkKeepsKeyOrder(String flag) {
+    check();
+    if (transport.equals("sqs")) {
+      throw new UserError(
+          flag
+              + " needs a transport that keeps a key's order ('table', 'rabbitmq', 'kafka' or"
+              + " 'sqs-fifo'); a standard SQS queue (--transport sqs) does not: use --transport"
+              + " sqs-fifo");
+    }
+  }
+
   private UserError unknown() {
     return new UserError(
         "--transport must be 'table', 'rabbitmq', 'kafka', 'sqs' or 'sqs-fifo', was '"

@@ -164,6 +164,11 @@ public final class DemoCommand implements Callable<Integer> {
             lostResponseRate,
             retryWithNewKey);
     dashboardOptions.check();
+    if (ordered) {
+      transportOptions.checkKeepsKeyOrder("--ordered");
+    } else {
+      transportOptions.check();
+    }
     Logging.quietEngine(!verbose);
     PrintStream progress = System.err;
     if (ordered) {

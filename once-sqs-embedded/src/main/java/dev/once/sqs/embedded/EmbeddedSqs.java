@@ -18,6 +18,7 @@ import org.elasticmq.rest.sqs.SQSRestServerBuilder;
  * }</pre>
  */
 public final class EmbeddedSqs implements AutoCloseable {
+  private static final String SHUTDOWN_HOOK = "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook";
   private final SQSRestServer server;
   private final URI endpoint;
 
@@ -28,6 +29,12 @@ public final class EmbeddedSqs implements AutoCloseable {
 
   /** Starts a server on a free port of 127.0.0.1 and waits until it answers. */
   public static EmbeddedSqs start() {
+    // The server is stopped by its owner (close(), or the owner's shutdown hook); left on, Pekko's
+    // own JVM hook, registered lazily while the server stops, warns "Could not addJvmShutdownHook"
+    // when that stop runs inside a JVM shutdown. Pekko reads system properties over its defaults.
+    if (System.getProperty(SHUTDOWN_HOOK) == null) {
+      System.setProperty(SHUTDOWN_HOOK, "off");
+    }
     SQSRestServer server =
         SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
     InetSocketAddress bound = server.waitUntilStarted().localAddress();
