@@ -116,9 +116,10 @@ public final class ConsumerBuilder {
    * letter is replayed (it runs first, then the rest) or discarded (the rest run). Events without a
    * key are not ordered. Every process consuming as this consumer must set it alike.
    *
-   * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue, on
-   * PostgreSQL and MariaDB; Kafka, with Once's database on PostgreSQL, where parked keys wait in a
-   * lane in that database); {@link #build()} refuses it on others. Default: unordered.
+   * <p>Needs a transport with the {@link dev.once.spi.KeyOrder} capability (the table queue; Kafka,
+   * where parked keys wait in a lane in Once's database) or the {@link dev.once.spi.QueueOrder} one
+   * (RabbitMQ, SQS FIFO queues, whose messages all run from such a lane), with Once's database on
+   * PostgreSQL or MariaDB/MySQL; {@link #build()} refuses it on others. Default: unordered.
    */
   public ConsumerBuilder ordered() {
     this.ordered = true;

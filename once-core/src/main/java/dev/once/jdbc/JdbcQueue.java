@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +31,7 @@ public class JdbcQueue implements QueueDialect {
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
+  private final KeyOrderStatements keyOrder;
 
   public JdbcQueue(SqlFlavour flavour) {
     this(flavour, "FALSE");
@@ -46,6 +46,7 @@ public class JdbcQueue implements QueueDialect {
   protected JdbcQueue(SqlFlavour flavour, String parkedOnEnqueue) {
     this.flavour = flavour;
     this.sql = new Sql(flavour);
+    this.keyOrder = new KeyOrderStatements(flavour, sql);
     this.insertCopies =
         """
         INSERT INTO once_queue
@@ -158,15 +159,27 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public boolean hasLane(Connection c, String destination, String consumerId) throws SQLException {
-    return sql.first(
-            c,
-            "SELECT 1 FROM once_queue_binding"
-                + " WHERE destination = ? AND consumer_group = ? AND in_key_order = ?",
-            rs -> rs.getInt(1),
-            destination,
-            consumerId,
-            true)
-        != null;
+    return keyOrder.hasLane(c, destination, consumerId);
+  }
+
+  /** The key lanes of ordered groups on a broker (docs/ORDERING.md, "Ordered on a broker"). */
+  @Override
+  public boolean keepsLanes() {
+    return true;
+  }
+
+  @Override
+  public Map<String, String> laneKeys(
+      Connection c, String destination, String consumerId, Collection<String> keys)
+      throws SQLException {
+    return keyOrder.laneKeys(c, destination, consumerId, keys);
+  }
+
+  /** The standard park: the head's place from a placeholder row, three statements. */
+  @Override
+  public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
+      throws SQLException {
+    keyOrder.parkBrokerHead(c, consumerId, e, now);
   }
 
   /**
@@ -273,7 +286,7 @@ public class JdbcQueue implements QueueDialect {
       if (visible.isEmpty()) {
         break;
       }
-      Set<Long> heads = heads(c, visible.keySet());
+      Set<Long> heads = keyOrder.heads(c, visible.keySet());
       visible.forEach(
           (id, d) -> {
             if (heads.contains(id)) {
@@ -287,32 +300,6 @@ public class JdbcQueue implements QueueDialect {
     }
     take(c, claimed.keySet(), claim.visibleUntil());
     return new ArrayList<>(claimed.values());
-  }
-
-  /** Those of {@code locked} that head their key and whose key is not parked: one plain read. */
-  private Set<Long> heads(Connection c, Set<Long> locked) throws SQLException {
-    SqlList candidates = SqlList.of("bigint", new ArrayList<>(locked));
-    return new HashSet<>(
-        sql.list(
-            c,
-            """
-            SELECT q.id FROM once_queue q
-             WHERE %s
-               AND (q.event_key IS NULL
-                    OR NOT EXISTS (SELECT 1 FROM once_queue e
-                                    WHERE e.consumer_group = q.consumer_group
-                                      AND e.event_key = q.event_key
-                                      AND e.id < q.id
-                                      AND e.destination = q.destination
-                                      AND e.in_key_order)
-                       AND NOT EXISTS (SELECT 1 FROM once_parked_key p
-                                        WHERE p.consumer_group = q.consumer_group
-                                          AND p.destination = q.destination
-                                          AND p.event_key = q.event_key))
-            """
-                .formatted(sql.in("q.id", candidates)),
-            rs -> rs.getLong(1),
-            candidates));
   }
 
   /**

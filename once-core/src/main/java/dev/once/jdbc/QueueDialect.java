@@ -90,9 +90,10 @@ public interface QueueDialect {
   /**
    * Whether an ordered group of a broker that orders by key (Kafka) can keep its key lane here
    * (docs/ORDERING.md, "Ordered on a broker"): a parked head's place reserved from the queue's id
-   * sequence ({@link #parkBrokerHead}). False by default. A group of a broker that orders by queue
-   * (RabbitMQ) needs only {@link #ordersByKey} and {@link #enqueueInLane}: its lane holds every
-   * message, so a parked head is a lane row.
+   * sequence ({@link #parkBrokerHead}) and {@link #laneKeys}. False by default; the standard queue
+   * ({@code JdbcQueue}: PostgreSQL, MariaDB, MySQL) has them. A group of a broker that orders by
+   * queue (RabbitMQ) needs only {@link #ordersByKey} and {@link #enqueueInLane}: its lane holds
+   * every message, so a parked head is a lane row.
    */
   default boolean keepsLanes() {
     return false;

@@ -4,53 +4,39 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.once.Consumer;
-import dev.once.ConsumerBuilder;
-import dev.once.Event;
-import dev.once.EventId;
 import dev.once.Handler;
 import dev.once.Once;
-import dev.once.OnceListener;
-import dev.once.ReceivedEvent;
-import dev.once.Relay;
-import dev.once.RetentionPolicy;
 import dev.once.RetryPolicy;
 import dev.once.spi.ForwardingTransport;
 import dev.once.spi.KeyOrder;
-import dev.once.test.TestDatabase;
+import dev.once.testkit.KeyOrderRig;
+import dev.once.testkit.LaneFaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A key's records handed out one at a time on the embedded Kafka broker, checked as the table
- * queue's ordered consumer is ({@code OrderedConsumerTest}): every effect records its key's step in
- * the handler's transaction, and {@link #OUT_OF_ORDER} counts the effects that do not follow their
- * key's previous one by exactly one step. The tests reach {@link KafkaTransport#deliverInKeyOrder}
- * through a {@link KeyOrder} of their own, so that the broken twin can leave it out. Parked keys:
- * {@code ParkedKeyOnKafkaTest}.
+ * A key's records handed out one at a time on the embedded Kafka broker, checked with testkit's
+ * {@link KeyOrderRig} as the table queue's ordered consumer is ({@code OrderedConsumerTest}): every
+ * effect records its key's step in the handler's transaction, and {@link KeyOrderRig#OUT_OF_ORDER}
+ * counts the effects that do not follow their key's previous one by exactly one step. The runs go
+ * on both of Once's databases where it matters (PostgreSQL, and the local MariaDB: {@code mariaDb =
+ * true}). The tests reach {@link KafkaTransport#deliverInKeyOrder} through a {@link KeyOrder} of
+ * their own, so that the broken twin can leave it out. Parked keys: {@code ParkedKeyOnKafkaTest}.
  */
 class KeyOrderTest {
   private static final int KEYS = 8;
   private static final int STEPS = 30;
 
-  static final String OUT_OF_ORDER =
-      """
-      SELECT count(*) FROM (
-        SELECT step, lag(step) OVER (PARTITION BY event_key ORDER BY n) AS before
-          FROM ordered_effect) e
-       WHERE step <> coalesce(before, 0) + 1
-      """;
-
   /** The Kafka transport with key order switched on by the tests, or not at all (the twin). */
   private static final class Ordered extends ForwardingTransport implements KeyOrder {
     private final boolean keyOrder;
 
-    Ordered(KafkaTransport kafka, boolean keyOrder) {
+    Ordered(dev.once.spi.Transport kafka, boolean keyOrder) {
       super(kafka);
       this.keyOrder = keyOrder;
     }
@@ -63,135 +49,25 @@ class KeyOrderTest {
     }
   }
 
-  /**
-   * One database and a destination of its own; one Kafka transport and Once (one member of the
-   * consumer group), and more members on {@link #join}.
-   */
-  private static final class Rig implements AutoCloseable {
-    final TestDatabase db = TestDatabase.embedded();
-    final String dest = PipelineNames.unique("ordered");
-    final boolean keyOrder;
-    final OnceListener listener;
-    final List<AutoCloseable> members = new ArrayList<>();
-    KafkaTransport joined;
-    final Once once;
-
-    Rig(boolean keyOrder, OnceListener listener) {
-      this.keyOrder = keyOrder;
-      this.listener = listener;
-      db.execute(
-          "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int"
-              + " NOT NULL)");
-      once = join();
-    }
-
-    /** Another member of the group: a transport and a Once of its own on the same database. */
-    Once join() {
-      KafkaTransport kafka =
-          Broker.transport()
-              .maxNackDelay(Duration.ofSeconds(2))
-              .leaveAfterIdle(Duration.ofSeconds(1))
-              .build();
-      Once member =
-          Once.builder()
-              .dataSource(db.dataSource())
-              .transport(new Ordered(kafka, keyOrder))
-              .destinations(dest)
-              .relayIdleWait(Duration.ofMillis(50))
-              .confirmTimeout(Duration.ofSeconds(10))
-              .retention(RetentionPolicy.DEFAULT)
-              .listener(listener)
-              .build();
-      members.add(0, kafka);
-      joined = kafka;
-      members.add(0, member);
-      return member;
-    }
-
-    ConsumerBuilder consumer(Handler handler, RetryPolicy retry) {
-      return consumer(once, handler, retry);
-    }
-
-    ConsumerBuilder consumer(Once member, Handler handler, RetryPolicy retry) {
-      return member
-          .consumer("warehouse")
-          .subscribe(dest, handler)
-          .retry(retry)
-          .workers(4)
-          .batchSize(8)
-          .idleWait(Duration.ofMillis(50))
-          .batchLinger(Duration.ZERO)
-          .ordered();
-    }
-
-    void publish() {
-      publish(KEYS, STEPS);
-    }
-
-    /** Step s of every key in one producer transaction, so a key's steps commit in order. */
-    void publish(int keys, int steps) {
-      for (int s = 1; s <= steps; s++) {
-        int step = s;
-        once.useTransaction(
-            tx -> {
-              for (int k = 0; k < keys; k++) {
-                String key = "k" + k;
-                tx.publish(Event.of(EventId.of("step", key, step), dest, key, "Step", "{}"));
-              }
-            });
-      }
-    }
-
-    void runUntil(Consumer consumer, long effects) {
-      Relay relay = once.newRelay();
-      relay.start();
-      consumer.start();
-      try {
-        awaitEffects(effects);
-      } finally {
-        relay.close();
-      }
-    }
-
-    void awaitEffects(long effects) {
-      await("effects = " + effects)
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(20))
-          .until(() -> effects() >= effects);
-    }
-
-    long effects() {
-      return db.count("SELECT count(*) FROM ordered_effect");
-    }
-
-    long outOfOrder() {
-      return db.count(OUT_OF_ORDER);
-    }
-
-    long steps(String key) {
-      return db.count("SELECT count(*) FROM ordered_effect WHERE event_key = '" + key + "'");
-    }
-
-    @Override
-    public void close() {
-      for (AutoCloseable m : members) {
-        try {
-          m.close();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }
-      db.close();
-    }
+  /** A rig whose members' transports order by key when {@code keyOrder}, or not at all. */
+  private static KafkaOrderedRig rig(
+      boolean mariaDb, boolean keyOrder, dev.once.OnceListener listener) {
+    return KafkaOrderedRig.on(mariaDb, listener, t -> new Ordered(t, keyOrder), ds -> ds);
   }
 
-  static int step(ReceivedEvent e) {
-    String id = e.id().value();
-    return Integer.parseInt(id.substring(id.lastIndexOf(':') + 1));
+  /** Starts the relay and {@code consumer}, and waits for {@code effects} effects. */
+  private static void runUntil(KafkaOrderedRig rig, Consumer consumer, long effects) {
+    rig.closing(consumer);
+    rig.start(consumer);
+    awaitEffects(rig, effects);
   }
 
-  static void record(dev.once.Tx tx, ReceivedEvent e) {
-    tx.update("INSERT INTO ordered_effect (event_key, step) VALUES (?, ?)", e.key(), step(e));
+  private static void awaitEffects(KafkaOrderedRig rig, long effects) {
+    rig.await("effects = " + effects, () -> rig.effects() >= effects);
+  }
+
+  private static long steps(KafkaOrderedRig rig, String key) {
+    return rig.count("SELECT count(*) FROM ordered_effect WHERE event_key = ?", key);
   }
 
   private static boolean laterStepOfK0Committed(dev.once.Tx tx) {
@@ -207,54 +83,14 @@ class KeyOrderTest {
     }
   }
 
-  static RetryPolicy fast(int maxAttempts) {
-    return RetryPolicy.builder()
-        .maxAttempts(maxAttempts)
-        .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
-        .build();
-  }
-
-  /** Fails the first attempt of every seventh event (by id): it comes back after a backoff. */
-  static Handler failingFirstAttempts() {
-    Set<String> failed = ConcurrentHashMap.newKeySet();
-    return (tx, e) -> {
-      if (Math.floorMod(e.id().value().hashCode(), 7) == 0 && failed.add(e.id().value())) {
-        throw new IllegalStateException("first attempt fails");
-      }
-      record(tx, e);
-    };
-  }
-
-  /**
-   * Every 13th committed batch's worker dies before its ack (the batch comes back: DUPLICATE), and
-   * every 29th handled event's worker dies before its batch commits (it rolls back and comes back).
-   */
-  static OnceListener crashes() {
-    AtomicInteger batches = new AtomicInteger();
-    AtomicInteger handled = new AtomicInteger();
-    return new OnceListener() {
-      @Override
-      public void handled(ReceivedEvent event) {
-        if (handled.incrementAndGet() % 29 == 0) {
-          throw new Error("simulated crash after the handler, before commit");
-        }
-      }
-
-      @Override
-      public void committed(List<ReceivedEvent> events) {
-        if (batches.incrementAndGet() % 13 == 0) {
-          throw new Error("simulated crash after commit, before ack");
-        }
-      }
-    };
-  }
-
-  @Test
-  void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes() {
-    try (Rig rig = new Rig(true, crashes())) {
-      Consumer consumer = rig.consumer(failingFirstAttempts(), fast(5)).build();
-      rig.publish();
-      rig.runUntil(consumer, KEYS * STEPS);
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void everyKeysEffectsFollowPublishOrderUnderFourWorkersRetriesAndCrashes(boolean mariaDb) {
+    try (KafkaOrderedRig rig = rig(mariaDb, true, LaneFaults.drainCrashes())) {
+      Consumer consumer =
+          rig.consumer(rig.once(), KeyOrderRig.failingFirstAttempts(), KeyOrderRig.fast(5)).build();
+      rig.publish(KEYS, 1, STEPS);
+      runUntil(rig, consumer, KEYS * STEPS);
       consumer.close();
 
       assertThat(rig.effects()).isEqualTo(KEYS * STEPS);
@@ -272,28 +108,33 @@ class KeyOrderTest {
   void aKeyStaysInOrderWhileItsPartitionMovesBetweenMembers() {
     int keys = 20;
     int steps = 50;
-    try (Rig rig = new Rig(true, new OnceListener() {})) {
-      Consumer first = rig.consumer(failingFirstAttempts(), fast(5)).workers(2).build();
-      Relay relay = rig.once.newRelay();
-      relay.start();
-      first.start();
-      rig.publish(keys, steps);
-      rig.awaitEffects(keys * steps / 4);
+    try (KafkaOrderedRig rig = rig(false, true, new dev.once.OnceListener() {})) {
+      Consumer first =
+          rig.closing(
+              rig.consumer(rig.once(), KeyOrderRig.failingFirstAttempts(), KeyOrderRig.fast(5))
+                  .workers(2)
+                  .build());
+      rig.start(first);
+      rig.publish(keys, 1, steps);
+      awaitEffects(rig, keys * steps / 4);
       Once joined = rig.join();
-      Consumer second = rig.consumer(joined, failingFirstAttempts(), fast(5)).workers(2).build();
+      Consumer second =
+          rig.closing(
+              rig.consumer(joined, KeyOrderRig.failingFirstAttempts(), KeyOrderRig.fast(5))
+                  .workers(2)
+                  .build());
       second.start();
       await("the second member holds partitions")
           .atMost(Duration.ofSeconds(60))
           .until(
               () -> {
-                var member = rig.joined.consumerOf(rig.dest, "warehouse");
+                var member = rig.lastTransport().consumerOf(rig.destination(), "warehouse");
                 return member != null && member.assignedPartitions() > 0;
               });
-      rig.awaitEffects(keys * steps / 2);
+      awaitEffects(rig, keys * steps / 2);
       first.close();
-      rig.awaitEffects(keys * steps);
+      awaitEffects(rig, keys * steps);
       second.close();
-      relay.close();
 
       assertThat(rig.effects()).as("one effect per event").isEqualTo(keys * steps);
       assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
@@ -309,37 +150,40 @@ class KeyOrderTest {
    */
   @Test
   void theCheckerCatchesALedgerThatLetsAKeysLaterRecordOvertake() {
-    try (Rig rig = new Rig(false, crashes())) {
+    try (KafkaOrderedRig rig = rig(false, false, LaneFaults.drainCrashes())) {
       Handler overtaken =
           (tx, e) -> {
             if (e.id().value().equals("step:k0:2") && !laterStepOfK0Committed(tx)) {
               throw new IllegalStateException("k0 step 2 fails until a later step has committed");
             }
-            record(tx, e);
+            KeyOrderRig.record(tx, e);
           };
       Consumer consumer =
           rig.consumer(
+                  rig.once(),
                   overtaken,
                   RetryPolicy.builder()
                       .maxAttempts(1_000)
                       .backoff(Duration.ofMillis(20), Duration.ofMillis(50))
                       .build())
               .build();
-      rig.publish();
-      rig.runUntil(consumer, KEYS * STEPS);
+      rig.publish(KEYS, 1, STEPS);
+      runUntil(rig, consumer, KEYS * STEPS);
       consumer.close();
 
       assertThat(rig.outOfOrder()).as("effects out of key order").isPositive();
     }
   }
 
-  @Test
-  void aRecordInBackoffKeepsItsPlaceWhileEveryOtherKeyFlows() {
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void aRecordInBackoffKeepsItsPlaceWhileEveryOtherKeyFlows(boolean mariaDb) {
     AtomicBoolean failing = new AtomicBoolean(true);
     List<String> attempts = new ArrayList<>();
-    try (Rig rig = new Rig(true, new OnceListener() {})) {
+    try (KafkaOrderedRig rig = rig(mariaDb, true, new dev.once.OnceListener() {})) {
       Consumer consumer =
           rig.consumer(
+                  rig.once(),
                   (tx, e) -> {
                     if (e.id().value().equals("step:k0:2") && failing.get()) {
                       synchronized (attempts) {
@@ -347,15 +191,15 @@ class KeyOrderTest {
                       }
                       throw new IllegalStateException("k0 step 2 fails until released");
                     }
-                    record(tx, e);
+                    KeyOrderRig.record(tx, e);
                   },
                   RetryPolicy.builder()
                       .maxAttempts(1_000)
                       .backoff(Duration.ofMillis(20), Duration.ofMillis(50))
                       .build())
               .build();
-      rig.publish();
-      rig.runUntil(consumer, (KEYS - 1) * STEPS + 1);
+      rig.publish(KEYS, 1, STEPS);
+      runUntil(rig, consumer, (KEYS - 1) * STEPS + 1);
       await("k0 step 2 retried")
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -365,7 +209,7 @@ class KeyOrderTest {
                 }
               });
 
-      assertThat(rig.steps("k0")).as("k0 ran step 1, its later steps wait behind step 2").isOne();
+      assertThat(steps(rig, "k0")).as("k0 ran step 1, its later steps wait behind step 2").isOne();
       assertThat(rig.effects()).isEqualTo((KEYS - 1) * STEPS + 1);
 
       failing.set(false);
@@ -377,9 +221,11 @@ class KeyOrderTest {
     }
   }
 
-  @Test
-  void kafkaDeliversInKeyOrderSoAnOrderedConsumerIsAccepted() {
-    try (TestDatabase db = TestDatabase.embedded();
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void kafkaDeliversInKeyOrderSoAnOrderedConsumerIsAccepted(boolean mariaDb) {
+    try (dev.once.test.TestDatabase db =
+            mariaDb ? dev.once.test.TestDatabase.mariadb() : dev.once.test.TestDatabase.embedded();
         KafkaTransport kafka = Broker.transport().build()) {
       String dest = PipelineNames.unique("accepted");
       Once once = Flow.once(db, kafka, dest);
@@ -388,9 +234,8 @@ class KeyOrderTest {
           once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build();
       assertThat(
               db.count(
-                  "SELECT count(*) FROM once_queue_binding WHERE in_key_order AND destination = '"
-                      + dest
-                      + "'"))
+                  "SELECT count(*) FROM once_queue_binding WHERE in_key_order AND destination = ?",
+                  dest))
           .as("the group's key lane is declared in Once's database, in key order")
           .isOne();
       consumer.close();

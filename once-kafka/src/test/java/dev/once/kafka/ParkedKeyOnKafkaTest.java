@@ -1,45 +1,50 @@
 package dev.once.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.ConfigurationException;
 import dev.once.Consumer;
 import dev.once.DeadLetterFilter;
-import dev.once.Event;
-import dev.once.EventId;
+import dev.once.Handler;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.ReceivedEvent;
-import dev.once.Relay;
 import dev.once.RetentionPolicy;
-import dev.once.RetryPolicy;
+import dev.once.jdbc.Dialects;
+import dev.once.jdbc.JdbcDialect;
+import dev.once.jdbc.JdbcQueue;
 import dev.once.spi.Delivery;
 import dev.once.spi.InDatabaseAck;
 import dev.once.spi.Transport;
 import dev.once.test.TestDatabase;
+import dev.once.testkit.KeyOrderRig;
 import dev.once.testkit.LaneFaults;
+import dev.once.testkit.LaneFaults.LaneWrites;
 import dev.once.testkit.LaneFaults.Wrapped;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.UnaryOperator;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An ordered consumer on Kafka whose key's head is dead-lettered: the key parks in Once's database,
  * the key's later records are diverted into its lane ({@code once_queue}) and run from there, in
- * order, after a replay or a discard of the head; every other key flows. Checked as {@code
- * KeyOrderTest} checks: each effect records its key's step, and {@link KeyOrderTest#OUT_OF_ORDER}
- * counts effects that do not follow their key's previous one by exactly one step (a gap, a repeat,
- * a step back).
+ * order, after a replay or a discard of the head; every other key flows. Each run goes on both of
+ * Once's databases (PostgreSQL, and the local MariaDB: {@code mariaDb = true}). Checked with
+ * testkit's {@link KeyOrderRig}: each effect records its key's step, and {@link
+ * KeyOrderRig#OUT_OF_ORDER} counts effects that do not follow their key's previous one by exactly
+ * one step (a gap, a repeat, a step back).
  */
 class ParkedKeyOnKafkaTest {
   private static final int KEYS = 6;
@@ -64,182 +69,81 @@ class ParkedKeyOnKafkaTest {
     }
   }
 
-  private static final class Rig implements AutoCloseable {
-    final TestDatabase db = TestDatabase.embedded();
-    final String dest = PipelineNames.unique("parked");
-    final KafkaTransport kafka =
-        Broker.transport()
-            .maxNackDelay(Duration.ofSeconds(2))
-            .leaveAfterIdle(Duration.ofSeconds(1))
-            .build();
-    final List<AutoCloseable> closing = new ArrayList<>();
-    final Once once;
-    Relay relay;
-
-    Rig(Transport transport, OnceListener listener, UnaryOperator<DataSource> wrap) {
-      db.execute(
-          "CREATE TABLE ordered_effect (n bigserial PRIMARY KEY, event_key text, step int"
-              + " NOT NULL)");
-      once =
-          Once.builder()
-              .dataSource(wrap == null ? db.dataSource() : wrap.apply(db.dataSource()))
-              .transport(transport == null ? kafka : transport)
-              .destinations(dest)
-              .relayIdleWait(Duration.ofMillis(50))
-              .confirmTimeout(Duration.ofSeconds(10))
-              .retention(RetentionPolicy.DEFAULT)
-              .listener(listener)
-              .build();
-      closing.add(once);
-      closing.add(kafka);
-    }
-
-    Consumer consumer(dev.once.Handler handler, boolean ordered) {
-      return consumer(handler, ordered, 1);
-    }
-
-    Consumer consumer(dev.once.Handler handler, boolean ordered, int maxAttempts) {
-      var b =
-          once.consumer("warehouse")
-              .subscribe(dest, handler)
-              .retry(
-                  RetryPolicy.builder()
-                      .maxAttempts(maxAttempts)
-                      .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
-                      .build())
-              .workers(4)
-              .batchSize(8)
-              .idleWait(Duration.ofMillis(50))
-              .batchLinger(Duration.ZERO);
-      Consumer c = (ordered ? b.ordered() : b).build();
-      closing.add(0, c);
-      return c;
-    }
-
-    void publish(int fromStep, int toStep) {
-      for (int s = fromStep; s <= toStep; s++) {
-        int step = s;
-        once.useTransaction(
-            tx -> {
-              for (int k = 0; k < KEYS; k++) {
-                String key = "k" + k;
-                tx.publish(Event.of(EventId.of("step", key, step), dest, key, "Step", "{}"));
-              }
-            });
-      }
-    }
-
-    void start(Consumer consumer) {
-      relay = once.newRelay();
-      closing.add(0, relay);
-      relay.start();
-      consumer.start();
-    }
-
-    void await(String what, java.util.concurrent.Callable<Boolean> done) {
-      org.awaitility.Awaitility.await(what)
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(20))
-          .until(done);
-    }
-
-    /** k0 parked behind its head, and its later records all waiting in the lane. */
-    void awaitParkedWithLane(int behind) {
-      await(
-          "k0 parked, " + behind + " in its lane, the other keys done",
-          () ->
-              count("SELECT count(*) FROM once_parked_key WHERE event_key = 'k0'") == 1
-                  && count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") >= behind
-                  && count("SELECT count(*) FROM ordered_effect WHERE event_key <> 'k0'")
-                      == (KEYS - 1) * STEPS);
-    }
-
-    long count(String sql, Object... params) {
-      return db.count(sql, params);
-    }
-
-    String stepsOf(String key) {
-      try (Connection c = db.dataSource().getConnection();
-          var ps =
-              c.prepareStatement(
-                  "SELECT coalesce(string_agg(step::text, ',' ORDER BY n), '') FROM ordered_effect"
-                      + " WHERE event_key = ?")) {
-        ps.setString(1, key);
-        try (var rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getString(1);
-        }
-      } catch (java.sql.SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    long effects() {
-      return count("SELECT count(*) FROM ordered_effect");
-    }
-
-    long outOfOrder() {
-      return count(KeyOrderTest.OUT_OF_ORDER);
-    }
-
-    @Override
-    public void close() {
-      for (AutoCloseable c : closing) {
-        try {
-          c.close();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }
-      db.close();
-    }
+  /** k0 parked behind its head, and its later records all waiting in the lane. */
+  private static void awaitParkedWithLane(KafkaOrderedRig rig, int behind) {
+    rig.await(
+        "k0 parked, " + behind + " in its lane, the other keys done",
+        () ->
+            rig.count("SELECT count(*) FROM once_parked_key WHERE event_key = 'k0'") == 1
+                && rig.count("SELECT count(*) FROM once_queue WHERE event_key = 'k0'") >= behind
+                && rig.count("SELECT count(*) FROM ordered_effect WHERE event_key <> 'k0'")
+                    == (KEYS - 1) * STEPS);
   }
 
   /** Fails {@link #POISON} while {@code poisoned} is set; records every other step. */
-  private static dev.once.Handler poisoning(AtomicBoolean poisoned) {
+  private static Handler poisoning(AtomicBoolean poisoned) {
     return (tx, e) -> {
       if (e.id().value().equals(POISON) && poisoned.get()) {
         throw new IllegalStateException("poison");
       }
-      KeyOrderTest.record(tx, e);
+      KeyOrderRig.record(tx, e);
     };
   }
 
-  private static String steps(int from, int to, int skip) {
-    List<String> s = new ArrayList<>();
-    for (int i = from; i <= to; i++) {
-      if (i != skip) {
-        s.add(String.valueOf(i));
-      }
-    }
-    return String.join(",", s);
-  }
-
-  @Test
-  void aPoisonParksOnlyItsKeyAndAReplayRunsTheHeadFirstThenTheRestInOrder() {
+  /**
+   * Also counted: a divert is one transaction of two statements (the lane check and the insert),
+   * whose insert is sent once for the batch on PostgreSQL and once per record on MariaDB (which
+   * cannot send an INSERT … SELECT as a bulk batch); a park takes the head's place in the park's
+   * statement on PostgreSQL, from a placeholder row on MariaDB (two statements more).
+   */
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void aPoisonParksOnlyItsKeyAndAReplayRunsTheHeadFirstThenTheRestInOrder(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
-    try (Rig rig = new Rig(null, new OnceListener() {}, null)) {
-      Consumer consumer = rig.consumer(poisoning(poisoned), true);
-      rig.publish(1, STEPS);
+    LaneWrites writes = new LaneWrites();
+    AtomicLong parks = new AtomicLong();
+    AtomicLong placeholders = new AtomicLong();
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(
+            mariaDb,
+            new OnceListener() {},
+            t -> t,
+            ds ->
+                counting(
+                    writes.counting(ds),
+                    new Counted(ParkedKeyOnKafkaTest::isPark, parks),
+                    new Counted(
+                        sql -> sql.contains("INSERT INTO once_queue") && sql.contains("NULL"),
+                        placeholders)))) {
+      Consumer consumer = rig.consumer(poisoning(poisoned), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
 
       assertThat(rig.stepsOf("k0")).as("k0 stops before its head").isEqualTo("1,2,3");
       assertThat(rig.count("SELECT count(*) FROM once_queue WHERE event_key <> 'k0'"))
           .as("only k0 waits")
           .isZero();
       assertThat(rig.outOfOrder()).isZero();
+      assertThat(parks.get()).as("one park").isOne();
+      assertThat(placeholders.get()).as("placeholder rows").isEqualTo(mariaDb ? 1 : 0);
+      assertThat(writes.transactions()).as("diverts").isPositive();
+      assertThat(writes.statements()).as("statements").isEqualTo(2 * writes.transactions());
+      assertThat(writes.commits()).as("commits").isEqualTo(writes.transactions());
+      assertThat(writes.executions())
+          .as("statements sent")
+          .isEqualTo(mariaDb ? writes.transactions() + (STEPS - 4) : 2 * writes.transactions());
 
       poisoned.set(false);
-      assertThat(rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
+      assertThat(rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS, 0));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS, 0));
 
       // the lane is empty: k0's next records run straight from Kafka again
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      rig.publish(STEPS + 1, STEPS + 3);
+      rig.publish(KEYS, STEPS + 1, STEPS + 3);
       rig.await("three more", () -> rig.effects() == (long) KEYS * (STEPS + 3));
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS + 3, 0));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS + 3, 0));
       assertThat(rig.outOfOrder()).as("effects out of key order").isZero();
       assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
     }
@@ -250,42 +154,44 @@ class ParkedKeyOnKafkaTest {
    * it, so a replay of the parked head and the records behind it run (in order), instead of waiting
    * in a lane nobody reads.
    */
-  @Test
-  void aGroupMadeUnorderedStillDrainsTheLaneItWasLeftWith() {
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void aGroupMadeUnorderedStillDrainsTheLaneItWasLeftWith(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
-    try (Rig rig = new Rig(null, new OnceListener() {}, null)) {
-      Consumer ordered = rig.consumer(poisoning(poisoned), true);
-      rig.publish(1, STEPS);
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, new OnceListener() {})) {
+      Consumer ordered = rig.consumer(poisoning(poisoned), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(ordered);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       ordered.close();
 
       poisoned.set(false);
-      Consumer unordered = rig.consumer(poisoning(poisoned), false);
+      Consumer unordered = rig.consumer(poisoning(poisoned), false, 1);
       unordered.start();
-      assertThat(rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
+      assertThat(rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed")).hasSize(1);
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS, 0));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS, 0));
       assertThat(rig.count("SELECT count(*) FROM once_queue")).isZero();
       assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
     }
   }
 
-  @Test
-  void aDiscardOfTheHeadReleasesTheRestInOrder() {
-    try (Rig rig = new Rig(null, new OnceListener() {}, null)) {
-      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true);
-      rig.publish(1, STEPS);
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void aDiscardOfTheHeadReleasesTheRestInOrder(boolean mariaDb) {
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, new OnceListener() {})) {
+      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
 
       assertThat(
-              rig.once
+              rig.once()
                   .deadLetters()
                   .discard(DeadLetterFilter.open().event(POISON), "test", "obsolete"))
           .hasSize(1);
       rig.await("k0 released", () -> rig.effects() == (long) KEYS * STEPS - 1);
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS, 4));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS, 4));
       assertThat(rig.count("SELECT count(*) FROM once_queue")).isZero();
       assertThat(rig.count("SELECT count(*) FROM once_parked_key")).isZero();
     }
@@ -298,12 +204,12 @@ class ParkedKeyOnKafkaTest {
    * ack, twice (the record comes back and is diverted again: its second lane row is a DUPLICATE);
    * and in the drain, before a lane row's commit and after it.
    */
-  @Test
-  void crashesInEveryWindowOfTheLaneLoseNothingRepeatNothingAndKeepOrder() {
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void crashesInEveryWindowOfTheLaneLoseNothingRepeatNothingAndKeepOrder(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
     AtomicInteger crashed = new AtomicInteger();
-    java.util.concurrent.atomic.AtomicReference<TestDatabase> db =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<KafkaOrderedRig> rigRef = new AtomicReference<>();
     Set<String> dying = ConcurrentHashMap.newKeySet();
     dying.addAll(List.of("step:k0:6", "step:k0:9"));
     OnceListener crashes =
@@ -318,7 +224,8 @@ class ParkedKeyOnKafkaTest {
           @Override
           public void committed(List<ReceivedEvent> events) {
             if (has(events, POISON)
-                && db.get()
+                && rigRef
+                        .get()
                         .count(
                             "SELECT count(*) FROM once_dead_letter WHERE status = 'dead'"
                                 + " AND event_id = ?",
@@ -339,15 +246,17 @@ class ParkedKeyOnKafkaTest {
             }
           }
         };
-    KafkaTransport kafka = Broker.transport().maxNackDelay(Duration.ofSeconds(2)).build();
-    try (Rig rig =
-        new Rig(new Wrapped(kafka, r -> LaneFaults.dyingOnAckOf(r, dying)), crashes, null)) {
-      rig.closing.add(kafka);
-      db.set(rig.db);
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(
+            mariaDb,
+            crashes,
+            t -> new Wrapped(t, r -> LaneFaults.dyingOnAckOf(r, dying)),
+            ds -> ds)) {
+      rigRef.set(rig);
       Consumer consumer = rig.consumer(poisoning(poisoned), true, 3);
-      rig.publish(1, STEPS);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
       assertThat(crashed.get()).as("crashed before and after the park's commit").isEqualTo(2);
       assertThat(dying).as("both crashed after their divert's commit").isEmpty();
@@ -361,11 +270,11 @@ class ParkedKeyOnKafkaTest {
           .isOne();
 
       poisoned.set(false);
-      rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed");
+      rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
 
       assertThat(crashed.get()).as("crashed twice in the drain").isEqualTo(4);
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS, 0));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS, 0));
       assertThat(rig.outOfOrder()).as("out of order, repeated or lost").isZero();
       assertThat(rig.effects()).isEqualTo((long) KEYS * STEPS);
     }
@@ -381,8 +290,9 @@ class ParkedKeyOnKafkaTest {
    * worker of each dies after a commit and before its ack now and then; after the replay the key's
    * effects are still in order, once each.
    */
-  @Test
-  void twoProcessesShareTheLaneAndKeepTheKeysOrderThroughCrashes() {
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void twoProcessesShareTheLaneAndKeepTheKeysOrderThroughCrashes(boolean mariaDb) {
     AtomicBoolean poisoned = new AtomicBoolean(true);
     AtomicInteger batches = new AtomicInteger();
     OnceListener crashes =
@@ -394,82 +304,77 @@ class ParkedKeyOnKafkaTest {
             }
           }
         };
-    try (Rig rig = new Rig(null, crashes, null)) {
-      KafkaTransport second =
-          Broker.transport()
-              .maxNackDelay(Duration.ofSeconds(2))
-              .leaveAfterIdle(Duration.ofSeconds(1))
-              .build();
-      Once other =
-          Once.builder()
-              .dataSource(rig.db.dataSource())
-              .transport(second)
-              .destinations(rig.dest)
-              .confirmTimeout(Duration.ofSeconds(10))
-              .retention(RetentionPolicy.DEFAULT)
-              .listener(crashes)
-              .build();
-      rig.closing.add(second);
-      rig.closing.add(0, other);
+    try (KafkaOrderedRig rig = KafkaOrderedRig.on(mariaDb, crashes)) {
+      Once other = rig.join();
       Consumer first = rig.consumer(poisoning(poisoned), true, 3);
       Consumer alsoFirst =
-          other
-              .consumer("warehouse")
-              .subscribe(rig.dest, poisoning(poisoned))
-              .retry(
-                  RetryPolicy.builder()
-                      .maxAttempts(3)
-                      .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
-                      .build())
-              .workers(2)
-              .batchSize(8)
-              .idleWait(Duration.ofMillis(50))
-              .batchLinger(Duration.ZERO)
-              .ordered()
-              .build();
-      rig.closing.add(0, alsoFirst);
+          rig.closing(
+              rig.consumer(other, poisoning(poisoned), KeyOrderRig.fast(3)).workers(2).build());
       alsoFirst.start();
-      rig.publish(1, STEPS);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(first);
-      rig.awaitParkedWithLane(STEPS - 4);
+      awaitParkedWithLane(rig, STEPS - 4);
       assertThat(rig.stepsOf("k0")).isEqualTo("1,2,3");
 
       poisoned.set(false);
-      rig.once.deadLetters().replayKey("warehouse", "k0", "test", "fixed");
+      rig.once().deadLetters().replayKey("warehouse", "k0", "test", "fixed");
       rig.await("k0 done", () -> rig.effects() == (long) KEYS * STEPS);
       rig.await("lane empty", () -> rig.count("SELECT count(*) FROM once_queue") == 0);
-      rig.publish(STEPS + 1, STEPS + 2);
+      rig.publish(KEYS, STEPS + 1, STEPS + 2);
       rig.await("two more", () -> rig.effects() == (long) KEYS * (STEPS + 2));
 
       assertThat(batches.get()).as("crashes happened").isGreaterThanOrEqualTo(7);
-      assertThat(rig.stepsOf("k0")).isEqualTo(steps(1, STEPS + 2, 0));
+      assertThat(rig.stepsOf("k0")).isEqualTo(KeyOrderRig.steps(1, STEPS + 2, 0));
       assertThat(rig.outOfOrder()).as("out of order, repeated or lost").isZero();
     }
   }
 
+  /**
+   * A database whose queue dialect keeps no key lanes (here PostgreSQL's flavour over a queue that
+   * says so) refuses an ordered consumer on Kafka when it is built, naming the setting, the
+   * transport and the database.
+   */
   @Test
-  void anOrderedConsumerOnKafkaIsRefusedWhereOncesDatabaseIsMariaDb() {
-    try (TestDatabase db = TestDatabase.mariadb();
+  void anOrderedConsumerOnKafkaIsRefusedWhereOncesDatabaseKeepsNoLanes() {
+    try (TestDatabase db = TestDatabase.embedded();
         KafkaTransport kafka = Broker.transport().build()) {
       String dest = PipelineNames.unique("refused");
-      Once once = Flow.once(db, kafka, dest);
-      org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build())
-          .isInstanceOf(dev.once.ConfigurationException.class)
-          .hasMessageContaining("consumer.ordered")
-          .hasMessageContaining("kafka");
-      once.close();
+      var flavour = Dialects.postgresql().flavour();
+      try (Once once =
+          Once.builder()
+              .dataSource(db.dataSource())
+              .dialect(
+                  JdbcDialect.builder(flavour)
+                      .queue(
+                          new JdbcQueue(flavour) {
+                            @Override
+                            public boolean keepsLanes() {
+                              return false;
+                            }
+                          })
+                      .build())
+              .transport(kafka)
+              .destinations(dest)
+              .retention(RetentionPolicy.DEFAULT)
+              .build()) {
+        assertThatThrownBy(
+                () -> once.consumer("warehouse").subscribe(dest, (tx, e) -> {}).ordered().build())
+            .isInstanceOf(ConfigurationException.class)
+            .hasMessageContaining("consumer.ordered")
+            .hasMessageContaining("kafka")
+            .hasMessageContaining("postgresql has no lane");
+      }
     }
   }
 
   /** The broken twin: no lane, so the dead head's key runs on. The checker catches it. */
-  @Test
-  void theCheckerCatchesAnOrderedConsumerWithoutItsLane() {
-    KafkaTransport kafka = Broker.transport().maxNackDelay(Duration.ofSeconds(2)).build();
-    try (Rig rig = new Rig(new WithoutLane(kafka), new OnceListener() {}, null)) {
-      rig.closing.add(kafka);
-      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true);
-      rig.publish(1, STEPS);
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void theCheckerCatchesAnOrderedConsumerWithoutItsLane(boolean mariaDb) {
+    try (KafkaOrderedRig rig =
+        KafkaOrderedRig.on(mariaDb, new OnceListener() {}, WithoutLane::new, ds -> ds)) {
+      Consumer consumer = rig.consumer(poisoning(new AtomicBoolean(true)), true, 1);
+      rig.publish(KEYS, 1, STEPS);
       rig.start(consumer);
       rig.await("all but the poison", () -> rig.effects() == (long) KEYS * STEPS - 1);
       assertThat(rig.outOfOrder()).as("k0 ran past its dead head").isPositive();
@@ -480,8 +385,9 @@ class ParkedKeyOnKafkaTest {
    * The lane check is one statement per batch on the ordered path (a batch of fresh deliveries is
    * one group here: no poison, no crash), none on the unordered one.
    */
-  @Test
-  void theLaneCheckIsOneStatementPerBatchOrderedAndNoneUnordered() {
+  @ParameterizedTest(name = "mariaDb={0}")
+  @ValueSource(booleans = {false, true})
+  void theLaneCheckIsOneStatementPerBatchOrderedAndNoneUnordered(boolean mariaDb) {
     for (boolean ordered : new boolean[] {true, false}) {
       AtomicLong checks = new AtomicLong();
       AtomicLong batches = new AtomicLong();
@@ -492,9 +398,14 @@ class ParkedKeyOnKafkaTest {
               batches.incrementAndGet();
             }
           };
-      try (Rig rig = new Rig(null, groups, ds -> counting(ds, checks))) {
-        Consumer consumer = rig.consumer((tx, e) -> KeyOrderTest.record(tx, e), ordered);
-        rig.publish(1, STEPS);
+      try (KafkaOrderedRig rig =
+          KafkaOrderedRig.on(
+              mariaDb,
+              groups,
+              t -> t,
+              ds -> counting(ds, new Counted(ParkedKeyOnKafkaTest::isLaneCheck, checks)))) {
+        Consumer consumer = rig.consumer(KeyOrderRig::record, ordered, 1);
+        rig.publish(KEYS, 1, STEPS);
         rig.start(consumer);
         rig.await("all", () -> rig.effects() == (long) KEYS * STEPS);
         consumer.close();
@@ -508,35 +419,54 @@ class ParkedKeyOnKafkaTest {
     }
   }
 
-  /** {@code dataSource}, counting the statements that read the parked keys. */
-  private static DataSource counting(DataSource dataSource, AtomicLong checks) {
+  /** The park of a broker's head (not the lane's ordered ack, which parks by a join). */
+  private static boolean isPark(String sql) {
+    return sql.contains("INSERT INTO once_parked_key")
+        && (sql.contains("VALUES") || sql.contains("nextval"));
+  }
+
+  private static boolean isLaneCheck(String sql) {
+    return sql.contains("FROM once_parked_key p") && sql.contains("UNION ALL");
+  }
+
+  /** Statements prepared that {@code sql} matches, counted in {@code n}. */
+  private record Counted(Predicate<String> sql, AtomicLong n) {}
+
+  /** {@code dataSource}, counting the statements its connections prepare. */
+  private static DataSource counting(DataSource dataSource, Counted... counts) {
     return (DataSource)
         Proxy.newProxyInstance(
             DataSource.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
             (p, m, args) -> {
-              Object out = m.invoke(dataSource, args);
-              return out instanceof Connection c ? countingConnection(c, checks) : out;
+              Object out = invoke(m, dataSource, args);
+              return out instanceof Connection c ? countingConnection(c, counts) : out;
             });
   }
 
-  private static Connection countingConnection(Connection c, AtomicLong checks) {
+  private static Connection countingConnection(Connection c, Counted... counts) {
     return (Connection)
         Proxy.newProxyInstance(
             Connection.class.getClassLoader(),
             new Class<?>[] {Connection.class},
             (p, m, args) -> {
-              if (m.getName().startsWith("prepare")
-                  && args[0] instanceof String sql
-                  && sql.contains("FROM once_parked_key p")
-                  && sql.contains("UNION ALL")) {
-                checks.incrementAndGet();
+              if (m.getName().startsWith("prepare") && args[0] instanceof String sql) {
+                for (Counted counted : counts) {
+                  if (counted.sql().test(sql)) {
+                    counted.n().incrementAndGet();
+                  }
+                }
               }
-              try {
-                return m.invoke(c, args);
-              } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause();
-              }
+              return invoke(m, c, args);
             });
+  }
+
+  private static Object invoke(java.lang.reflect.Method m, Object target, Object[] args)
+      throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 }

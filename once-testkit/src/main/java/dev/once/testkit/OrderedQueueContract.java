@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * The part of {@link DialectContract} that checks the table queue's ordered claim and parked keys
  * ({@code once_parked_key}), through the statements the table queue runs for an ordered consumer:
  * {@link QueueDialect#claimInKeyOrder}, {@link QueueDialect#ackInKeyOrder}, and the releases a
- * replay ({@link QueueDialect#enqueueFor}) and a discard ({@code releaseParkedKey}) make.
+ * replay ({@link QueueDialect#enqueueFor}) and a discard ({@code releaseParkedKey}) make; and the
+ * key lane of an ordered group on a broker that orders by key ({@link QueueDialect#keepsLanes}).
  */
 interface OrderedQueueContract extends ContractFixture {
 
@@ -162,6 +163,62 @@ interface OrderedQueueContract extends ContractFixture {
         taken,
         "the parked key's rows after its release, in order, one at a time");
     assertEquals(0, count(c -> queue.depth(c, group)), "none left behind");
+  }
+
+  /**
+   * A key lane of an ordered group on a broker that orders by key (Kafka): a dead-lettered record
+   * that has no row parks its key with a place reserved ({@link QueueDialect#parkBrokerHead}, a
+   * second park changes nothing and nothing else is left in the queue); {@link
+   * QueueDialect#laneKeys} names the parked key with its head and a key with lane rows with "";
+   * rows put in the lane after the park wait; a replay puts the head back in its reserved place,
+   * before them, and the key's rows then run one at a time in order.
+   */
+  @Test
+  default void aBrokersParkedHeadKeepsItsPlaceBeforeTheRowsDivertedAfterIt() throws SQLException {
+    QueueDialect queue = dialect().queue();
+    assumeTrue(queue.keepsLanes(), dialect().name() + " keeps no key lanes");
+    String dest = unique("d");
+    String group = unique("g");
+    Instant now = now();
+    List<Event> k = keyed(dest, "k", 3);
+    List<Event> o = keyed(dest, "o", 1);
+    tx(
+        c -> {
+          queue.bind(c, dest, group);
+          queue.markInKeyOrder(c, dest, group);
+          deadLetter(c, group, k.get(0), 3);
+          queue.parkBrokerHead(c, group, k.get(0), now);
+          queue.parkBrokerHead(c, group, k.get(0), now);
+          return null;
+        });
+    assertEquals(0, count(c -> queue.depth(c, group)), "no row left by the park");
+    assertEquals(
+        Map.of("k", k.get(0).id().value()),
+        tx(c -> queue.laneKeys(c, dest, group, List.of("k", "o"))),
+        "the parked key, with its head");
+    tx(c -> queue.enqueueInLane(c, List.of(k.get(1), k.get(2), o.get(0)), group, now));
+    assertEquals(
+        Map.of("k", k.get(0).id().value(), "o", ""),
+        tx(c -> queue.laneKeys(c, dest, group, List.of("k", "o", "x"))),
+        "a parked key with its head, a key with lane rows with nothing");
+    QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
+    List<Delivery> other = claimed(claim);
+    assertEquals(ids(o.get(0)), ids(other), "the parked key's lane rows wait");
+    acked(other);
+
+    tx(
+        c -> {
+          resolve(c, group, k.get(0), "replayed");
+          return queue.enqueueFor(c, k.get(0), group, now);
+        });
+    List<String> taken = new java.util.ArrayList<>();
+    for (List<Delivery> next = claimed(claim); !next.isEmpty(); next = claimed(claim)) {
+      assertEquals(1, next.size(), "one row of the key at a time");
+      taken.addAll(ids(next));
+      acked(next);
+    }
+    assertEquals(ids(k.get(0), k.get(1), k.get(2)), taken, "the replayed head first, in order");
+    assertEquals(Map.of(), tx(c -> queue.laneKeys(c, dest, group, List.of("k", "o"))));
   }
 
   /** Acknowledges {@code deliveries} with the ordered acknowledgement. */

@@ -86,7 +86,8 @@ final class Lane {
               + ": the parked keys of an ordered consumer on a broker are kept in Once's database,"
               + " and "
               + context.dialect().name()
-              + " has no lane for them yet (PostgreSQL has)");
+              + " has no lane for them (its queue dialect keeps none: the standard one, on PostgreSQL,"
+              + " MariaDB and MySQL, does)");
     }
     return new Lane(context, config, byKey ? Mode.PARKED_KEYS : Mode.EVERY_MESSAGE);
   }

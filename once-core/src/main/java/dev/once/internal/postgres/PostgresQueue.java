@@ -14,10 +14,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The table queue on PostgreSQL: the standard one, with a batch of copies enqueued in one round
@@ -167,38 +164,7 @@ public class PostgresQueue extends JdbcQueue {
    */
   private static final String NEXT_QUEUE_ID = "nextval(pg_get_serial_sequence('once_queue', 'id'))";
 
-  /** The key lanes of ordered groups on a broker (docs/ORDERING.md, "Ordered on a broker"). */
-  @Override
-  public boolean keepsLanes() {
-    return true;
-  }
-
-  @Override
-  public Map<String, String> laneKeys(
-      Connection c, String destination, String consumerId, Collection<String> keys)
-      throws SQLException {
-    SqlList list = SqlList.of("text", new ArrayList<>(keys));
-    Map<String, String> hits = new HashMap<>();
-    sql.list(
-        c,
-        """
-        SELECT p.event_key, p.event_id FROM once_parked_key p
-         WHERE p.consumer_group = ? AND p.destination = ? AND %s
-        UNION ALL
-        SELECT DISTINCT q.event_key, '' FROM once_queue q
-         WHERE q.consumer_group = ? AND q.destination = ? AND q.in_key_order AND %s
-        """
-            .formatted(sql.in("p.event_key", list), sql.in("q.event_key", list)),
-        rs -> hits.merge(rs.getString(1), rs.getString(2), (a, b) -> a.isEmpty() ? b : a),
-        consumerId,
-        destination,
-        list,
-        consumerId,
-        destination,
-        list);
-    return hits;
-  }
-
+  /** The parked head's place from the sequence, in the park's one statement. */
   @Override
   public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
       throws SQLException {

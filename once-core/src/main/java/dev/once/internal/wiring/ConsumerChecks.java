@@ -74,8 +74,7 @@ final class ConsumerChecks {
               + "': transport "
               + transport.name()
               + " does not deliver in key order (ordered consumers run on the table queue, on"
-              + " RabbitMQ, on SQS FIFO queues, and on Kafka with Once's database on PostgreSQL,"
-              + " for now)");
+              + " RabbitMQ, on SQS FIFO queues and on Kafka)");
     }
     keyOrdered.mark(c.destination(), c.consumerId());
   }
