@@ -126,9 +126,11 @@ public final class DatabaseWaits {
 
   /**
    * {@code runner} whose transactions run with the network timeout (a framework's connection keeps
-   * it until its pool resets it: HikariCP does on return). The bounds of {@link #perTransaction()}
-   * are the transaction's to set, with its first statement (a consumer batch sets them with its
-   * markers: {@code StoreDialect#insertMarkers(Connection, TransactionWaits, String, List)}).
+   * it until its pool resets it: HikariCP does on return). Once's own runner does not need this: a
+   * {@link DataSourceTransactions} given these waits sets the timeout and puts it back. The bounds
+   * of {@link #perTransaction()} are the transaction's to set, with its first statement (a consumer
+   * batch sets them with its markers: {@code StoreDialect#insertMarkers(Connection,
+   * TransactionWaits, String, List)}).
    */
   public TransactionRunner bound(TransactionRunner runner) {
     if (timeouts.network().isZero()) {
@@ -164,9 +166,9 @@ public final class DatabaseWaits {
 
   /**
    * Sets the network timeout on {@code c} unless it has one as short; returns the one it had, or -1
-   * if it was left as it was.
+   * if it was left as it was (then {@link #restore} is not needed).
    */
-  private int limit(Connection c) throws SQLException {
+  int limit(Connection c) throws SQLException {
     if (timeouts.network().isZero()) {
       return -1;
     }
@@ -187,6 +189,11 @@ public final class DatabaseWaits {
       }
       return -1;
     }
+  }
+
+  /** Puts back the network timeout {@code c} had before {@link #limit} returned {@code before}. */
+  static void restore(Connection c, int before) throws SQLException {
+    c.setNetworkTimeout(DIRECT, before);
   }
 
   private Connection borrow(Connection c) throws SQLException {
@@ -236,7 +243,7 @@ public final class DatabaseWaits {
       if (method.getName().equals("close") && method.getParameterCount() == 0) {
         try {
           if (!c.isClosed()) {
-            c.setNetworkTimeout(DIRECT, before);
+            restore(c, before);
           }
         } catch (SQLException e) {
           // broken: the pool discards it

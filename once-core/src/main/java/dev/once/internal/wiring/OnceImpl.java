@@ -127,11 +127,11 @@ public final class OnceImpl implements Once {
     this.givenDataSource = dataSource;
     this.waits = DatabaseWaits.check(dataSource, dialect, timeouts, "once");
     this.dataSource = waits.bound(dataSource);
-    TransactionRunner runner =
+    // the default runner bounds its connections and puts them back itself, on the pool as given
+    this.transactions =
         transactions instanceof DataSourceTransactions
-            ? new DataSourceTransactions(this.dataSource)
-            : transactions;
-    this.transactions = waits.bound(runner);
+            ? new DataSourceTransactions(dataSource, waits)
+            : waits.bound(transactions);
     this.transport = transport;
     this.consumerChecks = new ConsumerChecks(transport, config, this.dataSource, dialect);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
