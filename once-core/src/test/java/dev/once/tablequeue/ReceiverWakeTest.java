@@ -4,17 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Event;
 import dev.once.EventId;
-import dev.once.jdbc.Dialect;
-import dev.once.jdbc.QueueDialect;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
 import dev.once.test.TestDatabase;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import dev.once.test.WakeCounting;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -87,7 +82,7 @@ class ReceiverWakeTest {
 
   private static TableQueueTransport queue(TestDatabase db, AtomicInteger claims) {
     return TableQueueTransport.builder(db.dataSource())
-        .dialect(countingClaims(db.dialect(), claims))
+        .dialect(WakeCounting.countingQueueCalls(db.dialect(), "claim", claims))
         .idleWait(IDLE)
         .build();
   }
@@ -138,59 +133,11 @@ class ReceiverWakeTest {
     queue.publish(batch, Duration.ofSeconds(5));
   }
 
-  /**
-   * Waits until every one of {@code threads} waits for a wake-up: in Object.wait under
-   * Wakeup.await.
-   */
   private static void awaitWaiting(List<Thread> threads) throws InterruptedException {
-    awaitTrue(
-        () ->
-            threads.stream()
-                .map(Thread::getStackTrace)
-                .allMatch(
-                    trace ->
-                        trace.length > 0
-                            && trace[0].getClassName().equals("java.lang.Object")
-                            && trace[0].getMethodName().startsWith("wait")
-                            && Arrays.stream(trace)
-                                .anyMatch(f -> f.getClassName().endsWith("Wakeup"))));
+    WakeCounting.awaitWaiting(threads, PROMPT);
   }
 
   private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + PROMPT.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waited %s", PROMPT).isLessThan(deadline);
-      Thread.sleep(5);
-    }
-  }
-
-  /** The dialect, its queue's claims counted. */
-  private static Dialect countingClaims(Dialect real, AtomicInteger claims) {
-    QueueDialect queue = real.queue();
-    QueueDialect counting =
-        proxy(
-            QueueDialect.class,
-            (p, m, args) -> {
-              if (m.getName().equals("claim")) {
-                claims.incrementAndGet();
-              }
-              return m.invoke(queue, args);
-            });
-    return proxy(
-        Dialect.class,
-        (p, m, args) -> m.getName().equals("queue") ? counting : m.invoke(real, args));
-  }
-
-  private static <T> T proxy(Class<T> type, InvocationHandler handler) {
-    InvocationHandler unwrapping =
-        (p, m, args) -> {
-          try {
-            return handler.invoke(p, m, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        };
-    return type.cast(
-        Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, unwrapping));
+    WakeCounting.awaitTrue(condition, PROMPT);
   }
 }

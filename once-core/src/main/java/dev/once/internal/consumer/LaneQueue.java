@@ -45,6 +45,7 @@ final class LaneQueue implements Transport, InDatabaseAck {
   private final QueueDialect queue;
   private final TransactionWaits waits;
   private final Clock clock;
+  private final Duration idle;
 
   /**
    * What idle receivers wait on. A {@link #wake} wakes one of them, not all: they compete for the
@@ -55,6 +56,12 @@ final class LaneQueue implements Transport, InDatabaseAck {
   private final Wakeup wakeup = new Wakeup();
 
   LaneQueue(ConsumerContext context) {
+    this(context, IDLE);
+  }
+
+  /** With another idle wait than {@link #IDLE}: tests that count who a wake-up gets going. */
+  LaneQueue(ConsumerContext context, Duration idle) {
+    this.idle = idle;
     this.dataSource = context.dataSource();
     this.dialect = context.dialect();
     this.queue = context.dialect().queue();
@@ -150,7 +157,7 @@ final class LaneQueue implements Transport, InDatabaseAck {
           got.sort(Comparator.comparingLong(d -> (Long) d.handle()));
           return got;
         }
-        wakeup.await(seen, Duration.ofNanos(Math.min(left, IDLE.toNanos())));
+        wakeup.await(seen, Duration.ofNanos(Math.min(left, idle.toNanos())));
       }
     }
 
