@@ -166,6 +166,20 @@ public final class DeadLetterStore implements DeadLetters {
    */
   private OptionalLong resolveOne(
       DeadLetter d, String action, String actor, String why, ParkedKey wholeKey) {
+    try {
+      return Conflicts.retry(dialect, () -> resolveOnce(d, action, actor, why, wholeKey));
+    } catch (SQLException e) {
+      throw new StoreException("resolve dead letter " + d.id(), e);
+    }
+  }
+
+  /**
+   * One try of {@link #resolveOne}: a deadlock with live consumers (seen on MariaDB while an
+   * ordered consumer ran the keys beside the one replayed) rolls it back whole, and it runs again.
+   */
+  private OptionalLong resolveOnce(
+      DeadLetter d, String action, String actor, String why, ParkedKey wholeKey)
+      throws SQLException {
     String status = action.equals("replay") ? "replayed" : "discarded";
     Replay inThisTransaction = d.isRelay() ? null : inDatabaseReplay();
     Instant now = clock.instant();
@@ -209,8 +223,6 @@ public final class DeadLetterStore implements DeadLetters {
         Jdbc.rollbackQuietly(c);
         throw e;
       }
-    } catch (SQLException e) {
-      throw new StoreException("resolve dead letter " + d.id(), e);
     }
     return OptionalLong.of(dropped);
   }

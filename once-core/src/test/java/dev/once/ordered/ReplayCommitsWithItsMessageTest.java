@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -55,11 +56,11 @@ class ReplayCommitsWithItsMessageTest {
             .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
 
         poisoned.set(false);
-        dataSource.failing.set(true);
+        dataSource.refuse(Integer.MAX_VALUE, "XX000");
         assertThatThrownBy(
                 () -> run.once.deadLetters().replay(DeadLetterFilter.open(), "test", "fixed"))
             .isInstanceOf(StoreException.class);
-        dataSource.failing.set(false);
+        dataSource.refuse(0, null);
 
         assertThat(db.count("SELECT count(*) FROM once_queue WHERE event_id = 'step:k0:2'"))
             .as("the head's message, written by the replay that failed")
@@ -83,11 +84,65 @@ class ReplayCommitsWithItsMessageTest {
   }
 
   /**
-   * While {@link #failing}, a transaction that wrote to a dead-letter table fails at its commit;
-   * every other commit (the queue's own, the consumer's) goes through.
+   * A replay that a deadlock rolls back (seen on MariaDB while the ordered consumer ran the keys
+   * beside the one replayed: the operator's command failed with SQLState 40001) runs again as a
+   * whole and resolves the key; with the retry removed, the replay throws and the key stays parked.
+   */
+  @Test
+  void aReplayRolledBackByADeadlockRunsAgainAndReleasesTheKey() {
+    try (TestDatabase db = TestDatabase.embedded()) {
+      FailingDeadLetterCommits dataSource = new FailingDeadLetterCommits(db.dataSource());
+      try (KeyedSteps run = new KeyedSteps(db, dataSource, null, null)) {
+        AtomicBoolean poisoned = new AtomicBoolean(true);
+        Consumer consumer =
+            run.consumer(
+                    (tx, e) -> {
+                      if (poisoned.get() && e.id().value().equals("step:k0:2")) {
+                        throw new IllegalStateException("poison");
+                      }
+                      KeyedSteps.record(tx, e);
+                    },
+                    KeyedSteps.fast(1))
+                .workers(2)
+                .ordered()
+                .build();
+        run.publish(2, 4);
+        run.runUntil(consumer, 8 - 3);
+        org.awaitility.Awaitility.await("k0 parked")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
+
+        poisoned.set(false);
+        dataSource.refuse(2, "40001");
+        assertThat(run.once.deadLetters().replay(DeadLetterFilter.open(), "test", "fixed"))
+            .hasSize(1);
+        assertThat(dataSource.refused).as("commits refused as deadlocks").hasValue(2);
+        assertThat(db.count("SELECT count(*) FROM once_dead_letter_action"))
+            .as("one action recorded, not one per try")
+            .isEqualTo(1);
+
+        run.runUntil(consumer, 8);
+        consumer.close();
+        assertThat(run.steps("k0")).containsExactly(1, 2, 3, 4);
+        assertThat(run.outOfOrder()).isZero();
+        assertThat(db.count("SELECT count(*) FROM once_parked_key")).isZero();
+      }
+    }
+  }
+
+  /**
+   * The next {@link #refuse} commits of a transaction that wrote to a dead-letter table fail with
+   * the given SQLState; every other commit (the queue's own, the consumer's) goes through.
    */
   private static final class FailingDeadLetterCommits extends ForwardingDataSource {
-    final AtomicBoolean failing = new AtomicBoolean();
+    private final AtomicInteger toRefuse = new AtomicInteger();
+    private volatile String state;
+    final AtomicInteger refused = new AtomicInteger();
+
+    void refuse(int commits, String sqlState) {
+      state = sqlState;
+      toRefuse.set(commits);
+    }
 
     FailingDeadLetterCommits(DataSource delegate) {
       super(delegate);
@@ -108,8 +163,11 @@ class ReplayCommitsWithItsMessageTest {
                     && sql.contains("once_dead_letter")) {
                   touched.set(true);
                 }
-                if (method.getName().equals("commit") && touched.get() && failing.get()) {
-                  throw new SQLException("commit refused by the test", "XX000");
+                if (method.getName().equals("commit")
+                    && touched.get()
+                    && toRefuse.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                  refused.incrementAndGet();
+                  throw new SQLException("commit refused by the test", state);
                 }
                 if (List.of("commit", "rollback").contains(method.getName())) {
                   touched.set(false);
