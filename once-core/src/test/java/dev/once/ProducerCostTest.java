@@ -15,6 +15,7 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashSet;
@@ -22,6 +23,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * What {@code tx.publish} costs a producer transaction against the raw INSERT a team would write:
@@ -373,7 +376,7 @@ class ProducerCostTest {
     }
 
     private Object onConnection(Object target, Method m, Object[] args) throws Throwable {
-      if (m.getName().equals("commit") && mine()) {
+      if (m.getName().equals("commit") && mine() && inTransaction((Connection) target)) {
         commits.incrementAndGet();
       }
       if (m.getName().equals("createArrayOf") && mine()) {
@@ -390,6 +393,15 @@ class ProducerCostTest {
         return proxy(Statement.class, s, this::onStatement);
       }
       return result;
+    }
+
+    /**
+     * Whether the server holds a transaction open on {@code c}: a {@code commit()} when it does not
+     * (a statement ended it) sends nothing, and pgjdbc knows it from the server's last answer.
+     */
+    private static boolean inTransaction(Connection c) throws SQLException {
+      return !c.isWrapperFor(BaseConnection.class)
+          || c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;
     }
 
     /** A {@code pg_notify} statement: counted as any other, and as a notification of the outbox. */

@@ -253,6 +253,14 @@ public class JdbcStore implements StoreDialect {
   }
 
   @Override
+  public void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
+    if (!ids.isEmpty()) {
+      markSent(c, ids, sentAt);
+    }
+    c.commit();
+  }
+
+  @Override
   public void markPublishFailed(Connection c, long id, String error, Instant nextAttemptAt)
       throws SQLException {
     sql.update(

@@ -118,6 +118,14 @@ public interface StoreDialect {
   void markSent(Connection c, List<Long> ids, Instant sentAt) throws SQLException;
 
   /**
+   * Ends a relay batch: marks the rows with these ids (possibly none) sent at {@code sentAt} and
+   * commits {@code c}'s transaction. The standard store runs {@link #markSent} and then commits; a
+   * store may send both in one round trip (PostgreSQL does: the commit is half of a relay batch's
+   * wait on the database after the broker's confirms).
+   */
+  void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException;
+
+  /**
    * Puts off row {@code id}, which no consumer is bound to receive yet, until {@code
    * nextAttemptAt}, with {@code error} kept and no attempt counted.
    */

@@ -96,6 +96,29 @@ public class PostgresStore extends JdbcStore {
             .formatted(outboxRowColumns(), hold);
   }
 
+  /**
+   * A relay batch's end in one round trip: the confirmed rows marked sent and the commit, two
+   * statements of one string (pgjdbc sends them with one {@code Sync}; an error in the first skips
+   * the second, and the batch rolls back as it would). The server answers that no transaction is
+   * open, which pgjdbc reads: the {@code commit()} after it sends nothing.
+   */
+  private static final String MARK_SENT_AND_COMMIT =
+      """
+      UPDATE once_outbox SET sent_at = ? WHERE id = ANY (?::bigint[]);
+      COMMIT
+      """;
+
+  @Override
+  public void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
+    if (!ids.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(MARK_SENT_AND_COMMIT)) {
+        PostgresFlavour.SQL.bind(ps, sentAt, ids.toArray(new Long[0]));
+        ps.execute();
+      }
+    }
+    c.commit();
+  }
+
   private static final String INSERT_MARKERS =
       """
       INSERT INTO once_inbox (consumer_id, event_id)

@@ -145,9 +145,11 @@ public final class RelayImpl implements Relay {
       }
       once.listener().published(confirmed.stream().map(Row::event).toList());
       confirmed.forEach(r -> unbound.published(r.event().destination()));
-      markSent(c, confirmed);
       markFailed(c, rows, result);
-      c.commit();
+      // the confirmed rows marked sent and the commit: one round trip where the store can
+      dialect
+          .store()
+          .markSentAndCommit(c, confirmed.stream().map(Row::id).toList(), config.clock().instant());
       if (inDatabase != null) {
         inDatabase.publishedInTransaction();
       }
@@ -242,14 +244,6 @@ public final class RelayImpl implements Relay {
       log.warn("relay: parked outbox row {} that does not decode: {}", row.id(), row.malformed());
     }
     return good;
-  }
-
-  private void markSent(Connection c, List<Row> confirmed) throws SQLException {
-    if (confirmed.isEmpty()) {
-      return;
-    }
-    List<Long> ids = confirmed.stream().map(Row::id).toList();
-    dialect.store().markSent(c, ids, config.clock().instant());
   }
 
   /**
