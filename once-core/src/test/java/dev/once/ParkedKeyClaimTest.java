@@ -57,7 +57,7 @@ class ParkedKeyClaimTest {
       throws SQLException {
     parkOneKeyBehindOthers(db, "g", BEHIND);
     parkOneKeyBehindOthers(db, "clean", 0);
-    vacuumClean(db);
+    Vacuum.untilClean(db, "ANALYZE", "once_queue");
     String plan = explainClaim(db, "g");
     String clean = explainClaim(db, "clean");
     System.out.println("ordered claim, " + BEHIND + " rows behind a parked key:\n" + plan);
@@ -194,46 +194,6 @@ class ParkedKeyClaimTest {
       queue.ackInKeyOrder(c, List.of((Long) head.get(0).handle()), past);
       c.commit();
     }
-  }
-
-  /**
-   * VACUUM ANALYZE on the queue until no dead row version is left. The dead versions of the parked
-   * key's rows stay in the ready index until VACUUM removes them, and it cannot while a transaction
-   * older than them runs anywhere on the database: on a shared server (someone's bench, another
-   * test run) the claim read the dead entries too (131 buffers against 43, seen on this machine).
-   * Such a transaction ends, so VACUUM runs again until its cutoff has passed them; a transaction
-   * that never ends leaves the measure meaningless: skipped with one line, failed in CI.
-   */
-  private static void vacuumClean(TestDatabase db) {
-    long[] kept = {0};
-    try {
-      org.awaitility.Awaitility.await("VACUUM removing once_queue's dead rows")
-          .atMost(java.time.Duration.ofSeconds(60))
-          .pollInterval(java.time.Duration.ofMillis(200))
-          .until(() -> (kept[0] = vacuumKeeping(db)) == 0);
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      dev.once.test.Services.notHere(
-          kept[0]
-              + " dead rows of once_queue not removable for 60 s: a transaction stays open on the"
-              + " server, and a claim's reads cannot be measured beside it");
-    }
-  }
-
-  /** One VACUUM (VERBOSE, ANALYZE) of the queue: the dead row versions it could not remove yet. */
-  private static long vacuumKeeping(TestDatabase db) throws SQLException {
-    Pattern notRemovable = Pattern.compile("(\\d+) are dead but not yet removable");
-    long kept = 0;
-    try (Connection c = db.dataSource().getConnection();
-        java.sql.Statement st = c.createStatement()) {
-      st.execute("VACUUM (VERBOSE, ANALYZE) once_queue");
-      for (java.sql.SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-        Matcher m = notRemovable.matcher(w.getMessage());
-        while (m.find()) {
-          kept += Long.parseLong(m.group(1));
-        }
-      }
-    }
-    return kept;
   }
 
   /** The ordered claim's plan, run, in the engine's transaction (rolled back). */
