@@ -100,7 +100,7 @@ class LaneIngestCostTest {
   }
 
   @Test
-  void oneTransactionWithOneBatchedStatementPerBatchReceived() {
+  void oneTransactionWithOneStatementPerBatchReceived() {
     LaneWrites lane = new LaneWrites();
     try (TestDatabase db = TestDatabase.embedded();
         OrderedRig rig =
