@@ -100,6 +100,10 @@ final class HandPipeline implements AutoCloseable {
    */
   double endToEnd() throws Exception {
     start();
+    broker.awaitConsumers(BenchTables.C_IN, s.workers());
+    if (shape == Shape.TWO_HOPS) {
+      broker.awaitConsumers(BenchTables.C_DISPATCH, s.workers());
+    }
     Producers.fullSpeed(this::produce, s.producers(), s.producerBatch(), 1, s.events());
     await(s.events());
     return timings.eps(1, s.events() + 1L);
