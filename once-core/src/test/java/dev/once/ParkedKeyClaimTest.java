@@ -57,7 +57,7 @@ class ParkedKeyClaimTest {
       throws SQLException {
     parkOneKeyBehindOthers(db, "g", BEHIND);
     parkOneKeyBehindOthers(db, "clean", 0);
-    db.execute("VACUUM ANALYZE once_queue");
+    Vacuum.untilClean(db, "ANALYZE", "once_queue");
     String plan = explainClaim(db, "g");
     String clean = explainClaim(db, "clean");
     System.out.println("ordered claim, " + BEHIND + " rows behind a parked key:\n" + plan);

@@ -22,6 +22,14 @@ public final class Services {
             + "): start it with '"
             + startWith
             + "'";
+    notHere(message);
+  }
+
+  /**
+   * A test that cannot run on this machine now, for the reason given: skipped with that line
+   * outside CI, failed in CI. Never returns normally.
+   */
+  public static void notHere(String message) {
     if ("true".equals(System.getenv("CI"))) {
       Assertions.fail(message);
     }
