@@ -22,6 +22,8 @@
 //   --log info: the root log level (default: Logback's DEBUG, as the yardstick runs; a service logs
 //     at INFO, and HikariCP's DEBUG lines cost Once far more than the hand-written code).
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
+//   --amqp URI: the RabbitMQ to use (default amqp://guest:guest@127.0.0.1:5672/); give a vhost of
+//     your own (…:5672/NAME) when other benches share the broker.
 // One run at a time per schema: every run drops its schema (hw, as the yardstick; --schema NAME for
 // another), and the backends' CPU is read by application name (e2e, or e2e_NAME).
 // Run from a clone after install: java -cp 'once-app/target/lib/*' bench/handwritten-probe/E2EProbe.java --mode once --n 20000 --count true
@@ -39,7 +41,7 @@ public class E2EProbe {
   static String mode = "hand"; static int n = 20000, producers = 4, workers = 4, batch = 32, relayBatch = 200;
   static double rate = 0; static boolean count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
   // a schema of its own, so that nothing here touches what other tools keep in the database
-  static String schema = "hw", DB; // --schema: several probes side by side, each in its own schema
+  static String schema = "hw", DB, AMQP = "amqp://guest:guest@127.0.0.1:5672/"; // --schema: several probes side by side, each in its own schema
   static final String EX = "hw.orders", Q = "hw.orders.c";
 
   public static void main(String[] a) throws Exception {
@@ -54,6 +56,7 @@ public class E2EProbe {
         case "--count" -> count = Boolean.parseBoolean(a[i + 1]);
         case "--pool" -> extraPool = Integer.parseInt(a[i + 1]);
         case "--schema" -> schema = a[i + 1];
+        case "--amqp" -> AMQP = a[i + 1];
         case "--log" -> ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
             .setLevel(ch.qos.logback.classic.Level.toLevel(a[i + 1]));
         default -> throw new IllegalArgumentException(a[i]);
@@ -69,7 +72,7 @@ public class E2EProbe {
     HikariDataSource ds = new HikariDataSource();
     ds.setJdbcUrl(DB); ds.setMaximumPoolSize(producers + workers + extraPool);
     setup(ds);
-    ConnectionFactory f = new ConnectionFactory(); f.setUri("amqp://guest:guest@127.0.0.1:5672");
+    ConnectionFactory f = new ConnectionFactory(); f.setUri(AMQP);
     if (!mode.equals("handdb") && !mode.equals("oncetable")) try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
       ch.exchangeDeclare(EX, "topic", true);
       ch.queueDeclare(Q, true, false, false, Map.of("x-queue-type", "quorum"));
@@ -168,7 +171,7 @@ public class E2EProbe {
   }
 
   static AutoCloseable once(javax.sql.DataSource ds, boolean pipeline) {
-    RabbitTransport rabbit = RabbitTransport.builder().uri("amqp://guest:guest@127.0.0.1:5672/").build();
+    RabbitTransport rabbit = RabbitTransport.builder().uri(AMQP).build();
     ONCE = Once.builder().dataSource(ds).transport(rabbit).destinations("hw-orders").build();
     if (!pipeline) return () -> { ONCE.close(); rabbit.close(); };
     ONCE.consumer("hw-c").subscribe("hw-orders", (tx, e) ->

@@ -171,6 +171,7 @@ class BenchE2eCommandTest {
       assertThat(json.get(field)).as(field).isNotNull();
       assertThat(json.get(field).asDouble()).as(field).isPositive();
     }
+    assertThat(json.get("ceiling_c_void").isBoolean()).as("ceiling_c_void").isTrue();
     assertThat(json.get("duplicate_effects").asLong()).isZero();
     assertThat(json.get("ceiling_c_duplicate_effects").asLong()).isZero();
     assertThat(json.get("hops").asInt()).isEqualTo(hops);

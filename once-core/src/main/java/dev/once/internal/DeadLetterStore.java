@@ -303,13 +303,7 @@ public final class DeadLetterStore implements DeadLetters {
 
   private static void redeliverIn(Connection c, DeadLetter d, Replay replay) throws SQLException {
     if (replay.redeliverInTransaction(c, d.event(), d.consumerId()) == 0) {
-      throw new OnceException(
-          "replay of event "
-              + d.event().id()
-              + " for consumer "
-              + d.consumerId()
-              + " refused: the consumer is not bound to "
-              + d.event().destination());
+      throw replayOf(d, "refused: the consumer is not bound to " + d.event().destination());
     }
   }
 
@@ -325,26 +319,18 @@ public final class DeadLetterStore implements DeadLetters {
             .capability(Replay.class)
             .orElseThrow(
                 () ->
-                    new OnceException(
-                        "replay of event "
-                            + d.event().id()
-                            + " for consumer "
-                            + d.consumerId()
-                            + " refused: "
-                            + transport.name()
-                            + " cannot publish to one consumer group"));
+                    replayOf(
+                        d,
+                        "refused: " + transport.name() + " cannot publish to one consumer group"));
     PublishResult r = replay.redeliver(d.event(), d.consumerId(), CONFIRM_TIMEOUT);
     if (!r.isConfirmed(0)) {
-      throw new OnceException(
-          "replay of event "
-              + d.event().id()
-              + " for consumer "
-              + d.consumerId()
-              + " was not confirmed by "
-              + transport.name()
-              + ": "
-              + r.failures().get(0));
+      throw replayOf(d, "was not confirmed by " + transport.name() + ": " + r.failures().get(0));
     }
+  }
+
+  private static OnceException replayOf(DeadLetter d, String what) {
+    return new OnceException(
+        "replay of event " + d.event().id() + " for consumer " + d.consumerId() + " " + what);
   }
 
   @Override

@@ -3,8 +3,8 @@ package dev.once.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.once.test.ChildJvm;
 import dev.once.test.TestDatabase;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -51,14 +51,8 @@ class KilledByPoisonTest {
   }
 
   private static Process start(String url) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            HaltingConsumer.class.getName(),
-            url,
-            Integer.toString(MAX_ATTEMPTS))
+            ChildJvm.command(HaltingConsumer.class, url, Integer.toString(MAX_ATTEMPTS)))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();

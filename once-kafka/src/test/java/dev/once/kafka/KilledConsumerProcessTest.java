@@ -9,11 +9,11 @@ import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.ReceivedEvent;
+import dev.once.test.ChildJvm;
 import dev.once.test.TestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,18 +102,10 @@ class KilledConsumerProcessTest {
   }
 
   private static Process startChild(TestDatabase db) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String jdbc = TestDatabase.embeddedUrl() + "&currentSchema=" + db.schema();
     return new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            KillableConsumer.class.getName(),
-            jdbc,
-            Broker.bootstrap(),
-            DEST,
-            "warehouse",
-            "effects")
+            ChildJvm.command(
+                KillableConsumer.class, jdbc, Broker.bootstrap(), DEST, "warehouse", "effects"))
         .redirectErrorStream(true)
         .start();
   }

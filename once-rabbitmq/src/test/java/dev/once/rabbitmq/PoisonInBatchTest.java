@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.Event;
 import dev.once.EventId;
 import dev.once.Once;
+import dev.once.test.ChildJvm;
 import dev.once.test.TestDatabase;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -77,15 +77,12 @@ class PoisonInBatchTest {
   }
 
   private static Process start(String jdbc) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            PoisonInBatchConsumer.class.getName(),
-            jdbc,
-            Broker.uri(vhost),
-            Integer.toString(MAX_ATTEMPTS))
+            ChildJvm.command(
+                PoisonInBatchConsumer.class,
+                jdbc,
+                Broker.uri(vhost),
+                Integer.toString(MAX_ATTEMPTS)))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();

@@ -221,6 +221,71 @@ interface OrderedQueueContract extends ContractFixture {
     assertEquals(Map.of(), tx(c -> queue.laneKeys(c, dest, group, List.of("k", "o"))));
   }
 
+  /**
+   * A batch put into the lane of a broker's ordered group ({@link QueueDialect#enqueueInLane}, one
+   * statement for the batch on PostgreSQL) comes back from the ordered claim in list order (ids
+   * ascending) and each event whole: its key (none too), payload and headers — a trace context,
+   * values an array literal would have to escape, none. A group not bound in key order gets no row.
+   */
+  @Test
+  default void aLaneBatchComesBackInOrderAndEachEventWhole() throws SQLException {
+    QueueDialect queue = dialect().queue();
+    assumeTrue(queue.ordersByKey(), dialect().name() + " has no ordered table-queue claim");
+    String dest = unique("d");
+    String group = unique("g");
+    Instant now = now();
+    Map<String, String> traced = new java.util.LinkedHashMap<>();
+    traced.put("tracestate", "vendor=1");
+    traced.put("traceparent", DialectContract.TRACEPARENT);
+    Map<String, String> awkward = new java.util.LinkedHashMap<>();
+    awkward.put("quote", "say \"hi\"");
+    awkward.put("back\\slash", "C:\\dir\\");
+    awkward.put("array-like", "{\"a,b\",NULL}");
+    awkward.put("null-word", "NULL");
+    awkward.put("empty", "");
+    List<Event> batch =
+        List.of(
+            laneEvent(dest, "k1", traced, 0),
+            laneEvent(dest, null, Map.of(), 1),
+            laneEvent(dest, "k2", awkward, 2),
+            laneEvent(dest, "k3", Map.of("x", "1"), 3));
+    int[] written =
+        tx(
+            c -> {
+              queue.bind(c, dest, group);
+              queue.markInKeyOrder(c, dest, group);
+              return queue.enqueueInLane(c, batch, group, now);
+            });
+    assertEquals(List.of(1, 1, 1, 1), java.util.Arrays.stream(written).boxed().toList());
+    List<Delivery> got =
+        claimed(new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60)));
+    assertEquals(ids(batch.toArray(new Event[0])), ids(got), "the batch's rows in list order");
+    for (int i = 0; i < batch.size(); i++) {
+      Event sent = batch.get(i);
+      Event back = got.get(i).event();
+      assertEquals(sent.key(), back.key(), "key of event " + i);
+      assertEquals(sent.type(), back.type(), "type of event " + i);
+      assertEquals(sent.headers(), back.headers(), "headers of event " + i);
+      assertEquals(
+          new String(sent.payload(), StandardCharsets.UTF_8),
+          new String(back.payload(), StandardCharsets.UTF_8),
+          "payload of event " + i);
+    }
+    int[] unbound =
+        tx(c -> queue.enqueueInLane(c, List.of(laneEvent(dest, "k4", Map.of(), 4)), "none", now));
+    assertEquals(List.of(0), java.util.Arrays.stream(unbound).boxed().toList(), "no lane");
+  }
+
+  private Event laneEvent(String destination, String key, Map<String, String> headers, int i) {
+    return new Event(
+        new EventId(unique("lane") + "-" + i),
+        destination,
+        key,
+        "Step",
+        ("{\"step\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+        headers);
+  }
+
   /** Acknowledges {@code deliveries} with the ordered acknowledgement. */
   private void acked(List<Delivery> deliveries) throws SQLException {
     List<Long> ids = deliveries.stream().map(h -> (Long) h.handle()).toList();

@@ -49,6 +49,13 @@ interface HandBroker extends AutoCloseable {
 
   HandReceiver receiver(String destination, String group) throws IOException;
 
+  /**
+   * Waits until the {@code consumers} receivers of {@code destination} can all receive (on Kafka:
+   * the group stable, every partition assigned), so that a run's clock does not time a group's
+   * join.
+   */
+  default void awaitConsumers(String destination, int consumers) throws Exception {}
+
   @Override
   void close();
 

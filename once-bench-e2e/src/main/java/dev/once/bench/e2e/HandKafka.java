@@ -99,6 +99,12 @@ final class HandKafka implements HandBroker {
   }
 
   @Override
+  public void awaitConsumers(String destination, int consumers) throws Exception {
+    KafkaGroups.awaitSettled(
+        bootstrap, topic(destination), partitions, consumers, Duration.ofSeconds(60));
+  }
+
+  @Override
   public HandReceiver receiver(String destination, String group) {
     java.util.Properties p = new java.util.Properties();
     p.put("bootstrap.servers", bootstrap);

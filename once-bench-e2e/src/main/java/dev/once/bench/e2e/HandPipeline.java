@@ -99,7 +99,7 @@ final class HandPipeline implements AutoCloseable {
    * commit to the last effect committed.
    */
   double endToEnd() throws Exception {
-    start();
+    startSettled();
     Producers.fullSpeed(this::produce, s.producers(), s.producerBatch(), 1, s.events());
     await(s.events());
     return timings.eps(1, s.events() + 1L);
@@ -121,10 +121,25 @@ final class HandPipeline implements AutoCloseable {
    * returns the rate achieved. Their latencies: {@link #timings()}.
    */
   double paced(long first, long n, double rate) throws Exception {
-    start();
+    startSettled();
     double achieved = Producers.paced(this::produce, s.latencyProducers(), first, n, rate);
     await(first - 1 + n);
     return achieved;
+  }
+
+  /**
+   * Starts relays and consumers and waits until every consumer can receive (on Kafka: its group
+   * stable, every partition assigned), so that a measured run does not time the joins.
+   */
+  private void startSettled() throws Exception {
+    boolean joining = !started;
+    start();
+    if (joining) {
+      broker.awaitConsumers(BenchTables.C_IN, s.workers());
+      if (shape == Shape.TWO_HOPS) {
+        broker.awaitConsumers(BenchTables.C_DISPATCH, s.workers());
+      }
+    }
   }
 
   private void start() {

@@ -88,6 +88,7 @@ final class OnceE2e {
       List<AutoCloseable> running = new ArrayList<>();
       try (Once once = build(env, transport, timings, tracing.tracing())) {
         start(once, s, hops, linger, running);
+        awaitGroups(env, hops);
         long n = s.events();
         RunCost cost = RunCost.start(env.dataSource(), timings);
         java.util.Map<String, Long> sqsBefore = env.onSqs() ? env.sqsRequests().snapshot() : null;
@@ -187,6 +188,27 @@ final class OnceE2e {
       builder.listener(l);
     }
     return builder.build();
+  }
+
+  /**
+   * On Kafka, waits until the consumer group of each hop holds every partition (one member: Once
+   * has one Kafka consumer per group and process), as ceiling C waits for its own: the clock does
+   * not time a join.
+   */
+  private static void awaitGroups(BenchEnv env, int hops) throws Exception {
+    if (!env.transportName().equals("kafka")) {
+      return;
+    }
+    List<String> destinations =
+        hops == 2 ? List.of(BenchTables.IN, BenchTables.E2E_DISPATCH) : List.of(BenchTables.IN);
+    for (String destination : destinations) {
+      KafkaGroups.awaitSettled(
+          env.bootstrap(),
+          BenchEnv.RABBIT_PREFIX + destination,
+          BenchEnv.KAFKA_PARTITIONS,
+          1,
+          java.time.Duration.ofSeconds(60));
+    }
   }
 
   static void start(

@@ -135,10 +135,20 @@ public class PostgresFlavour implements SqlFlavour {
   @Override
   public int bindHeaders(PreparedStatement ps, int index, Map<String, String> headers)
       throws SQLException {
-    byte[] trace = PackedTraceparent.pack(headers.get(Tracing.TRACEPARENT));
-    ps.setObject(index, flat(headers, trace == null ? null : Tracing.TRACEPARENT));
+    byte[] trace = packedTrace(headers);
+    ps.setObject(index, storedHeaders(headers, trace));
     ps.setBytes(index + 1, trace);
     return index + 2;
+  }
+
+  /** The {@link #TRACE_COLUMN} of {@code headers}: their traceparent packed, or null. */
+  static byte[] packedTrace(Map<String, String> headers) {
+    return PackedTraceparent.pack(headers.get(Tracing.TRACEPARENT));
+  }
+
+  /** The text array of {@code headers}, whose {@link #packedTrace} is {@code trace}. */
+  static String[] storedHeaders(Map<String, String> headers, byte[] trace) {
+    return flat(headers, trace == null ? null : Tracing.TRACEPARENT);
   }
 
   /** The text array, then the packed trace context when the row has one. */
