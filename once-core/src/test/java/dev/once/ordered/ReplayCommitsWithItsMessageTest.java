@@ -37,24 +37,7 @@ class ReplayCommitsWithItsMessageTest {
       FailingDeadLetterCommits dataSource = new FailingDeadLetterCommits(db.dataSource());
       try (KeyedSteps run = new KeyedSteps(db, dataSource, null, null)) {
         AtomicBoolean poisoned = new AtomicBoolean(true);
-        Consumer consumer =
-            run.consumer(
-                    (tx, e) -> {
-                      if (poisoned.get() && e.id().value().equals("step:k0:2")) {
-                        throw new IllegalStateException("poison");
-                      }
-                      KeyedSteps.record(tx, e);
-                    },
-                    KeyedSteps.fast(1))
-                .workers(2)
-                .ordered()
-                .build();
-        run.publish(2, 4);
-        run.runUntil(consumer, 8 - 3);
-        org.awaitility.Awaitility.await("k0 parked")
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
-
+        Consumer consumer = parkK0(db, run, poisoned);
         poisoned.set(false);
         dataSource.refuse(Integer.MAX_VALUE, "XX000");
         assertThatThrownBy(
@@ -94,24 +77,7 @@ class ReplayCommitsWithItsMessageTest {
       FailingDeadLetterCommits dataSource = new FailingDeadLetterCommits(db.dataSource());
       try (KeyedSteps run = new KeyedSteps(db, dataSource, null, null)) {
         AtomicBoolean poisoned = new AtomicBoolean(true);
-        Consumer consumer =
-            run.consumer(
-                    (tx, e) -> {
-                      if (poisoned.get() && e.id().value().equals("step:k0:2")) {
-                        throw new IllegalStateException("poison");
-                      }
-                      KeyedSteps.record(tx, e);
-                    },
-                    KeyedSteps.fast(1))
-                .workers(2)
-                .ordered()
-                .build();
-        run.publish(2, 4);
-        run.runUntil(consumer, 8 - 3);
-        org.awaitility.Awaitility.await("k0 parked")
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
-
+        Consumer consumer = parkK0(db, run, poisoned);
         poisoned.set(false);
         dataSource.refuse(2, "40001");
         assertThat(run.once.deadLetters().replay(DeadLetterFilter.open(), "test", "fixed"))
@@ -128,6 +94,31 @@ class ReplayCommitsWithItsMessageTest {
         assertThat(db.count("SELECT count(*) FROM once_parked_key")).isZero();
       }
     }
+  }
+
+  /**
+   * Keys k0 and k1, four steps each, through an ordered consumer of two workers whose handler fails
+   * k0's step 2 while {@code poisoned}: returns once k0 is parked behind it (k1 run, k0's step 1).
+   */
+  private static Consumer parkK0(TestDatabase db, KeyedSteps run, AtomicBoolean poisoned) {
+    Consumer consumer =
+        run.consumer(
+                (tx, e) -> {
+                  if (poisoned.get() && e.id().value().equals("step:k0:2")) {
+                    throw new IllegalStateException("poison");
+                  }
+                  KeyedSteps.record(tx, e);
+                },
+                KeyedSteps.fast(1))
+            .workers(2)
+            .ordered()
+            .build();
+    run.publish(2, 4);
+    run.runUntil(consumer, 8 - 3);
+    org.awaitility.Awaitility.await("k0 parked")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> db.count("SELECT count(*) FROM once_parked_key") == 1);
+    return consumer;
   }
 
   /**
