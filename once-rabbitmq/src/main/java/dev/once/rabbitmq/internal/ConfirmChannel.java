@@ -91,20 +91,26 @@ final class ConfirmChannel {
     current = confirms;
     try {
       long now = System.currentTimeMillis();
-      for (int i = 0; i < batch.size(); i++) {
-        if (broken) {
-          confirms.notSent(i, "channel closed while publishing: " + closeReason);
-          continue;
+      // the whole batch into the connection's buffer, then one socket write (not one a message)
+      BatchFlushes.hold();
+      try {
+        for (int i = 0; i < batch.size(); i++) {
+          if (broken) {
+            confirms.notSent(i, "channel closed while publishing: " + closeReason);
+            continue;
+          }
+          String routingKey =
+              routingKeys == null ? MessageCodec.routingKey(batch.get(i)) : routingKeys.get(i);
+          send(
+              confirms,
+              i,
+              batch.get(i),
+              exchanges.get(i),
+              routingKey,
+              codec.properties(batch.get(i), now));
         }
-        String routingKey =
-            routingKeys == null ? MessageCodec.routingKey(batch.get(i)) : routingKeys.get(i);
-        send(
-            confirms,
-            i,
-            batch.get(i),
-            exchanges.get(i),
-            routingKey,
-            codec.properties(batch.get(i), now));
+      } finally {
+        flush(confirms);
       }
       PublishResult result = confirms.await(timeout, batch.size());
       broken |= confirms.timedOut();
@@ -126,6 +132,16 @@ final class ConfirmChannel {
     try {
       channel.basicPublish(exchange, routingKey, true, props, event.payload());
     } catch (IOException | RuntimeException e) {
+      broken = true;
+      confirms.channelLost("publish failed: " + e, false);
+    }
+  }
+
+  /** Sends what the batch buffered; a failed write loses the batch's unanswered messages. */
+  private void flush(BatchConfirms confirms) {
+    try {
+      BatchFlushes.release();
+    } catch (IOException e) {
       broken = true;
       confirms.channelLost("publish failed: " + e, false);
     }

@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.RecoveryDelayHandler;
+import com.rabbitmq.client.impl.FrameHandlerFactory;
 import com.rabbitmq.client.impl.recovery.RecordedBinding;
 import com.rabbitmq.client.impl.recovery.RecordedExchange;
 import com.rabbitmq.client.impl.recovery.RecordedQueue;
@@ -43,8 +44,15 @@ public final class Connections implements AutoCloseable {
     this.factory = factory(config, outages);
   }
 
-  private static ConnectionFactory factory(RabbitConfig config, ClientOutages outages) {
-    ConnectionFactory f = new ConnectionFactory();
+  static ConnectionFactory factory(RabbitConfig config, ClientOutages outages) {
+    ConnectionFactory f =
+        new ConnectionFactory() {
+          @Override
+          protected synchronized FrameHandlerFactory createFrameHandlerFactory()
+              throws IOException {
+            return BatchFlushes.wrap(super.createFrameHandlerFactory());
+          }
+        };
     try {
       f.setUri(config.uri());
     } catch (Exception e) {
