@@ -15,13 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The real RabbitMQ at 127.0.0.1:5672 and its {@code rabbitmqctl}. Tests run in a virtual host of
  * their own, deleted afterwards, so destructive commands stay within it where RabbitMQ allows.
  */
-final class Broker {
+public final class Broker {
   private static final AtomicInteger counter = new AtomicInteger();
 
   private Broker() {}
 
   /** Skips the test when no broker listens (fails in CI, where .ci/run starts it). */
-  static void require() {
+  public static void require() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 5672), 1_000);
     } catch (IOException e) {

@@ -7,14 +7,13 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.once.Event;
 import dev.once.EventId;
+import dev.once.rabbitmq.Broker;
 import dev.once.rabbitmq.RabbitConfig;
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.PublishResult;
-import dev.once.test.Services;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ class BatchFlushesTest {
 
   @Test
   void aBatchGoesToTheSocketInOneWrite() throws Exception {
-    requireBroker();
+    Broker.require();
     RabbitConfig config =
         RabbitTransport.builder().uri("amqp://guest:guest@127.0.0.1:5672/").config();
     ConnectionFactory factory = Connections.factory(config, new ClientOutages(config.safeUri()));
@@ -71,18 +70,6 @@ class BatchFlushesTest {
           .as("socket writes for a batch of %d messages, %d bytes", BATCH, sent)
           .isLessThanOrEqualTo((int) (sent / BUFFER) + 1);
       channel.close();
-    }
-  }
-
-  private static void requireBroker() {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", 5672), 1_000);
-    } catch (IOException e) {
-      Services.unavailable(
-          "RabbitMQ",
-          "127.0.0.1:5672",
-          e,
-          "rabbitmq-server -detached && rabbitmqctl await_startup");
     }
   }
 
