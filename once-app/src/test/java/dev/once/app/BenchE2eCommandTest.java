@@ -116,10 +116,10 @@ class BenchE2eCommandTest {
     requireRabbit();
     String vhost = "once-bench-e2e-m-" + ProcessHandle.current().pid();
     RabbitVhosts.create(vhost);
-    try (TestDatabase db = TestDatabase.mariadb()) {
+    try (TestDatabase db = TestDatabase.empty("mariadb")) {
       JsonNode json =
           e2eOn(
-              MariaDbCommandsTest.emptied(db),
+              MariaDbCommandsTest.urlOf(db),
               "rabbitmq",
               "amqp://guest:guest@127.0.0.1:5672/" + vhost,
               "--hops",
