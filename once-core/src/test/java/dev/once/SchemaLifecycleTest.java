@@ -106,7 +106,8 @@ class SchemaLifecycleTest {
   /**
    * Runs {@code check} for every version from {@code first} to {@code last}, three at a time: each
    * on a database of its own, so they are independent, and most of each one's time is the server's
-   * (DDL, commits), not this JVM's. The first failure fails the test, naming its version.
+   * (DDL, commits), not this JVM's. The first failure (in version order) fails the test, naming its
+   * version.
    */
   private static void eachVersion(int first, int last, IntConsumer check) {
     ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -114,7 +115,15 @@ class SchemaLifecycleTest {
       List<Future<?>> runs = new ArrayList<>();
       for (int k = first; k <= last; k++) {
         int version = k;
-        runs.add(pool.submit(() -> check.accept(version)));
+        runs.add(
+            pool.submit(
+                () -> {
+                  try {
+                    check.accept(version);
+                  } catch (RuntimeException e) { // a store's failure, named by its version
+                    throw new AssertionError("from V" + version + ": " + e, e);
+                  }
+                }));
       }
       for (Future<?> run : runs) {
         run.get();
