@@ -19,6 +19,9 @@
 //   --mode oncetable: Once on its table queue as its README shows it (TableQueueTransport on the same
 //     data source, enqueueInProducerTransaction(true) where the build has it, one newRelay(),
 //     workers(4)); no RabbitMQ involved.
+//   --mode producersrelay / onceproducersrelay: the producers alone in the other shape of issue #42
+//     item 3, a relay in their process: raw producers beside the two hand-written relays, against
+//     Once's producers beside two of its relays (a queue bound to Once's exchange, no consumer).
 //   --log info: the root log level (default: Logback's DEBUG, as the yardstick runs; a service logs
 //     at INFO, and HikariCP's DEBUG lines cost Once far more than the hand-written code).
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
@@ -85,6 +88,8 @@ public class E2EProbe {
       case "handdb" -> handDb(count ? Counting.wrap(ds) : ds);
       case "oncetable" -> onceTable(count ? Counting.wrap(ds) : ds);
       case "producers" -> () -> {};
+      case "producersrelay" -> handRelays(count ? Counting.wrap(ds) : ds, f); // raw producers + the 2 hand-written relays, no consumer
+      case "onceproducersrelay" -> onceRelays(count ? Counting.wrap(ds) : ds, f); // Once's producers + 2 relays, no consumer
       default -> throw new IllegalArgumentException(mode);
     };
     Thread.sleep(2000);
@@ -96,7 +101,7 @@ public class E2EProbe {
     ps.shutdown(); ps.awaitTermination(1, TimeUnit.HOURS);
     double produced = (System.nanoTime() - t0) / 1e9;
     double done = produced;
-    if (!mode.endsWith("producers")) {
+    if (!mode.contains("producers")) {
       try (java.sql.Connection c = ds.getConnection(); PreparedStatement st = c.prepareStatement("SELECT count(*) FROM hw_effects")) {
         while (true) {
           ResultSet rs = st.executeQuery(); rs.next();
@@ -111,7 +116,7 @@ public class E2EProbe {
     String counts = count ? Counting.report(n) : "";
     String lat = "", dup = "0";
     try (java.sql.Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-      if (!mode.endsWith("producers")) {
+      if (!mode.contains("producers")) {
         ResultSet rs = st.executeQuery("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT extract(epoch FROM e.at - o.at) * 1000 AS ms FROM hw_effects e JOIN hw_orders o USING (order_id)) x");
         rs.next(); lat = String.format(" p50_ms=%.1f p99_ms=%.1f", rs.getDouble(1), rs.getDouble(2));
         rs = st.executeQuery("SELECT count(*) - count(DISTINCT order_id) FROM hw_effects"); rs.next(); dup = rs.getString(1);
@@ -241,6 +246,31 @@ public class E2EProbe {
         c.commit();
       }
     } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
+  }
+
+  // The producers with a relay in their process and no consumer (issue #42 item 3, second shape): the
+  // hand-written relays, or Once's two with a queue bound to its exchange (else every row is
+  // unroutable and stays pending, retried).
+  static AutoCloseable handRelays(javax.sql.DataSource ds, ConnectionFactory f) throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    com.rabbitmq.client.Connection conn = f.newConnection();
+    for (int r0 = 0; r0 < 2; r0++) { final int r = r0; threads.add(new Thread(() -> relay(ds, conn, stop), "hand-relay-" + r)); }
+    threads.forEach(Thread::start);
+    return () -> { stop.set(true); for (Thread t : threads) t.join(5000); conn.close(); };
+  }
+
+  static AutoCloseable onceRelays(javax.sql.DataSource ds, ConnectionFactory f) throws Exception {
+    RabbitTransport rabbit = RabbitTransport.builder().uri(AMQP).build();
+    try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
+      String ex = rabbit.exchangeName("hw-orders");
+      ch.exchangeDeclare(ex, "topic", true);
+      ch.queueDeclare(Q + ".once", true, false, false, Map.of("x-queue-type", "quorum"));
+      ch.queueBind(Q + ".once", ex, "#"); ch.queuePurge(Q + ".once");
+    }
+    ONCE = Once.builder().dataSource(ds).transport(rabbit).destinations("hw-orders").build();
+    ONCE.newRelay().start(); ONCE.newRelay().start();
+    return () -> { ONCE.close(); rabbit.close(); };
   }
 
   static AutoCloseable hand(javax.sql.DataSource ds, ConnectionFactory f) throws Exception {

@@ -30,6 +30,7 @@ class BenchFaultsCommandTest {
     assertThat(phase(json, "crash_0.2").get("crashes").asLong()).isPositive();
     assertThat(phase(json, "none").get("crashes").asLong()).isZero();
     assertThat(json.get("faults_ratio").get("crash_0.2").asDouble()).isPositive();
+    assertThat(json.has("out_of_order")).as("an unordered run checks no key order").isFalse();
   }
 
   @Test
@@ -79,6 +80,10 @@ class BenchFaultsCommandTest {
     assertOneLine(
         Cli.run("bench", "faults", "--crash-rates", "0,0.9"),
         "--crash-rates must be between 0 and 0.5, was 0.9");
+    assertOneLine(
+        Cli.run("bench", "faults", "--ordered", "--transport", "sqs"),
+        "--ordered is refused with --transport sqs: a standard SQS queue hands a key's messages"
+            + " to competing receivers in no order; use --transport sqs-fifo");
   }
 
   private static void assertOneLine(Cli.Run run, String message) {

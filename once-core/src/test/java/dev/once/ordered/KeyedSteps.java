@@ -16,10 +16,16 @@ import dev.once.spi.Transport;
 import dev.once.tablequeue.TableQueueTransport;
 import dev.once.test.TestDatabase;
 import dev.once.testkit.SettableClock;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The ordering checker's rig: {@code keys} keys of {@code steps} events each, published step by
@@ -69,9 +75,12 @@ final class KeyedSteps implements AutoCloseable {
                 + " (n BIGINT AUTO_INCREMENT PRIMARY KEY, event_key VARCHAR(50), step INT NOT NULL)"
             : "CREATE TABLE ordered_effect"
                 + " (n bigserial PRIMARY KEY, event_key text, step int NOT NULL)");
+    // A worker that crashes hands its deliveries back at once: the timeout only decides when a
+    // batch that is merely slow is taken for a crashed one. At 500 ms a loaded machine made that
+    // happen, and each such redelivery may count an attempt of a healthy event.
     TableQueueTransport.Builder queue =
         TableQueueTransport.builder(dataSource)
-            .visibilityTimeout(Duration.ofMillis(500))
+            .visibilityTimeout(Duration.ofSeconds(10))
             .clock(clock);
     this.transport = (queueDialect == null ? queue : queue.dialect(queueDialect)).build();
     this.once =
@@ -199,14 +208,86 @@ final class KeyedSteps implements AutoCloseable {
   void runUntil(Consumer consumer, long effects) {
     Relay relay = once.newRelay();
     consumer.start();
-    await("effects = " + effects)
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(5))
-        .until(
-            () -> {
-              relay.runOnce();
-              return effects() >= effects;
-            });
+    try {
+      await("effects = " + effects)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(5))
+          .until(
+              () -> {
+                relay.runOnce();
+                return effects() >= effects;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(e.getMessage() + "; what holds it back:\n" + state(), e);
+    }
+  }
+
+  /**
+   * Where a run that did not finish stands: effects, unsent outbox rows, the queue's first rows
+   * (due in how many ms by the rig's clock), parked keys, dead letters and counted attempts.
+   */
+  String state() {
+    long now = clock.instant().toEpochMilli();
+    return String.join(
+        "\n",
+        "effects "
+            + effects()
+            + ", unsent outbox rows "
+            + db.count("SELECT count(*) FROM once_outbox WHERE sent_at IS NULL")
+            + ", queue rows "
+            + db.count("SELECT count(*) FROM once_queue"),
+        "queue (id, event, deliveries, parked, due in ms): "
+            + rows(
+                "SELECT id, event_id, delivery_count, parked, visible_at FROM once_queue"
+                    + " ORDER BY parked, id",
+                r ->
+                    r.getLong(1)
+                        + " "
+                        + r.getString(2)
+                        + " "
+                        + r.getInt(3)
+                        + " "
+                        + r.getBoolean(4)
+                        + " "
+                        + (r.getTimestamp(5).getTime() - now)),
+        "parked keys: "
+            + rows(
+                "SELECT event_key, event_id FROM once_parked_key",
+                r -> r.getString(1) + " at " + r.getString(2)),
+        "dead letters: "
+            + rows(
+                "SELECT event_id, status, attempts, error_class FROM once_dead_letter",
+                r ->
+                    r.getString(1)
+                        + " "
+                        + r.getString(2)
+                        + " after "
+                        + r.getInt(3)
+                        + " "
+                        + r.getString(4)),
+        "attempts: "
+            + rows(
+                "SELECT event_id, attempts, error_class FROM once_attempt ORDER BY attempts DESC",
+                r -> r.getString(1) + " " + r.getInt(2) + " " + r.getString(3)));
+  }
+
+  private interface Row {
+    String of(ResultSet r) throws SQLException;
+  }
+
+  /** The first 12 rows of {@code sql}, one {@code row} each. */
+  private String rows(String sql, Row row) {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet r = st.executeQuery(sql)) {
+      while (r.next() && out.size() < 12) {
+        out.add(row.of(r));
+      }
+    } catch (SQLException e) {
+      return "(not read: " + e + ")";
+    }
+    return out.toString();
   }
 
   @Override

@@ -72,7 +72,9 @@ final class BenchOptions {
 
   @Option(
       names = "--ordered",
-      description = "Once's consumers ordered by key (ConsumerBuilder.ordered()).")
+      description =
+          "Once's consumers ordered by key (ConsumerBuilder.ordered()); refused with --transport"
+              + " sqs (standard queues keep no order: sqs-fifo does).")
   boolean ordered;
 
   @Option(names = "--json", description = "Print the results as one JSON object on stdout.")
@@ -106,6 +108,11 @@ final class BenchOptions {
                   : "--transport must be 'table' or 'rabbitmq', was '")
               + name
               + "'");
+    }
+    if (settings.ordered() && name.equals("sqs")) {
+      throw new UserError(
+          "--ordered is refused with --transport sqs: a standard SQS queue hands a key's messages"
+              + " to competing receivers in no order; use --transport sqs-fifo");
     }
     if (name.equals("rabbitmq")) {
       transport.checkedAmqp(); // before ceiling A, not after it

@@ -23,7 +23,11 @@ import picocli.CommandLine.Option;
           + " for 3 s in turn through a TCP proxy, each time the pipeline has worked for --fault-interval-ms since it"
           + " recovered from the last such fault.",
       "Prints faults_ratio = throughput under faults / throughput without, per phase, and the"
-          + " duplicate effects counted in the tables (exit 1 if any). See docs/PERFORMANCE.md."
+          + " duplicate effects counted in the tables (exit 1 if any). See docs/PERFORMANCE.md.",
+      "With --ordered the orders share keys (about 10 steps a key; each key belongs to one"
+          + " producer thread, which commits its steps in order) and every phase counts the"
+          + " first hop's effects out of their key's order, out_of_order: a decrease, a repeat or"
+          + " a gap (exit 1 if any). Without --ordered order is not checked and not reported."
     })
 public final class FaultsCommand implements Callable<Integer> {
   @Mixin BenchOptions options;

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class E2eTimings implements OnceListener {
   private final String firstDestination;
   private final String finalConsumer;
+  private final boolean orderInId;
   private final Map<Long, Long> produced = new ConcurrentHashMap<>();
   private final Map<Long, Long> effected = new ConcurrentHashMap<>();
   private final Map<Long, Long> confirmed = new ConcurrentHashMap<>();
@@ -31,8 +32,26 @@ final class E2eTimings implements OnceListener {
    * @param finalConsumer the consumer whose commit is the last effect of an order
    */
   E2eTimings(String firstDestination, String finalConsumer) {
+    this(firstDestination, finalConsumer, false);
+  }
+
+  /**
+   * As above; {@code orderInId}: the order id is the last part of the event id ({@code
+   * bench-paid:n}, and the ids every hop derives from it end the same), not the key: an ordered
+   * run's orders share keys ({@link KeySteps}).
+   */
+  E2eTimings(String firstDestination, String finalConsumer, boolean orderInId) {
     this.firstDestination = firstDestination;
     this.finalConsumer = finalConsumer;
+    this.orderInId = orderInId;
+  }
+
+  private long order(String key, dev.once.EventId id) {
+    if (!orderInId) {
+      return Long.parseLong(key);
+    }
+    String v = id.value();
+    return Long.parseLong(v.substring(v.lastIndexOf(':') + 1));
   }
 
   @Override
@@ -40,7 +59,7 @@ final class E2eTimings implements OnceListener {
     long now = System.nanoTime();
     for (Event e : events) {
       if (e.destination().equals(firstDestination)) {
-        produced.putIfAbsent(Long.parseLong(e.key()), now);
+        produced.putIfAbsent(order(e.key(), e.id()), now);
       }
     }
   }
@@ -51,7 +70,7 @@ final class E2eTimings implements OnceListener {
     long now = System.nanoTime();
     for (Event e : events) {
       if (e.destination().equals(firstDestination)) {
-        confirmed.putIfAbsent(Long.parseLong(e.key()), now);
+        confirmed.putIfAbsent(order(e.key(), e.id()), now);
       }
     }
   }
@@ -61,7 +80,7 @@ final class E2eTimings implements OnceListener {
     long now = System.nanoTime();
     for (ReceivedEvent e : batch) {
       if (e.consumerId().equals(finalConsumer)) {
-        received.putIfAbsent(Long.parseLong(e.key()), now);
+        received.putIfAbsent(order(e.key(), e.id()), now);
       }
     }
   }
@@ -110,7 +129,7 @@ final class E2eTimings implements OnceListener {
     long now = System.nanoTime();
     for (ReceivedEvent e : events) {
       if (e.consumerId().equals(finalConsumer)) {
-        effected.putIfAbsent(Long.parseLong(e.key()), now);
+        effected.putIfAbsent(order(e.key(), e.id()), now);
       }
     }
   }

@@ -11,7 +11,6 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,7 +26,10 @@ import java.util.Set;
  * cut through a TCP proxy, or the endpoint stalled for 3 s, in turn: one such fault each time the
  * pipeline has worked for the interval since it recovered from the last one (see {@link
  * Disturber}). {@code faults_ratio} of a phase is its throughput over the throughput without
- * faults; every phase counts its duplicate effects from the tables.
+ * faults; every phase counts its duplicate effects from the tables. With {@code --ordered} the
+ * orders share keys ({@link KeySteps}: about ten steps a key, each key's steps published in order)
+ * and every phase also counts the first hop's effects out of their key's order; the second hop's
+ * consumer is unordered, as in {@code bench e2e --ordered}.
  */
 public final class FaultsBench {
   /** The crash rates of a run; 0 is the phase every ratio is taken against. */
@@ -58,10 +60,19 @@ public final class FaultsBench {
       long disturbances,
       long effects,
       long duplicateEffects,
+      Long outOfOrder,
       Map<String, Object> deliveries) {
     String name() {
       return fault.equals("crash") ? "crash_" + crashRate : fault;
     }
+  }
+
+  /**
+   * What producer {@code producer} of an ordered run publishes, in its order: {@link
+   * KeySteps#orders}, or a broken twin's.
+   */
+  interface Publishing {
+    long[] orders(KeySteps keys, int producer);
   }
 
   private FaultsBench() {}
@@ -79,6 +90,19 @@ public final class FaultsBench {
       int warmup,
       PrintStream progress)
       throws Exception {
+    return run(env, rates, seed, interval, warmup, progress, KeySteps::orders);
+  }
+
+  /** As above; an ordered run's producers publish what {@code publishing} gives them. */
+  static BenchResult run(
+      BenchEnv env,
+      List<Double> rates,
+      long seed,
+      Duration interval,
+      int warmup,
+      PrintStream progress,
+      Publishing publishing)
+      throws Exception {
     checkRates(rates);
     BenchSettings s = env.settings();
     progress.printf(
@@ -86,11 +110,12 @@ public final class FaultsBench {
         s.events(), HOPS, env.description(), env.transportName());
     if (warmup > 0) {
       progress.printf("  warm-up: %d orders without faults, not measured ...%n", warmup);
-      phase(env, s.with(warmup, 0), "none", 0, seed, interval, progress);
+      phase(env, s.with(warmup, 0), "none", 0, seed, interval, publishing, progress);
     }
     List<Phase> phases = new ArrayList<>();
     for (double rate : rates) {
-      phases.add(phase(env, s, rate == 0 ? "none" : "crash", rate, seed, interval, progress));
+      phases.add(
+          phase(env, s, rate == 0 ? "none" : "crash", rate, seed, interval, publishing, progress));
     }
     String own =
         switch (env.transportName()) {
@@ -100,9 +125,9 @@ public final class FaultsBench {
           default -> null;
         };
     if (own != null) {
-      phases.add(phase(env, s, own, 0, seed, interval, progress));
+      phases.add(phase(env, s, own, 0, seed, interval, publishing, progress));
     }
-    return result(env, s, phases, seed, interval, warmup);
+    return FaultsReport.of(env, s, phases, seed, interval, warmup);
   }
 
   /** Refuses crash rates that do not start with 0 or are not between 0 and 0.5. */
@@ -125,6 +150,7 @@ public final class FaultsBench {
       double rate,
       long seed,
       Duration interval,
+      Publishing publishing,
       PrintStream progress)
       throws Exception {
     progress.printf(
@@ -144,7 +170,8 @@ public final class FaultsBench {
                 ? env.openSqsTransport(URI.create("http://127.0.0.1:" + proxy.port()))
                 : env.openTransport(through(env.amqp(), proxy))) {
       env.resetE2e(transport);
-      E2eTimings timings = new E2eTimings(BenchTables.IN, OnceE2e.finalConsumer(HOPS));
+      E2eTimings timings = new E2eTimings(BenchTables.IN, OnceE2e.finalConsumer(HOPS), true);
+      KeySteps keys = KeySteps.of(s.events(), s.producers());
       FaultInjector crashes = FaultInjector.random(seed, rate, WINDOWS);
       DeliveryCounts handed = new DeliveryCounts();
       List<AutoCloseable> running = new ArrayList<>();
@@ -157,12 +184,20 @@ public final class FaultsBench {
         long start = System.nanoTime();
         try {
           disturber.start();
-          Producers.fullSpeed(
-              (from, to) -> OnceE2e.produce(once, from, to),
-              s.producers(),
-              s.producerBatch(),
-              1,
-              n);
+          if (s.ordered()) {
+            Producers.owned(
+                (orders, from, to) -> OnceE2e.produce(once, keys, orders, from, to),
+                s.producers(),
+                s.producerBatch(),
+                t -> publishing.orders(keys, t));
+          } else {
+            Producers.fullSpeed(
+                (from, to) -> OnceE2e.produce(once, from, to),
+                s.producers(),
+                s.producerBatch(),
+                1,
+                n);
+          }
           OnceE2e.await(timings, n, s);
         } finally {
           disturber.stop();
@@ -171,6 +206,11 @@ public final class FaultsBench {
         double eps = timings.eps(1, n + 1);
         OnceE2e.closeAll(running);
         OnceE2e.Counts counts = OnceE2e.counts(env);
+        Long outOfOrder =
+            s.ordered()
+                ? BenchTables.count(
+                    env.dataSource(), keys.outOfOrder(BenchTables.isMariaDb(env.dataSource())))
+                : null;
         Phase p =
             new Phase(
                 fault,
@@ -181,16 +221,18 @@ public final class FaultsBench {
                 disturber.done(),
                 counts.effects(),
                 counts.duplicates(),
+                outOfOrder,
                 handed.json());
         progress.printf(
-            "  %s %s: %.0f orders/s, %d crashes, %d %s, %d duplicate effects%n",
+            "  %s %s: %.0f orders/s, %d crashes, %d %s, %d duplicate effects%s%n",
             now(),
             p.name(),
             eps,
             p.crashes(),
             p.disturbances(),
             fault.equals("crash") || fault.equals("none") ? "other faults" : fault,
-            p.duplicateEffects());
+            p.duplicateEffects(),
+            outOfOrder == null ? "" : ", " + outOfOrder + " out of key order");
         return p;
       } finally {
         OnceE2e.closeAll(running);
@@ -251,86 +293,7 @@ public final class FaultsBench {
     }
   }
 
-  private static BenchResult result(
-      BenchEnv env, BenchSettings s, List<Phase> phases, long seed, Duration interval, int warmup) {
-    double base = phases.get(0).eps();
-    Map<String, Object> ratios = new LinkedHashMap<>();
-    List<Map<String, Object>> rows = new ArrayList<>();
-    long duplicates = 0;
-    boolean complete = true;
-    for (Phase p : phases) {
-      if (!p.fault().equals("none")) {
-        ratios.put(p.name(), BenchReport.round3(p.eps() / base));
-      }
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("phase", p.name());
-      row.put("crash_rate", p.crashRate());
-      row.put("eps", BenchReport.round(p.eps()));
-      row.put("faults_ratio", BenchReport.round3(p.eps() / base));
-      row.put("seconds", BenchReport.round(p.seconds()));
-      row.put("crashes", p.crashes());
-      row.put(p.fault().equals("rebalances") ? "joins_and_leaves" : "cuts", p.disturbances());
-      row.put("effects", p.effects());
-      row.put("duplicate_effects", p.duplicateEffects());
-      row.put("consumed", p.deliveries());
-      rows.add(row);
-      duplicates += p.duplicateEffects();
-      complete &= p.effects() - p.duplicateEffects() == (long) HOPS * s.events();
-    }
-    Map<String, Object> j = new LinkedHashMap<>();
-    j.put("transport", env.transportName());
-    j.put("faults_ratio", ratios);
-    j.put("duplicate_effects", duplicates);
-    j.put("eps_without_faults", BenchReport.round(base));
-    j.put("phases", rows);
-    j.put("events", s.events());
-    j.put("hops", HOPS);
-    j.put("seed", seed);
-    j.put("fault_interval_ms", interval.toMillis());
-    j.put("warmup_events", warmup);
-    BenchReport.settings(j, env, s);
-    long allDuplicates = duplicates;
-    boolean ok = duplicates == 0 && complete;
-    return new BenchResult() {
-      @Override
-      public Map<String, Object> json() {
-        return j;
-      }
-
-      @Override
-      public boolean ok() {
-        return ok;
-      }
-
-      @Override
-      public void print(PrintStream out) {
-        out.printf(
-            "once bench faults on %s, %s, %d orders per phase%n",
-            env.transportName(), env.description(), s.events());
-        out.printf(
-            "  %-14s %9s %12s %9s %8s %8s %11s%n",
-            "phase", "orders/s", "faults_ratio", "seconds", "crashes", "cuts*", "duplicates");
-        for (Map<String, Object> row : rows) {
-          out.printf(
-              "  %-14s %9s %12s %9s %8s %8s %11s%n",
-              row.get("phase"),
-              row.get("eps"),
-              row.get("faults_ratio"),
-              row.get("seconds"),
-              row.get("crashes"),
-              row.getOrDefault("cuts", row.get("joins_and_leaves")),
-              row.get("duplicate_effects"));
-        }
-        out.printf(
-            "  * connection cuts (RabbitMQ), consumer joins and leaves (Kafka), or SQS's"
-                + " connections cut and its endpoint stalled in turn, every %d ms%n",
-            interval.toMillis());
-        out.printf("  duplicate_effects %d%s%n", allDuplicates, ok ? "" : "  FAILED");
-      }
-    };
-  }
-
-  private static String now() {
+  static String now() {
     return java.time.LocalTime.now(java.time.ZoneOffset.UTC)
         .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
         .toString();

@@ -280,6 +280,21 @@ final class OnceE2e {
         });
   }
 
+  /**
+   * One producer transaction of an ordered run: orders {@code orders[from, to)}, each on its key,
+   * in that order.
+   */
+  static void produce(Once once, KeySteps keys, long[] orders, int from, int to) {
+    once.inTransaction(
+        tx -> {
+          for (int i = from; i < to; i++) {
+            tx.update(BenchTables.INSERT_ORDER, orders[i]);
+            tx.publish(Pipeline.event(orders[i], keys.key(orders[i])));
+          }
+          return null;
+        });
+  }
+
   static void await(E2eTimings timings, long n, BenchSettings s) throws InterruptedException {
     if (!timings.await(n, s.timeoutSeconds() * 1_000_000_000L, () -> {})) {
       throw new IllegalStateException(

@@ -147,10 +147,15 @@ final class Pipeline implements AutoCloseable {
   }
 
   static Event event(long orderId) {
+    return event(orderId, orderId);
+  }
+
+  /** Order {@code orderId}'s event on key {@code key} (an ordered run's: {@link KeySteps}). */
+  static Event event(long orderId, long key) {
     return Event.of(
         EventId.of("bench-paid", orderId),
         BenchTables.IN,
-        Long.toString(orderId),
+        Long.toString(key),
         "BenchPaid",
         payload(orderId));
   }

@@ -41,6 +41,32 @@ final class Producers {
     return false;
   }
 
+  /** One producer transaction committing {@code orders[from, to)}, in that order. */
+  interface ProduceOwned {
+    void commit(long[] orders, int from, int to) throws Exception;
+  }
+
+  /**
+   * Commits, on each of {@code threads} threads, the orders {@code owned} gives that thread's
+   * index, in that order, {@code batch} per transaction: a thread starts its next transaction after
+   * its last one committed, so the orders a thread owns commit in its order. Returns seconds taken.
+   */
+  static double owned(
+      ProduceOwned p, int threads, int batch, java.util.function.IntFunction<long[]> owned)
+      throws Exception {
+    long start = System.nanoTime();
+    Threads.run(
+        threads,
+        t -> {
+          long[] orders = owned.apply(t);
+          for (int from = 0; from < orders.length; from += batch) {
+            int to = Math.min(orders.length, from + batch);
+            commit((a, b) -> p.commit(orders, (int) a, (int) b), from, to);
+          }
+        });
+    return (System.nanoTime() - start) / 1e9;
+  }
+
   static double fullSpeed(Pipeline p, BenchSettings s, long first, long n) throws Exception {
     return fullSpeed(p::produce, s.producers(), s.producerBatch(), first, n);
   }
