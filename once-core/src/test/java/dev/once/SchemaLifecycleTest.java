@@ -16,6 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,45 +56,88 @@ class SchemaLifecycleTest {
   @ValueSource(strings = {"embedded", "mariadb"})
   void aSchemaAtEveryEarlierVersionIsUpgradedAndKeepsItsData(String kind) {
     int expected = expectedVersion(kind);
-    for (int k = 1; k < expected; k++) {
-      try (TestDatabase db = TestDatabase.empty(kind)) {
-        Schema.apply(db.dataSource(), db.dialect(), k);
-        assertThat(Schema.status(db.dataSource()).appliedVersion()).isEqualTo(k);
-        int version = k;
-        assertThatThrownBy(() -> Schema.check(db.dataSource()))
-            .isInstanceOf(SchemaVersionException.class)
-            .hasMessageContaining("is at version " + version + ", this Once needs " + expected)
-            .hasMessageContaining("pending: V" + (version + 1));
-        insertData(db);
-        Map<String, Long> before = rowCounts(db);
+    eachVersion(
+        1,
+        expected - 1,
+        k -> {
+          try (TestDatabase db = TestDatabase.empty(kind)) {
+            Schema.apply(db.dataSource(), db.dialect(), k);
+            assertThat(Schema.status(db.dataSource()).appliedVersion()).isEqualTo(k);
+            assertThatThrownBy(() -> Schema.check(db.dataSource()))
+                .isInstanceOf(SchemaVersionException.class)
+                .hasMessageContaining("is at version " + k + ", this Once needs " + expected)
+                .hasMessageContaining("pending: V" + (k + 1));
+            insertData(db);
+            Map<String, Long> before = rowCounts(db);
 
-        SchemaStatus after = Schema.apply(db.dataSource());
+            SchemaStatus after = Schema.apply(db.dataSource());
 
-        assertThat(after.upToDate()).as("from V%d", k).isTrue();
-        assertThat(rowCounts(db)).as("from V%d", k).containsAllEntriesOf(before);
-        Schema.check(db.dataSource());
-      }
-    }
+            assertThat(after.upToDate()).as("from V%d", k).isTrue();
+            assertThat(rowCounts(db)).as("from V%d", k).containsAllEntriesOf(before);
+            Schema.check(db.dataSource());
+          }
+        });
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"embedded", "mariadb"})
   void aSchemaCreatedWithoutAHistoryIsRecordedAtItsVersionThenUpgraded(String kind) {
     int expected = expectedVersion(kind);
-    for (int k = 1; k <= expected; k++) {
-      try (TestDatabase db = TestDatabase.empty(kind)) {
-        applyWithoutHistory(db, k); // what Schema.apply did before it kept a history
-        insertData(db);
-        Map<String, Long> before = rowCounts(db);
+    eachVersion(
+        1,
+        expected,
+        k -> {
+          try (TestDatabase db = TestDatabase.empty(kind)) {
+            applyWithoutHistory(db, k); // what Schema.apply did before it kept a history
+            insertData(db);
+            Map<String, Long> before = rowCounts(db);
 
-        SchemaStatus after = Schema.apply(db.dataSource());
+            SchemaStatus after = Schema.apply(db.dataSource());
 
-        assertThat(after.upToDate()).as("from unrecorded V%d", k).isTrue();
-        assertThat(after.applied().get(0).type()).isEqualTo("BASELINE");
-        assertThat(after.applied().get(0).version()).isEqualTo(k);
-        assertThat(after.applied()).hasSize(1 + expected - k);
-        assertThat(rowCounts(db)).containsAllEntriesOf(before);
+            assertThat(after.upToDate()).as("from unrecorded V%d", k).isTrue();
+            assertThat(after.applied().get(0).type()).as("from V%d", k).isEqualTo("BASELINE");
+            assertThat(after.applied().get(0).version()).as("from V%d", k).isEqualTo(k);
+            assertThat(after.applied()).as("from V%d", k).hasSize(1 + expected - k);
+            assertThat(rowCounts(db)).as("from V%d", k).containsAllEntriesOf(before);
+          }
+        });
+  }
+
+  /**
+   * Runs {@code check} for every version from {@code first} to {@code last}, three at a time: each
+   * on a database of its own, so they are independent, and most of each one's time is the server's
+   * (DDL, commits), not this JVM's. The first failure (in version order) fails the test, naming its
+   * version.
+   */
+  private static void eachVersion(int first, int last, IntConsumer check) {
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int k = first; k <= last; k++) {
+        int version = k;
+        runs.add(
+            pool.submit(
+                () -> {
+                  try {
+                    check.accept(version);
+                  } catch (RuntimeException e) { // a store's failure, named by its version
+                    throw new AssertionError("from V" + version + ": " + e, e);
+                  }
+                }));
       }
+      for (Future<?> run : runs) {
+        run.get();
+      }
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      pool.shutdownNow();
     }
   }
 

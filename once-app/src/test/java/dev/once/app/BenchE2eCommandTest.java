@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.test.RabbitVhosts;
 import dev.once.test.Services;
 import dev.once.test.TestDatabase;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,14 +101,13 @@ class BenchE2eCommandTest {
   void benchE2eOnRabbitmqPrintsEveryFigureAndNoDuplicateEffect() throws Exception {
     requireRabbit();
     String vhost = "once-bench-e2e-" + ProcessHandle.current().pid();
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
     try {
       JsonNode json = e2e("rabbitmq", "amqp://guest:guest@127.0.0.1:5672/" + vhost, "--hops", "2");
       assertFigures(json, 2);
       assertThat(json.get("transport").asText()).isEqualTo("rabbitmq");
     } finally {
-      ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 
@@ -116,12 +115,11 @@ class BenchE2eCommandTest {
   void benchE2eOnRabbitmqAndMariaDbPrintsEveryFigureAndNoDuplicateEffect() throws Exception {
     requireRabbit();
     String vhost = "once-bench-e2e-m-" + ProcessHandle.current().pid();
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
-    try (TestDatabase db = TestDatabase.mariadb()) {
+    RabbitVhosts.create(vhost);
+    try (TestDatabase db = TestDatabase.empty("mariadb")) {
       JsonNode json =
           e2eOn(
-              MariaDbCommandsTest.emptied(db),
+              MariaDbCommandsTest.urlOf(db),
               "rabbitmq",
               "amqp://guest:guest@127.0.0.1:5672/" + vhost,
               "--hops",
@@ -129,7 +127,7 @@ class BenchE2eCommandTest {
       assertFigures(json, 2);
       assertThat(json.get("database").asText()).startsWith("jdbc:mariadb:");
     } finally {
-      ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 
@@ -228,17 +226,6 @@ class BenchE2eCommandTest {
           "127.0.0.1:5672",
           e,
           "rabbitmq-server -detached && rabbitmqctl await_startup");
-    }
-  }
-
-  static void ctl(String... args) throws Exception {
-    String[] command = new String[args.length + 1];
-    command[0] = "rabbitmqctl";
-    System.arraycopy(args, 0, command, 1, args.length);
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    if (!p.waitFor(90, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError(
-          String.join(" ", command) + " failed: " + new String(p.getInputStream().readAllBytes()));
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.test.RabbitVhosts;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -36,8 +37,7 @@ class BenchFaultsCommandTest {
   void benchFaultsOnRabbitmqCutsEveryConnectionAndStillDrainsEveryOrderOnce() throws Exception {
     BenchE2eCommandTest.requireRabbit();
     String vhost = "once-bench-faults-" + ProcessHandle.current().pid();
-    BenchE2eCommandTest.ctl("add_vhost", vhost);
-    BenchE2eCommandTest.ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
     try {
       JsonNode json =
           faults(
@@ -55,7 +55,7 @@ class BenchFaultsCommandTest {
       assertThat(phase(json, "cuts").get("cuts").asLong()).isPositive();
       assertThat(json.get("faults_ratio").get("cuts").asDouble()).isPositive();
     } finally {
-      BenchE2eCommandTest.ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 

@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.once.rabbitmq.RabbitTransport;
+import dev.once.test.RabbitVhosts;
 import dev.once.test.Services;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -38,8 +39,7 @@ public final class LocalRabbit implements AutoCloseable {
     }
     String vhost =
         "once-" + name + "-" + ProcessHandle.current().pid() + "-" + counter.incrementAndGet();
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
     return new LocalRabbit(vhost);
   }
 
@@ -98,24 +98,6 @@ public final class LocalRabbit implements AutoCloseable {
 
   @Override
   public void close() {
-    ctl("delete_vhost", vhost);
-  }
-
-  private static void ctl(String... args) {
-    String[] command = new String[args.length + 1];
-    command[0] = "rabbitmqctl";
-    System.arraycopy(args, 0, command, 1, args.length);
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(90, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new AssertionError(String.join(" ", command) + " failed: " + out);
-      }
-    } catch (IOException e) {
-      throw new AssertionError("cannot run rabbitmqctl: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted: rabbitmqctl", e);
-    }
+    RabbitVhosts.delete(vhost);
   }
 }

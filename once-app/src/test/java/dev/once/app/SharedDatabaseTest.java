@@ -22,7 +22,7 @@ class SharedDatabaseTest {
   @Test
   void theDemoInTheUrlsSchemaRefusesTheUsersRowsAndLeavesThemUntouchedOnPostgresql()
       throws Exception {
-    try (TestDatabase user = TestDatabase.local()) {
+    try (TestDatabase user = TestDatabase.empty("local")) {
       demoLeavesTheUsersRows(user, TestDatabase.LOCAL_URL + "&currentSchema=" + user.schema());
     }
   }
@@ -30,21 +30,21 @@ class SharedDatabaseTest {
   @Test
   void theDemoInTheUrlsDatabaseRefusesTheUsersRowsAndLeavesThemUntouchedOnMariaDb()
       throws Exception {
-    try (TestDatabase user = TestDatabase.mariadb()) {
+    try (TestDatabase user = TestDatabase.empty("mariadb")) {
       demoLeavesTheUsersRows(user, mariaDbUrl(user));
     }
   }
 
   @Test
   void resetRefusesANamespaceWithOtherConsumersRowsUnlessForcedOnPostgresql() throws Exception {
-    try (TestDatabase user = TestDatabase.local()) {
+    try (TestDatabase user = TestDatabase.empty("local")) {
       resetRefusesUnlessForced(user, TestDatabase.LOCAL_URL);
     }
   }
 
   @Test
   void resetRefusesANamespaceWithOtherConsumersRowsUnlessForcedOnMariaDb() throws Exception {
-    try (TestDatabase user = TestDatabase.mariadb()) {
+    try (TestDatabase user = TestDatabase.empty("mariadb")) {
       resetRefusesUnlessForced(user, mariaDbUrl(user));
     }
   }
@@ -200,10 +200,9 @@ class SharedDatabaseTest {
 
   /**
    * The Once tables as {@code once schema apply} leaves them (with their history, which the
-   * commands that write apply on top of), instead of the test database's own.
+   * commands that write apply on top of), in a test database made without them.
    */
   private static void appliedByOnce(TestDatabase db) {
-    db.dropOnceTables();
     String url =
         db.isMariaDb() ? mariaDbUrl(db) : TestDatabase.LOCAL_URL + "&currentSchema=" + db.schema();
     Cli.Run applied = Cli.run("schema", "apply", "--db", url, "--schema", db.schema());

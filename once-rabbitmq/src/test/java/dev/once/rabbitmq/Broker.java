@@ -1,5 +1,6 @@
 package dev.once.rabbitmq;
 
+import dev.once.test.RabbitVhosts;
 import dev.once.test.Services;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -37,14 +38,14 @@ public final class Broker {
   static String newVhost() {
     require();
     String vhost = "once-test-" + ProcessHandle.current().pid() + "-" + counter.incrementAndGet();
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
     return vhost;
   }
 
+  /** Deleted at the next {@link #newVhost} or when the JVM exits (see {@link RabbitVhosts}). */
   static void deleteVhost(String vhost) {
     if (vhost != null) {
-      ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 

@@ -10,6 +10,7 @@ import dev.once.spi.PublishResult;
 import dev.once.spi.Receiver;
 import dev.once.test.FaultRun;
 import dev.once.test.LogLines;
+import dev.once.test.RabbitVhosts;
 import dev.once.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,10 +40,9 @@ class BrokerOutageLogTest {
       assertThat(publish(transport).isConfirmed(0)).as("published before the outage").isTrue();
       transport.reader("orders", "warehouse").close(); // opens the consuming connection
       try (LogLines log = LogLines.capture()) {
-        Broker.deleteVhost(vhost); // closes both connections; recovery is refused until...
+        Broker.ctl("delete_vhost", vhost); // closes both connections; recovery is refused until...
         FaultRun.sleep(Duration.ofSeconds(2)); // tries every 100-400 ms, each refused
-        Broker.ctl("add_vhost", vhost);
-        Broker.ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+        RabbitVhosts.create(vhost);
         await()
             .atMost(Duration.ofSeconds(30))
             .untilAsserted(() -> assertThat(log.matching("works again")).hasSize(2));

@@ -13,8 +13,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -228,32 +226,6 @@ public final class TestDatabase implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new IllegalStateException(sql, e);
-    }
-  }
-
-  /**
-   * Drops every Once table of this schema, its history included, whatever version made them: a test
-   * that wants the tables as the CLI's {@code schema apply} leaves them starts from here (a list
-   * written in the test missed the tables of later versions).
-   */
-  public void dropOnceTables() {
-    List<String> tables = new ArrayList<>();
-    try (Connection c = dataSource.getConnection();
-        var ps =
-            c.prepareStatement(
-                "SELECT table_name FROM information_schema.tables"
-                    + " WHERE table_schema = ? AND table_name LIKE 'once\\_%'")) {
-      ps.setString(1, schema);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          tables.add(rs.getString(1));
-        }
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("the Once tables of " + schema, e);
-    }
-    if (!tables.isEmpty()) {
-      execute("DROP TABLE " + String.join(", ", tables) + (isMariaDb() ? "" : " CASCADE"));
     }
   }
 

@@ -2,13 +2,12 @@ package dev.once.tracing;
 
 import dev.once.rabbitmq.RabbitTransport;
 import dev.once.spi.Transport;
+import dev.once.test.RabbitVhosts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -27,14 +26,13 @@ class RabbitTraceTest extends TracePipelineContract {
       Assumptions.abort("RabbitMQ at 127.0.0.1:5672 is not running");
     }
     vhost = "once-tracing-" + ProcessHandle.current().pid();
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
   }
 
   @AfterAll
   static void dropVhost() throws Exception {
     if (vhost != null) {
-      ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 
@@ -44,22 +42,5 @@ class RabbitTraceTest extends TracePipelineContract {
         .uri(
             "amqp://guest:guest@127.0.0.1:5672/" + URLEncoder.encode(vhost, StandardCharsets.UTF_8))
         .build();
-  }
-
-  private static void ctl(String... args) throws Exception {
-    Process p =
-        new ProcessBuilder(
-                java.util.stream.Stream.concat(
-                        List.of("rabbitmqctl").stream(), List.of(args).stream())
-                    .toList())
-            .redirectErrorStream(true)
-            .start();
-    if (!p.waitFor(90, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError(
-          "rabbitmqctl "
-              + String.join(" ", args)
-              + ": "
-              + new String(p.getInputStream().readAllBytes()));
-    }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.test.RabbitVhosts;
 import dev.once.test.TestDatabase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -11,7 +12,6 @@ import java.net.Socket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -29,8 +29,7 @@ class VerifyRabbitTest {
     String schema = "verify_" + ProcessHandle.current().pid();
     String vhost = "once-verify-" + ProcessHandle.current().pid();
     sql("CREATE SCHEMA " + schema);
-    ctl("add_vhost", vhost);
-    ctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+    RabbitVhosts.create(vhost);
     try {
       Run run =
           Run.of(
@@ -56,7 +55,7 @@ class VerifyRabbitTest {
       assertThat(json.get("transport").asText()).isEqualTo("rabbitmq");
     } finally {
       sql("DROP SCHEMA " + schema + " CASCADE");
-      ctl("delete_vhost", vhost);
+      RabbitVhosts.delete(vhost);
     }
   }
 
@@ -80,17 +79,6 @@ class VerifyRabbitTest {
     try (Connection c = DriverManager.getConnection(TestDatabase.LOCAL_URL);
         Statement s = c.createStatement()) {
       s.execute(statement);
-    }
-  }
-
-  private static void ctl(String... args) throws Exception {
-    String[] command = new String[args.length + 1];
-    command[0] = "rabbitmqctl";
-    System.arraycopy(args, 0, command, 1, args.length);
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    if (!p.waitFor(90, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError(
-          String.join(" ", command) + " failed: " + new String(p.getInputStream().readAllBytes()));
     }
   }
 }
