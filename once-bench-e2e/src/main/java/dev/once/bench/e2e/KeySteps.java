@@ -18,10 +18,14 @@ record KeySteps(long events, int keys, int producers) {
   /** Steps a key has (about: the last keys may have one fewer). */
   static final int STEPS = 10;
 
+  private static final int MAX_KEYS = 1 << 20;
+
   /** {@code events} orders on keys of about {@link #STEPS} steps, owned by {@code producers}. */
   static KeySteps of(long events, int producers) {
-    long perProducer = Math.max(1, events / ((long) STEPS * producers));
-    return new KeySteps(events, (int) Math.min(1 << 20, perProducer * producers), producers);
+    // capped per producer, so that the key count stays a multiple of producers (a key, one owner)
+    long perProducer =
+        Math.max(1, Math.min(events / ((long) STEPS * producers), MAX_KEYS / producers));
+    return new KeySteps(events, (int) (perProducer * producers), producers);
   }
 
   long key(long order) {

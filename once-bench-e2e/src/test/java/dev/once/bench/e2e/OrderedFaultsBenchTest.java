@@ -75,6 +75,14 @@ class OrderedFaultsBenchTest {
     assertThat(seen).hasSize(ORDERS);
   }
 
+  /** A run too long for ten steps a key caps the keys at a multiple of its producers. */
+  @Test
+  void theKeyCapKeepsEveryKeyWithOneProducer() {
+    KeySteps keys = KeySteps.of(100_000_000L, 3);
+    assertThat(keys.keys() % 3).isZero();
+    assertThat(keys.keys()).isBetween((1 << 20) - 3, 1 << 20);
+  }
+
   private static Map<String, Object> run(List<Double> rates, FaultsBench.Publishing publishing)
       throws Exception {
     BenchSettings s = new BenchSettings(ORDERS, 2, 32, 2, 200, 4, 1, 16, 0, 120, true);
