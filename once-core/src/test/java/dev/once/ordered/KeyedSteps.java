@@ -23,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.awaitility.core.ConditionTimeoutException;
@@ -120,6 +121,16 @@ final class KeyedSteps implements AutoCloseable {
   /** The handler's effect, in its transaction. */
   static void record(dev.once.Tx tx, dev.once.ReceivedEvent e) {
     tx.update("INSERT INTO ordered_effect (event_key, step) VALUES (?, ?)", e.key(), step(e));
+  }
+
+  /** A handler that records every event but fails {@code eventId} while {@code poisoned}. */
+  static Handler poisonedAt(String eventId, AtomicBoolean poisoned) {
+    return (tx, e) -> {
+      if (poisoned.get() && e.id().value().equals(eventId)) {
+        throw new IllegalStateException("poison");
+      }
+      record(tx, e);
+    };
   }
 
   /**

@@ -211,13 +211,7 @@ class OrderedConsumerTest {
     try (KeyedSteps run = new KeyedSteps(database(), null, crashAfterDeadLetter)) {
       Consumer consumer =
           run.consumer(
-                  (tx, e) -> {
-                    if (e.id().value().equals("step:k0:1")) {
-                      throw new IllegalStateException("poison");
-                    }
-                    KeyedSteps.record(tx, e);
-                  },
-                  KeyedSteps.fast(1))
+                  KeyedSteps.poisonedAt("step:k0:1", new AtomicBoolean(true)), KeyedSteps.fast(1))
               .workers(4)
               .ordered()
               .build();
@@ -264,14 +258,7 @@ class OrderedConsumerTest {
   }
 
   private static Consumer poisonedAtK3Step4(KeyedSteps run, AtomicBoolean poisoned) {
-    return run.consumer(
-            (tx, e) -> {
-              if (poisoned.get() && e.id().value().equals("step:k3:4")) {
-                throw new IllegalStateException("poison");
-              }
-              KeyedSteps.record(tx, e);
-            },
-            KeyedSteps.fast(3))
+    return run.consumer(KeyedSteps.poisonedAt("step:k3:4", poisoned), KeyedSteps.fast(3))
         .workers(4)
         .ordered()
         .build();

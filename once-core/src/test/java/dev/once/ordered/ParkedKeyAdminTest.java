@@ -252,14 +252,7 @@ class ParkedKeyAdminTest {
   }
 
   private static Consumer poisonedAt(KeyedSteps run, String eventId, AtomicBoolean poisoned) {
-    return run.consumer(
-            (tx, e) -> {
-              if (poisoned.get() && e.id().value().equals(eventId)) {
-                throw new IllegalStateException("poison");
-              }
-              KeyedSteps.record(tx, e);
-            },
-            KeyedSteps.fast(1))
+    return run.consumer(KeyedSteps.poisonedAt(eventId, poisoned), KeyedSteps.fast(1))
         .ordered()
         .build();
   }

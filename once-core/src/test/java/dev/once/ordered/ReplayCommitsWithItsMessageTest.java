@@ -102,14 +102,7 @@ class ReplayCommitsWithItsMessageTest {
    */
   private static Consumer parkK0(TestDatabase db, KeyedSteps run, AtomicBoolean poisoned) {
     Consumer consumer =
-        run.consumer(
-                (tx, e) -> {
-                  if (poisoned.get() && e.id().value().equals("step:k0:2")) {
-                    throw new IllegalStateException("poison");
-                  }
-                  KeyedSteps.record(tx, e);
-                },
-                KeyedSteps.fast(1))
+        run.consumer(KeyedSteps.poisonedAt("step:k0:2", poisoned), KeyedSteps.fast(1))
             .workers(2)
             .ordered()
             .build();
