@@ -50,7 +50,7 @@ public class PostgresStore extends JdbcStore {
   /**
    * The outbox row of an event without headers (most events) leaves {@code headers} and {@code
    * trace} to their defaults, {@code '{}'} and NULL: the row the standard INSERT writes, two
-   * parameters fewer. Binding an empty text array was a fifth of a producer thread's CPU in {@code
+   * parameters fewer. Binding an empty text array was a fifth of the CPU samples of {@code
    * tx.publish} (pgjdbc looks up an array encoder and encodes the array in binary per row; {@code
    * docs/PERFORMANCE.md}, "Producers alone: the outbox row, measured").
    */
