@@ -511,9 +511,25 @@ class St {
       for (int i = 1 + k * w; i < 1 + (k + 1) * w; i++) if (t[COMMIT][i] != 0 && t[COMMITTED][i] != 0) d[m++] = t[COMMITTED][i] - t[COMMIT][i];
       long[] s = Arrays.copyOf(d, m); Arrays.sort(s); sb.append(" ").append(pct(s, m, .5)).append("/").append(pct(s, m, .99));
     }
+    // the slowest orders after the warm-up: when (s after the first commit) and where their time went
+    Integer[] idx = new Integer[t[0].length - 1];
+    for (int i = 0; i < idx.length; i++) idx[i] = i + 1;
+    long t0 = t[COMMIT][1];
+    Arrays.sort(idx, (x, y) -> Long.compare(lat(y), lat(x)));
+    sb.append(String.format("%n  slowest after the first third (at s: pickup, claim, to confirmed, to received, consumer, ms):"));
+    int shown = 0; long lastAt = Long.MIN_VALUE;
+    for (Integer i : idx) {
+      if (i < w * 10 / 3 || t[COMMITTED][i] == 0 || t[CLAIM0][i] == 0) continue;
+      if (Math.abs(t[COMMIT][i] - lastAt) < 300_000_000L) continue; // one per stall
+      lastAt = t[COMMIT][i];
+      sb.append(String.format(" [%.2f: %.0f %.0f %.0f %.0f %.0f]", (t[COMMIT][i] - t0) / 1e9, (t[CLAIM0][i] - t[COMMIT][i]) / 1e6, (t[CLAIM1][i] - t[CLAIM0][i]) / 1e6,
+          (t[CONFIRMED][i] - t[CLAIM1][i]) / 1e6, (t[RECEIVED][i] - t[CONFIRMED][i]) / 1e6, (t[COMMITTED][i] - t[RECEIVED][i]) / 1e6));
+      if (++shown == 6) break;
+    }
     return sb + String.format("%n  first tenth:") + span("pickup", COMMIT, CLAIM0, 1, w) + span("claim", CLAIM0, CLAIM1, 1, w) + span("claim_end->confirmed", CLAIM1, CONFIRMED, 1, w)
       + span("confirmed->received", CONFIRMED, RECEIVED, 1, w) + span("received->consumer_commit", RECEIVED, COMMITTED, 1, w);
   }
+  static long lat(int i) { return t[COMMITTED][i] == 0 || t[COMMIT][i] == 0 ? -1 : t[COMMITTED][i] - t[COMMIT][i]; }
   static String pct(long[] v, int k, double q) { return k == 0 ? "-" : String.format("%.1f", v[Math.min(k - 1, (int) Math.ceil(q * k) - 1)] / 1e6); }
   static String span(String name, int from, int to) { return span(name, from, to, 1, t[0].length); }
   static String span(String name, int from, int to, int first, int end) {
