@@ -29,7 +29,7 @@
 //     (a proxy on the relay threads' connections), or from the hand-written pipeline's own code; the
 //     STAGES line gives p50/p90/p99 per stage and the relays' rows per batch.
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
-//   --amqp URI: the RabbitMQ to use (default amqp://guest:guest@127.0.0.1:5672/); give a vhost of
+//   --amqp URI: the RabbitMQ to use (default amqp://guest:guest@127.0.0.1:5672, the vhost /; a URI ending in / names the empty vhost); give a vhost of
 //     your own (…:5672/NAME) when other benches share the broker.
 // One run at a time per schema: every run drops its schema (hw, as the yardstick; --schema NAME for
 // another), and the backends' CPU is read by application name (e2e, or e2e_NAME).
@@ -48,7 +48,7 @@ public class E2EProbe {
   static String mode = "hand"; static int n = 20000, producers = 4, workers = 4, batch = 32, relayBatch = 200;
   static double rate = 0; static boolean stages = false, count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
   // a schema of its own, so that nothing here touches what other tools keep in the database
-  static String schema = "hw", DB, AMQP = "amqp://guest:guest@127.0.0.1:5672/"; // --schema: several probes side by side, each in its own schema
+  static String schema = "hw", DB, AMQP = "amqp://guest:guest@127.0.0.1:5672"; // --schema: several probes side by side, each in its own schema
   static final String EX = "hw.orders", Q = "hw.orders.c";
 
   public static void main(String[] a) throws Exception {

@@ -24,18 +24,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PoolSizeAtStartTest {
   /**
-   * The LISTEN held for good (one for the outbox and the table queue), the relay's second
-   * connection, and one to make progress.
+   * The relay's second connection and one to make progress; the LISTEN (one for the outbox and the
+   * table queue) holds a session of its own, outside the pool.
    */
-  private static final int AT_LEAST = 3;
+  private static final int AT_LEAST = 2;
 
-  /** 2 workers, the relay's 2, the LISTEN, the NOTIFY sender and a producer. */
-  private static final int ALL_AT_ONCE = 7;
+  /** 2 workers, the relay's 2, the NOTIFY sender and a producer. */
+  private static final int ALL_AT_ONCE = 6;
 
   /**
    * A relay and a table-queue consumer on one pool share one connection for their wake-ups from
    * other processes: one {@code LISTEN} per process, not one per engine (with one per channel the
-   * same program held two connections for good).
+   * same program held two connections for good), on a session of its own: none of the pool's
+   * connections carried it.
    */
   @Test
   void theOutboxAndTheTableQueueListenOnOneConnection() {
@@ -71,8 +72,11 @@ class PoolSizeAtStartTest {
         Set<Thread> started = listenerThreads();
         started.removeAll(listenersBefore);
         assertThat(started).as("listener threads the relay and the consumer started").hasSize(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> listens.get() >= 1);
-        assertThat(listens).as("LISTEN statements").hasValue(1);
+        dev.once.internal.postgres.PostgresListener listener =
+            dev.once.internal.postgres.PostgresListener.runningFor(counted);
+        await().atMost(Duration.ofSeconds(5)).until(() -> listener.listens() >= 1);
+        assertThat(listener.listens()).as("LISTEN statements").isEqualTo(1);
+        assertThat(listens).as("LISTEN statements on the pool's connections").hasValue(0);
       }
     }
   }
@@ -130,7 +134,7 @@ class PoolSizeAtStartTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {2})
+  @ValueSource(ints = {AT_LEAST - 1})
   void aPoolTooSmallForTheEnginesIsRefusedAtStart(int size) {
     try (TestDatabase db = TestDatabase.embedded();
         HikariDataSource pool = db.newPool(size)) {
@@ -141,9 +145,9 @@ class PoolSizeAtStartTest {
   @Test
   void aPoolUnderAWrapperIsReadThroughUnwrap() {
     try (TestDatabase db = TestDatabase.embedded();
-        HikariDataSource pool = db.newPool(2)) {
+        HikariDataSource pool = db.newPool(AT_LEAST - 1)) {
       DataSource wrapped = new ForwardingDataSource(pool) {};
-      assertRefused(db, wrapped, pool.getPoolName(), 2);
+      assertRefused(db, wrapped, pool.getPoolName(), AT_LEAST - 1);
     }
   }
 
@@ -156,7 +160,7 @@ class PoolSizeAtStartTest {
   @Test
   void anOrderedConsumerOnABrokerCountsItsKeyLanesWorker() {
     try (TestDatabase db = TestDatabase.embedded();
-        HikariDataSource pool = db.newPool(2)) {
+        HikariDataSource pool = db.newPool(AT_LEAST - 1)) {
       String unordered = refusal(pool, false);
       String ordered = refusal(pool, true);
 

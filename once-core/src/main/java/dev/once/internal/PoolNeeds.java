@@ -50,6 +50,10 @@ public final class PoolNeeds {
   public static final Need LISTEN =
       new Need("the LISTEN (one for the outbox and the table queue)", 0, 0, 1);
 
+  /** The same on a connection of its own, outside the pool: none of the pool's. */
+  public static final Need LISTEN_OUTSIDE =
+      new Need("the LISTEN (its own connection, outside the pool)", 0, 0, 0);
+
   private final Supplier<Optional<PoolSize>> pool;
   private final Map<Object, Need> running = new LinkedHashMap<>();
 

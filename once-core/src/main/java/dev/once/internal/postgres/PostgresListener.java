@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * the start, and every subscriber of that data source — the outbox's relays, the table queue's
  * receivers, of every Once instance on it — shares its connection. One per channel and instance
  * held one connection of the pool each for good (two on the table queue), more than a hand-written
- * pipeline holds for the same threads.
+ * pipeline holds for the same threads. That connection is a session of its own, outside the pool,
+ * where the pool's settings can be read ({@link OwnConnection}): then Once holds none of the pool's
+ * connections for good. Where they can't, or where the first connection of its own is refused while
+ * the pool's work, it is a connection of the pool.
  *
  * <p>While it listens, its session holds a shared advisory lock of the schema ({@link #LISTENING}),
  * so that a producer's {@link PostgresNotifier} can see whether anybody listens ({@link #anybody})
@@ -40,6 +43,13 @@ public final class PostgresListener {
 
   private final DataSource key;
   private final DataSource dataSource;
+
+  /** How to open the connection outside the pool; null: it is one of the pool's. */
+  private volatile OwnConnection own;
+
+  /** Whether a connection of its own opened once: a later refusal is an outage, not a setting. */
+  private boolean ownOpened;
+
   private final String listenSql;
   private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
   private final Thread thread;
@@ -86,6 +96,7 @@ public final class PostgresListener {
   private PostgresListener(DataSource key, DataSource dataSource, List<String> channels) {
     this.key = key;
     this.dataSource = dataSource;
+    this.own = OwnConnection.of(key);
     this.listenSql =
         channels.stream().map(c -> "LISTEN " + c + "; ").reduce("", String::concat)
             + "SELECT pg_try_advisory_lock_shared("
@@ -151,6 +162,14 @@ public final class PostgresListener {
   }
 
   /**
+   * Whether the listener of {@code pool} holds one of its connections for good: it does only when
+   * the pool's settings can't be read to open a session of its own.
+   */
+  public static boolean holdsAPoolConnection(DataSource pool) {
+    return OwnConnection.of(WrappedPool.of(pool)) == null;
+  }
+
+  /**
    * How many times the channels were subscribed to ({@code LISTEN} ran), once per connection: from
    * the first, notifications reach this listener (tests).
    */
@@ -194,7 +213,8 @@ public final class PostgresListener {
 
   private void run() {
     while (running) {
-      try (Connection c = dataSource.getConnection()) {
+      try (Connection c = connect()) {
+        OwnConnection ownOne = own;
         Method poll = notificationsMethod(c);
         if (poll == null) {
           log.info("JDBC driver is not pgjdbc: no LISTEN, waiters poll");
@@ -208,6 +228,9 @@ public final class PostgresListener {
         Object pg = c.unwrap(poll.getDeclaringClass());
         try {
           while (running) {
+            if (ownOne != null && ownOne.poolClosed()) {
+              throw new SQLException("the pool was closed");
+            }
             Object[] got = (Object[]) poll.invoke(pg, 500);
             if (got != null && got.length > 0) {
               dispatch(got);
@@ -230,8 +253,45 @@ public final class PostgresListener {
   }
 
   /**
+   * A connection of its own when it can open one, else one of the pool's. The first refusal of a
+   * connection of its own while the pool's work (a password the pool's getters do not give, a limit
+   * on the user's sessions) makes it take the pool's from then on, saying so once.
+   */
+  private Connection connect() throws SQLException {
+    OwnConnection o = own;
+    if (o != null) {
+      try (Connection borrowed = dataSource.getConnection()) {
+        Connection c = o.open(borrowed);
+        ownOpened = true;
+        return c;
+      } catch (SQLException e) {
+        if (ownOpened || !works(dataSource)) {
+          throw e;
+        }
+        own = null;
+        log.warn(
+            "LISTEN: a connection of its own, outside the pool, was refused ({}, SQLState {}); it"
+                + " holds one of the pool's connections from now on, one more than start() said",
+            e.getMessage(),
+            e.getSQLState());
+      }
+    }
+    return dataSource.getConnection();
+  }
+
+  /** Whether the pool hands out a connection now. */
+  private static boolean works(DataSource pool) {
+    try (Connection c = pool.getConnection()) {
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  /**
    * Ends the {@code LISTEN}s and the lock that says this session listens before the connection goes
-   * back to its pool (the next borrower would otherwise keep saying so).
+   * back to its pool (the next borrower would otherwise keep saying so) or is closed (the server
+   * ends a closed session's lock a moment after the close returns; this ends it before).
    */
   private static void stopListening(Connection c) {
     Thread.interrupted(); // the stop's interrupt, not one for the statement

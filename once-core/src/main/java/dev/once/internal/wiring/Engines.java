@@ -46,16 +46,23 @@ final class Engines implements EngineLifecycle {
     needs.put(engine, need);
     boolean relay = engine instanceof RelayImpl;
     if (relay && notifies) {
-      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
+      needs.put(PostgresListener.class, listen());
     }
     if (use != null && relay && use.notifying(given) > 0) {
       needs.put(
           ConnectionUse.class, new PoolNeeds.Need("the table queue's NOTIFY sender", 1, 0, 0));
     }
     if (use != null && engine instanceof ConsumerImpl && use.heldWhileReceiving(given) > 0) {
-      needs.put(PostgresListener.class, PoolNeeds.LISTEN);
+      needs.put(PostgresListener.class, listen());
     }
     poolNeeds.starting(needs);
+  }
+
+  /** The process's LISTEN: one of the pool's connections, or one of its own outside the pool. */
+  private PoolNeeds.Need listen() {
+    return PostgresListener.holdsAPoolConnection(given)
+        ? PoolNeeds.LISTEN
+        : PoolNeeds.LISTEN_OUTSIDE;
   }
 
   /** Connections a relay's publish takes besides its own (the table queue's rows). */
