@@ -88,12 +88,12 @@ class PoisonBatchCostTest {
                     + " savepoint and a handler for each of the 7 others, the fourth's marker"
                     + " deleted, the 7 rows deleted, commit; the failure recorded, commit; the"
                     + " return of 1, committed by the table queue")
-            .isEqualTo(new Cost(19, 4, 1, 7));
+            .isEqualTo(new Cost(18, 4, 1, 7));
         assertThat(next)
             .as(
                 "the next batch: the poll; markers, a savepoint and a handler each, the rows"
                     + " deleted, commit")
-            .isEqualTo(new Cost(12, 2, 0, 8));
+            .isEqualTo(new Cost(11, 2, 0, 8));
       }
     }
   }

@@ -35,8 +35,10 @@ class TableQueueProducerEnqueueCostTest {
         .as("per event: the business row, the queue row, the commit")
         .isEqualTo(new Cost(2 * EVENTS, EVENTS, 0, 0));
     assertThat(run.consumers())
-        .as("per batch: the claim (bounds, claim, commit); markers, handlers, removal, commit")
-        .isEqualTo(new Cost(2 * (4 + BATCH), 2 * 2, 0, 0));
+        .as(
+            "per batch: the claim (bounds, claim and commit in one statement); markers, handlers,"
+                + " removal, commit")
+        .isEqualTo(new Cost(2 * (3 + BATCH), 2 * 2, 0, 0));
   }
 
   @Test

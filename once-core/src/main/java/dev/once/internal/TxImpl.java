@@ -231,13 +231,19 @@ public final class TxImpl implements Tx {
     }
   }
 
+  private static final List<String> RESERVED_HEADERS =
+      List.of(RawMessage.EVENT_ID, RawMessage.KEY, RawMessage.TYPE);
+
   /**
    * Refuses an event header that would say the id, key or type a second time: every transport
    * carries those in fields of their own, and a receiver finding one twice dead-letters the message
    * as malformed (its identity would be ambiguous).
    */
   static void checkReservedHeaders(Event event) {
-    for (String name : List.of(RawMessage.EVENT_ID, RawMessage.KEY, RawMessage.TYPE)) {
+    if (event.headers().isEmpty()) {
+      return; // most events: nothing to look for
+    }
+    for (String name : RESERVED_HEADERS) {
       if (event.headers().containsKey(name)) {
         throw new InvalidEventException(
             "event.headers",

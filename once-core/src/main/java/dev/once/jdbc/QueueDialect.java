@@ -59,6 +59,25 @@ public interface QueueDialect {
    */
   List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException;
 
+  /**
+   * {@link #claim}, or {@link #claimInKeyOrder} when {@code inKeyOrder}, as a transaction of its
+   * own on {@code c} (auto-commit off, nothing run in it yet): begun with {@code flavour}'s engine
+   * settings and {@code waits}, then committed. By default the three one after the other; a dialect
+   * may send them in one round trip. On a failure the caller rolls back.
+   */
+  default List<Delivery> claimAndCommit(
+      Connection c,
+      SqlFlavour flavour,
+      TransactionWaits waits,
+      QueueClaim claim,
+      boolean inKeyOrder)
+      throws SQLException {
+    flavour.beginEngineTransaction(c, waits);
+    List<Delivery> claimed = inKeyOrder ? claimInKeyOrder(c, claim) : claim(c, claim);
+    c.commit();
+    return claimed;
+  }
+
   /** Deletes the rows with these ids (acknowledged). */
   void ack(Connection c, List<Long> ids) throws SQLException;
 

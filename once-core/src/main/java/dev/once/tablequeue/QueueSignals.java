@@ -1,6 +1,7 @@
 package dev.once.tablequeue;
 
 import dev.once.internal.Wakeup;
+import dev.once.internal.postgres.PostgresListener;
 import dev.once.internal.postgres.PostgresNotifier;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
@@ -44,7 +45,10 @@ final class QueueSignals implements AutoCloseable {
     this.notifier =
         dialect.flavour().notifies()
             ? new PostgresNotifier(
-                dataSource, c -> dialect.flavour().notify(c, Channel.QUEUE, sender), "queue")
+                dataSource,
+                c -> dialect.flavour().notify(c, Channel.QUEUE, sender),
+                c -> PostgresListener.anybodyElse(c, dataSource),
+                "queue")
             : null;
   }
 

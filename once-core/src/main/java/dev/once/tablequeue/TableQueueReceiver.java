@@ -115,11 +115,11 @@ final class TableQueueReceiver implements Receiver {
     try {
       deliveries =
           new ArrayList<>(
-              transaction(
+              Conflicts.inOwnTransaction(
+                  dataSource,
+                  dialect,
                   c ->
-                      ordered
-                          ? dialect.queue().claimInKeyOrder(c, claim)
-                          : dialect.queue().claim(c, claim)));
+                      dialect.queue().claimAndCommit(c, dialect.flavour(), waits, claim, ordered)));
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
     }

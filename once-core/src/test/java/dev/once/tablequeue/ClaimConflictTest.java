@@ -73,7 +73,7 @@ class ClaimConflictTest {
         proxy(
             QueueDialect.class,
             (p, m, args) -> {
-              if (m.getName().equals("claim") && claims.incrementAndGet() <= failures) {
+              if (m.getName().equals("claimAndCommit") && claims.incrementAndGet() <= failures) {
                 throw new SQLException("injected conflict", sqlState);
               }
               return m.invoke(queue, args);

@@ -82,7 +82,7 @@ class ReceiverWakeTest {
 
   private static TableQueueTransport queue(TestDatabase db, AtomicInteger claims) {
     return TableQueueTransport.builder(db.dataSource())
-        .dialect(WakeCounting.countingQueueCalls(db.dialect(), "claim", claims))
+        .dialect(WakeCounting.countingQueueCalls(db.dialect(), "claimAndCommit", claims))
         .idleWait(IDLE)
         .build();
   }

@@ -20,10 +20,11 @@ import java.util.function.Predicate;
  * counts it, per transaction, as the server sees it: round trips (a {@code Sync} or a simple {@code
  * Query}, after which the client waits for the server's answer; not the simple {@code BEGIN} that
  * pgjdbc sends ahead of a transaction's first statement, in the same flight), statements, commits,
- * notifications ({@code pg_notify}, {@code NOTIFY}), settings ({@code SET}, {@code set_config}) and
- * looks at {@code pg_locks}. Below JDBC, so nothing the driver does on its own (a {@code BEGIN}, a
- * validation query, a second round trip for a describe) escapes it. Statements prepared by name are
- * counted at each execution ({@code Bind}), by the text they were prepared with.
+ * notifications ({@code pg_notify}, {@code NOTIFY}), settings ({@code SET}, {@code set_config}),
+ * looks at {@code pg_locks} and the parameter values bound ({@code Bind}). Below JDBC, so nothing
+ * the driver does on its own (a {@code BEGIN}, a validation query, a second round trip for a
+ * describe) escapes it. Statements prepared by name are counted at each execution ({@code Bind}),
+ * by the text they were prepared with.
  *
  * <p>A transaction ({@code BEGIN} … {@code COMMIT}/{@code ROLLBACK}) counts as {@link #marked} if
  * one of its statements matches the marker (a test's business table): the transactions the test
@@ -39,8 +40,9 @@ public final class PostgresWire implements AutoCloseable {
       long commits,
       long notifies,
       long settings,
-      long looks) {
-    static final Cost NONE = new Cost(0, 0, 0, 0, 0, 0, 0);
+      long looks,
+      long parameters) {
+    static final Cost NONE = new Cost(0, 0, 0, 0, 0, 0, 0, 0);
 
     Cost plus(Cost o) {
       return new Cost(
@@ -50,14 +52,22 @@ public final class PostgresWire implements AutoCloseable {
           commits + o.commits,
           notifies + o.notifies,
           settings + o.settings,
-          looks + o.looks);
+          looks + o.looks,
+          parameters + o.parameters);
     }
 
     /** Per transaction, rounded down (call it on a cost of whole transactions). */
     public Cost perTransaction() {
       long n = Math.max(1, transactions);
       return new Cost(
-          1, roundTrips / n, statements / n, commits / n, notifies / n, settings / n, looks / n);
+          1,
+          roundTrips / n,
+          statements / n,
+          commits / n,
+          notifies / n,
+          settings / n,
+          looks / n,
+          parameters / n);
     }
   }
 
@@ -213,6 +223,7 @@ public final class PostgresWire implements AutoCloseable {
     private long notifies;
     private long settings;
     private long looks;
+    private long parameters;
 
     void on(char type, byte[] body) {
       switch (type) {
@@ -220,7 +231,10 @@ public final class PostgresWire implements AutoCloseable {
           String[] s = strings(body, 2);
           prepared.put(s[0], s[1]);
         }
-        case 'B' -> executed(prepared.getOrDefault(strings(body, 2)[1], ""));
+        case 'B' -> {
+          parameters += boundParameters(body);
+          executed(prepared.getOrDefault(strings(body, 2)[1], ""));
+        }
         case 'Q' -> {
           String sql = strings(body, 1)[0];
           if (sql.isBlank()) {
@@ -279,10 +293,31 @@ public final class PostgresWire implements AutoCloseable {
               committed ? 1 : 0,
               notifies,
               settings,
-              looks));
+              looks,
+              parameters));
       inTransaction = ending = committed = isMarked = false;
-      roundTrips = statements = notifies = settings = looks = 0;
+      roundTrips = statements = notifies = settings = looks = parameters = 0;
     }
+  }
+
+  /**
+   * The values a {@code Bind} message carries: after the portal's and the statement's names, the
+   * parameters' format codes (a count, then one int16 each), then the parameters' count.
+   */
+  private static int boundParameters(byte[] body) {
+    int at = 0;
+    for (int names = 0; names < 2; names++) {
+      while (body[at] != 0) {
+        at++;
+      }
+      at++;
+    }
+    int formats = int16(body, at);
+    return int16(body, at + 2 + 2 * formats);
+  }
+
+  private static int int16(byte[] b, int at) {
+    return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
   }
 
   /** The first {@code n} NUL-terminated strings of a message body. */

@@ -146,7 +146,7 @@ public abstract class DialectContract
     assertEquals(1, counts[0]);
     assertEquals(2, count(c -> dialect().queue().depth(c, group)));
     QueueClaim claim = new QueueClaim(group, now.plusSeconds(1), 10, now.plusSeconds(60));
-    List<Delivery> first = tx(c -> dialect().queue().claim(c, claim));
+    List<Delivery> first = committingItself(c -> claimAndCommit(c, claim));
     assertEquals(2, first.size());
     assertEquals(1, first.get(0).deliveryCount());
     assertEquals(List.of(), tx(c -> dialect().queue().claim(c, claim)), "invisible while claimed");
@@ -168,6 +168,26 @@ public abstract class DialectContract
         });
     assertEquals(2, tx(c -> dialect().queue().claim(c, claim)).get(0).deliveryCount());
     assertEquals(1, count(c -> dialect().queue().purge(c, group)));
+  }
+
+  /** {@code claimAndCommit} of an unordered group, with no bounds on its waits. */
+  private List<Delivery> claimAndCommit(Connection c, QueueClaim claim) throws SQLException {
+    return dialect().queue().claimAndCommit(c, dialect().flavour(), NONE, claim, false);
+  }
+
+  /**
+   * Runs {@code work}, which commits what it does itself, on a connection with auto-commit off;
+   * rolls back whatever it left open, so that only what it committed stays.
+   */
+  private <T> T committingItself(Work<T> work) throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        return work.run(c);
+      } finally {
+        c.rollback();
+      }
+    }
   }
 
   // ---- trace context

@@ -38,6 +38,9 @@ final class VerifyRun {
 
   static final Duration SETTLE = VISIBILITY.plusSeconds(1);
 
+  /** How often a worker prints its counts (when they changed). */
+  private static final Duration STATS_EVERY = Duration.ofMillis(200);
+
   private final VerifySettings settings;
   private final DataSource dataSource;
   private final PrintWriter progress;
@@ -47,6 +50,7 @@ final class VerifyRun {
   private final Map<String, WindowResult> results = new LinkedHashMap<>();
   private final List<String> unexpectedExits = new ArrayList<>();
   private final OrderRelease orders;
+  private final HeldDeliveries held;
   private long sentAllowance;
   private long lastStarvedNanos;
 
@@ -63,11 +67,12 @@ final class VerifyRun {
         new Slot("producer", true, producerArgs(), settings.childEnv(), settings.logs());
     KINDS.forEach(k -> results.put(k, new WindowResult(k)));
     this.orders = new OrderRelease(settings.events(), KINDS.size());
+    this.held = settings.queueInDatabase() ? new HeldDeliveries(dataSource) : null;
   }
 
   private List<String> workerArgs() {
     List<String> args = new ArrayList<>(List.of("worker", "--control-stdin"));
-    args.addAll(List.of("--stats-every-ms", "200"));
+    args.addAll(List.of("--stats-every-ms", Long.toString(STATS_EVERY.toMillis())));
     args.addAll(List.of("--visibility-timeout", Long.toString(VISIBILITY.toSeconds())));
     args.addAll(settings.childArgs());
     return args;
@@ -161,7 +166,9 @@ final class VerifyRun {
     } catch (PhaseSkipped skipped) {
       progress.println("    the producer finished before this window came: not reached");
     }
-    settle(kind, done);
+    if (!kind.equals(CrashPoint.PRODUCER_BEFORE_COMMIT.label())) {
+      settle(kind, done);
+    }
     long[] after = totals();
     result.redeliveries += after[1] - before[1];
     result.duplicates += after[3] - before[3];
@@ -169,14 +176,27 @@ final class VerifyRun {
   }
 
   /**
-   * Waits until the last kill's deliveries are back (the table queue's visibility timeout, and a
-   * margin), restarting what dies meanwhile, so its redeliveries count for this phase.
+   * Waits until the last kill's deliveries are back, restarting what dies meanwhile, so that their
+   * redeliveries count for this phase. On the table queue, until every delivery taken before the
+   * phase ended was acknowledged or taken again, and then for two of the workers' stats periods (a
+   * worker prints its counts at most one period after they change); at most, and on a broker or
+   * after a relay's death (what it published comes again from the outbox, not from a held delivery)
+   * always, for the queue's visibility timeout and a margin. Not after the producer's phase: a
+   * producer halted before its commit held no delivery, and what it had not committed it produces
+   * again when it is restarted.
    */
   private void settle(String kind, int[] done) throws InterruptedException {
     long until = System.nanoTime() + SETTLE.toNanos();
+    boolean relay = kind.equals(CrashPoint.RELAY_AFTER_PUBLISH_BEFORE_MARK_SENT.label());
+    Map<Long, Integer> taken = held == null || relay ? null : held.taken();
+    boolean back = false;
     while (System.nanoTime() < until) {
       tick(kind, done);
       release();
+      if (!back && taken != null && held.allBack(taken)) {
+        back = true;
+        until = Math.min(until, System.nanoTime() + 2 * STATS_EVERY.toNanos());
+      }
       Thread.sleep(TICK_MILLIS);
     }
   }
@@ -283,7 +303,7 @@ final class VerifyRun {
       tick("", new int[1]);
       WarehouseVerdict v = WarehouseCheck.run(dataSource, settings.events());
       long now = System.nanoTime();
-      if (v.ok() || now > deadline) {
+      if (v.ok() || cannotChange(v) || now > deadline) {
         return v;
       }
       if (now - lastPrint > 2_000_000_000L) {
@@ -300,6 +320,21 @@ final class VerifyRun {
       }
       Thread.sleep(500);
     }
+  }
+
+  /**
+   * A failing verdict nothing can turn any more: every order is in, and on the table queue (whose
+   * rows, held or not, the check counts; a delivery leaves it only once its transaction committed)
+   * no outbox row and no delivery waits. The effects still missing have nothing left to bring them;
+   * waiting for the timeout would only put off the failure. On a broker the check cannot see what
+   * the queues hold, so there the timeout decides.
+   */
+  private boolean cannotChange(WarehouseVerdict v) {
+    WarehouseVerdict.Counts c = v.counts();
+    return settings.queueInDatabase()
+        && c.orders() == settings.events()
+        && c.outboxPending() == 0
+        && c.queueDepth() == 0;
   }
 
   private List<Slot> allSlots() {

@@ -39,4 +39,10 @@ record VerifySettings(
       throw new UserError("--rate must be >= 0, was " + rate);
     }
   }
+
+  /** True on the table queue, whose deliveries, waiting or held, are rows the check can count. */
+  boolean queueInDatabase() {
+    int i = childArgs.indexOf("--transport");
+    return i >= 0 && i + 1 < childArgs.size() && childArgs.get(i + 1).equals("table");
+  }
 }

@@ -33,7 +33,13 @@ class VerifyCommandTest {
     assertVerified(json, 500, 10);
   }
 
-  /** verify can fail: workers that acknowledge on receipt lose the orders they die with. */
+  /**
+   * verify can fail: workers that acknowledge on receipt lose the orders they die with. Three kills
+   * run the first three phases (producer, SIGKILL, before the transaction): a worker halted after
+   * it took a batch, before its transaction, loses that batch; the later windows are not needed to
+   * show a loss. Once the table queue is drained the verdict cannot change: verify fails then, not
+   * at the timeout.
+   */
   @Test
   void verifyFailsWhenTheWorkersAcknowledgeBeforeTheirTransactionCommits() throws Exception {
     Run run =
@@ -44,7 +50,7 @@ class VerifyCommandTest {
             "--events",
             "300",
             "--kills",
-            "7",
+            "3",
             "--timeout",
             "10",
             "--early-ack",

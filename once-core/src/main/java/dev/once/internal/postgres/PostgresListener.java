@@ -44,6 +44,11 @@ public final class PostgresListener {
   private final DataSource key;
   private final DataSource dataSource;
 
+  /**
+   * Whether its session holds {@link #LISTENING} now (set after the LISTEN, cleared at its end).
+   */
+  private volatile boolean listening;
+
   /** How to open the connection outside the pool; null: it is one of the pool's. */
   private volatile OwnConnection own;
 
@@ -78,6 +83,32 @@ public final class PostgresListener {
                         AND classid = 1332634469::oid
                         AND objid = (hashtext(current_schema()) & 2147483647)::oid)
       """;
+
+  /** How many sessions of this database hold {@link #LISTENING}: listeners of this schema. */
+  private static final String HOW_MANY =
+      """
+      SELECT count(*) FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 2
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND classid = 1332634469::oid
+         AND objid = (hashtext(current_schema()) & 2147483647)::oid
+      """;
+
+  /**
+   * Whether a listener of this schema other than this process's own on {@code pool} listens now
+   * ({@link PostgresNotifier.Listened} for the table queue's notifications: this process's
+   * receivers are woken directly, and a notification only its own listener hears is skipped by it).
+   */
+  public static boolean anybodyElse(Connection c, DataSource pool) throws SQLException {
+    long sessions;
+    try (Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(HOW_MANY)) {
+      rs.next();
+      sessions = rs.getLong(1);
+    }
+    PostgresListener own = runningFor(WrappedPool.of(pool));
+    return sessions > (own != null && own.listening ? 1 : 0);
+  }
 
   /**
    * Whether a listener of this schema listens now, in any process ({@link
@@ -225,6 +256,7 @@ public final class PostgresListener {
           s.execute(listenSql);
         }
         listens.incrementAndGet();
+        listening = true;
         Object pg = c.unwrap(poll.getDeclaringClass());
         try {
           while (running) {
@@ -238,6 +270,7 @@ public final class PostgresListener {
             }
           }
         } finally {
+          listening = false;
           if (!running) {
             stopListening(c);
           }

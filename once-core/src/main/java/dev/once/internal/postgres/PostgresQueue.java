@@ -4,7 +4,9 @@ import dev.once.Event;
 import dev.once.jdbc.JdbcQueue;
 import dev.once.jdbc.JdbcRows;
 import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.SqlFlavour;
 import dev.once.jdbc.SqlList;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.Delivery;
 import dev.once.spi.MessageDecoder;
 import java.sql.Connection;
@@ -153,6 +155,52 @@ public class PostgresQueue extends JdbcQueue {
     return claim(c, claim, CLAIM);
   }
 
+  /** {@link #CLAIM} begun and committed: {@link #claimAndCommit}'s three statements in one. */
+  private static final String BEGIN_CLAIM_COMMIT = beginAndCommit(CLAIM);
+
+  /** {@link #CLAIM_IN_KEY_ORDER} begun and committed, as {@link #BEGIN_CLAIM_COMMIT}. */
+  private static final String BEGIN_CLAIM_IN_KEY_ORDER_COMMIT = beginAndCommit(CLAIM_IN_KEY_ORDER);
+
+  private static String beginAndCommit(String claim) {
+    return PostgresFlavour.BEGIN_ENGINE.strip() + ";\n" + claim.strip() + ";\nCOMMIT";
+  }
+
+  /**
+   * The engine's settings, the claim and the commit in one round trip: three statements of one
+   * string, which pgjdbc sends with one {@code Sync} (an error skips what follows it, and the
+   * caller rolls back). The claim's rows are read before the commit's answer; the server then says
+   * no transaction is open, so the {@code commit()} after it sends nothing. Before: three round
+   * trips per claim, a third of a consumer's statements under load.
+   */
+  @Override
+  public List<Delivery> claimAndCommit(
+      Connection c,
+      SqlFlavour flavour,
+      TransactionWaits waits,
+      QueueClaim claim,
+      boolean inKeyOrder)
+      throws SQLException {
+    List<Delivery> deliveries = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(inKeyOrder ? BEGIN_CLAIM_IN_KEY_ORDER_COMMIT : BEGIN_CLAIM_COMMIT)) {
+      sql.bind(
+          ps,
+          PostgresFlavour.millis(waits.lockWait()),
+          PostgresFlavour.millis(waits.idleInTransaction()),
+          claim.consumerId(),
+          claim.now(),
+          claim.limit(),
+          claim.visibleUntil());
+      ps.execute(); // the settings' row
+      ps.getMoreResults();
+      try (ResultSet rs = ps.getResultSet()) {
+        read(rs, deliveries);
+      }
+    }
+    c.commit();
+    return deliveries;
+  }
+
   @Override
   public boolean ordersByKey() {
     return true;
@@ -287,14 +335,19 @@ public class PostgresQueue extends JdbcQueue {
     try (PreparedStatement ps = c.prepareStatement(statement)) {
       sql.bind(ps, claim.consumerId(), claim.now(), claim.limit(), claim.visibleUntil());
       try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          int count = rs.getInt("delivery_count");
-          // a row that does not decode is handed out as malformed, to be dead-lettered alone
-          deliveries.add(
-              MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, rs.getLong("id")));
-        }
+        read(rs, deliveries);
       }
     }
     return deliveries;
+  }
+
+  /** The claimed rows of {@code rs}, each a delivery, into {@code deliveries}. */
+  private void read(ResultSet rs, List<Delivery> deliveries) throws SQLException {
+    while (rs.next()) {
+      int count = rs.getInt("delivery_count");
+      // a row that does not decode is handed out as malformed, to be dead-lettered alone
+      deliveries.add(
+          MessageDecoder.decode(JdbcRows.raw(flavour, rs), count, count > 1, rs.getLong("id")));
+    }
   }
 }
