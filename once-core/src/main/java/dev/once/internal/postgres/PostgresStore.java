@@ -116,10 +116,7 @@ public class PostgresStore extends JdbcStore {
   /** {@link KeyHold}'s condition over the key-ordered destinations, bound as one array. */
   private static final String HOLD = KeyHold.condition("destination = ANY (?::text[])", AT);
 
-  /**
-   * {@code instant} in microseconds since the epoch, rounded as pgjdbc rounds a date-time it binds
-   * (half a microsecond up).
-   */
+  /** {@code instant} in microseconds since the epoch, rounded half up as pgjdbc rounds one. */
   static long micros(Instant instant) {
     return Math.addExact(
         Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), (instant.getNano() + 500) / 1000);
