@@ -24,6 +24,10 @@
 //     Once's producers beside two of its relays (a queue bound to Once's exchange, no consumer).
 //   --log info: the root log level (default: Logback's DEBUG, as the yardstick runs; a service logs
 //     at INFO, and HikariCP's DEBUG lines cost Once far more than the hand-written code).
+//   --stages true: each order's time per stage (commit, relay claim, confirms, mark sent, consumer
+//     receive, consumer commit, acknowledgement) from Once's listener and the relay's claim statement
+//     (a proxy on the relay threads' connections), or from the hand-written pipeline's own code; the
+//     STAGES line gives p50/p90/p99 per stage and the relays' rows per batch.
 //   --rate R: R orders/s over all producers (paced); 0 (default) as fast as they go.
 //   --amqp URI: the RabbitMQ to use (default amqp://guest:guest@127.0.0.1:5672, the vhost /; a URI ending in / names the empty vhost); give a vhost of
 //     your own (…:5672/NAME) when other benches share the broker.
@@ -42,7 +46,7 @@ import java.util.concurrent.atomic.*;
 
 public class E2EProbe {
   static String mode = "hand"; static int n = 20000, producers = 4, workers = 4, batch = 32, relayBatch = 200;
-  static double rate = 0; static boolean count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
+  static double rate = 0; static boolean stages = false, count = false, noHold = false; static int extraPool = 6; // orders/s over all producers; 0 = as fast as they go
   // a schema of its own, so that nothing here touches what other tools keep in the database
   static String schema = "hw", DB, AMQP = "amqp://guest:guest@127.0.0.1:5672"; // --schema: several probes side by side, each in its own schema
   static final String EX = "hw.orders", Q = "hw.orders.c";
@@ -56,6 +60,7 @@ public class E2EProbe {
         case "--workers" -> workers = Integer.parseInt(a[i + 1]);
         case "--rate" -> rate = Double.parseDouble(a[i + 1]);
         case "--hold" -> noHold = !Boolean.parseBoolean(a[i + 1]);
+        case "--stages" -> stages = Boolean.parseBoolean(a[i + 1]);
         case "--count" -> count = Boolean.parseBoolean(a[i + 1]);
         case "--pool" -> extraPool = Integer.parseInt(a[i + 1]);
         case "--schema" -> schema = a[i + 1];
@@ -75,6 +80,7 @@ public class E2EProbe {
     HikariDataSource ds = new HikariDataSource();
     ds.setJdbcUrl(DB); ds.setMaximumPoolSize(producers + workers + extraPool);
     setup(ds);
+    St.init(n);
     ConnectionFactory f = new ConnectionFactory(); f.setUri(AMQP);
     if (!mode.equals("handdb") && !mode.equals("oncetable")) try (com.rabbitmq.client.Connection admin = f.newConnection(); Channel ch = admin.createChannel()) {
       ch.exchangeDeclare(EX, "topic", true);
@@ -127,6 +133,7 @@ public class E2EProbe {
         mode, n, producers, workers, rate, n / produced, n / done, done, dup, lat);
     System.out.println("CPU mode=" + mode + " " + cpu);
     if (count) System.out.println("COUNT mode=" + mode + " " + counts);
+    if (stages) System.out.println("STAGES mode=" + mode + St.report());
     ds.close();
     System.exit(0);
   }
@@ -171,13 +178,14 @@ public class E2EProbe {
         order.setLong(1, i); order.executeUpdate();
         out.setString(1, "hw-order:" + i); out.setString(2, Integer.toString(i)); out.setString(3, "{\"orderId\":" + i + "}"); out.executeUpdate();
         c.commit();
+        St.at(St.COMMIT, i);
       }
     }
   }
 
   static AutoCloseable once(javax.sql.DataSource ds, boolean pipeline) {
     RabbitTransport rabbit = RabbitTransport.builder().uri(AMQP).build();
-    ONCE = Once.builder().dataSource(ds).transport(rabbit).destinations("hw-orders").build();
+    ONCE = Once.builder().dataSource(stages ? St.relayTimed(ds) : ds).transport(rabbit).destinations("hw-orders").listener(St.listener()).build();
     if (!pipeline) return () -> { ONCE.close(); rabbit.close(); };
     ONCE.consumer("hw-c").subscribe("hw-orders", (tx, e) ->
         tx.update("INSERT INTO hw_effects (order_id, event_id) VALUES (?, ?)", Long.parseLong(e.key()), e.id().value()))
@@ -290,17 +298,22 @@ public class E2EProbe {
       PreparedStatement pick = c.prepareStatement("SELECT id, event_id, key, payload FROM hw_outbox WHERE sent_at IS NULL ORDER BY id LIMIT " + relayBatch + " FOR UPDATE SKIP LOCKED");
       PreparedStatement mark = c.prepareStatement("UPDATE hw_outbox SET sent_at = now() WHERE id = ANY (?)");
       while (!stop.get()) {
+        long c0 = System.nanoTime();
         ResultSet rs = pick.executeQuery();
+        long c1 = System.nanoTime();
         List<Long> ids = new ArrayList<>();
+        List<String> evs = new ArrayList<>();
         while (rs.next()) {
-          ids.add(rs.getLong(1));
+          ids.add(rs.getLong(1)); evs.add(rs.getString(2));
           AMQP.BasicProperties p = new AMQP.BasicProperties.Builder().messageId(rs.getString(2)).deliveryMode(2).build();
           ch.basicPublish(EX, rs.getString(3), p, rs.getString(4).getBytes(StandardCharsets.UTF_8));
         }
         if (ids.isEmpty()) { c.commit(); Thread.sleep(5); continue; }
         ch.waitForConfirmsOrDie(10_000);
+        long c3 = System.nanoTime();
         mark.setArray(1, c.createArrayOf("bigint", ids.toArray())); mark.executeUpdate();
         c.commit();
+        if (stages) { long c4 = System.nanoTime(); St.batch(evs.size()); for (String e : evs) { int i = St.idx(e); St.set(St.CLAIM0, i, c0); St.set(St.CLAIM1, i, c1); St.set(St.CONFIRMED, i, c3); St.set(St.MARKED, i, c4); } }
       }
     } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
   }
@@ -318,6 +331,7 @@ public class E2EProbe {
         Delivery first = q.poll(50, TimeUnit.MILLISECONDS);
         if (first == null) continue;
         got.clear(); got.add(first); q.drainTo(got, batch - 1);
+        long r0 = System.nanoTime();
         String[] ids = got.stream().map(d -> d.getProperties().getMessageId()).toArray(String[]::new);
         mark.setArray(1, c.createArrayOf("text", ids));
         Set<String> inserted = new HashSet<>();
@@ -329,7 +343,9 @@ public class E2EProbe {
         }
         eff.executeBatch();
         c.commit();
+        long r1 = System.nanoTime();
         ch.basicAck(got.get(got.size() - 1).getEnvelope().getDeliveryTag(), true);
+        if (stages) { long r2 = System.nanoTime(); for (Delivery d : got) { int i = St.idx(d.getProperties().getMessageId()); St.set(St.RECEIVED, i, r0); St.set(St.COMMITTED, i, r1); St.set(St.ACKED, i, r2); } }
       }
     } catch (Exception e) { if (!stop.get()) e.printStackTrace(); }
   }
@@ -439,5 +455,98 @@ class PgCpu {
     Map<Integer, Long> now = read(ds); long sum = 0;
     for (var e : now.entrySet()) sum += e.getValue() - base.getOrDefault(e.getKey(), 0L);
     return String.format(" pg_backends_us_per_order=%.1f (%d backends)", sum / (double) n, now.size());
+  }
+}
+
+// --stages: one timestamp (System.nanoTime) per order and stage; an order is "hw-order:<i>".
+class St {
+  static final int COMMIT = 0, CLAIM0 = 1, CLAIM1 = 2, CONFIRMED = 3, MARKED = 4, RECEIVED = 5, COMMITTED = 6, ACKED = 7;
+  static final String[] NAMES = {"commit", "claim_start", "claim_end", "confirmed", "marked_sent", "received", "consumer_commit", "acked"};
+  static long[][] t;
+  static final java.util.concurrent.atomic.LongAdder BATCHES = new java.util.concurrent.atomic.LongAdder(), ROWS = new java.util.concurrent.atomic.LongAdder();
+  static final ThreadLocal<long[]> CLAIM = ThreadLocal.withInitial(() -> new long[2]);
+  static void init(int n) { t = new long[8][n + 1]; }
+  static int idx(String eventId) { return Integer.parseInt(eventId.substring(eventId.indexOf(':') + 1)); }
+  static void set(int stage, int i, long v) { if (i > 0 && i < t[stage].length && t[stage][i] == 0) t[stage][i] = v; }
+  static void at(int stage, int i) { if (E2EProbe.stages) set(stage, i, System.nanoTime()); }
+  static void batch(int rows) { BATCHES.increment(); ROWS.add(rows); }
+  static OnceListener listener() {
+    if (!E2EProbe.stages) return OnceListener.NOOP;
+    return new OnceListener() {
+      public void producerCommitted(List<Event> events) { long now = System.nanoTime(); for (Event e : events) set(COMMIT, idx(e.id().value()), now); }
+      public void published(List<Event> events) { long now = System.nanoTime(); long[] cl = CLAIM.get(); batch(events.size()); for (Event e : events) { int i = idx(e.id().value()); set(CLAIM0, i, cl[0]); set(CLAIM1, i, cl[1]); set(CONFIRMED, i, now); } }
+      public void markedSent(List<Event> events, java.time.Duration age) { long now = System.nanoTime(); for (Event e : events) set(MARKED, idx(e.id().value()), now); }
+      public void received(List<ReceivedEvent> batch) { long now = System.nanoTime(); for (ReceivedEvent e : batch) set(RECEIVED, idx(e.id().value()), now); }
+      public void committed(List<ReceivedEvent> events) { long now = System.nanoTime(); for (ReceivedEvent e : events) set(COMMITTED, idx(e.id().value()), now); }
+      public void outcome(ReceivedEvent e, Outcome o, java.time.Duration since) { set(ACKED, idx(e.id().value()), System.nanoTime()); }
+    };
+  }
+  // the relay threads' connections: the claim statement's execute is timed (start, end)
+  @SuppressWarnings("unchecked")
+  static <T> T timed(Class<T> type, Object target, boolean claim) {
+    return (T) java.lang.reflect.Proxy.newProxyInstance(St.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
+      try {
+        if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String q)
+          return timed(PreparedStatement.class, m.invoke(target, a), q.contains("relay_share"));
+        if (claim && m.getName().equals("execute")) { long[] cl = CLAIM.get(); cl[0] = System.nanoTime(); Object r = m.invoke(target, a); cl[1] = System.nanoTime(); return r; }
+        return m.invoke(target, a);
+      } catch (java.lang.reflect.InvocationTargetException e) { throw e.getCause(); }
+    });
+  }
+  static javax.sql.DataSource relayTimed(javax.sql.DataSource ds) {
+    return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(St.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+      try {
+        Object r = m.invoke(ds, a);
+        if (m.getName().equals("getConnection") && Thread.currentThread().getName().startsWith("once-relay")) return timed(java.sql.Connection.class, r, false);
+        return r;
+      } catch (java.lang.reflect.InvocationTargetException e) { throw e.getCause(); }
+    });
+  }
+  // e2e p50/p99 per tenth of the run's orders, and the stages of the first tenth: how the warm-up goes
+  static String windows() {
+    StringBuilder sb = new StringBuilder(String.format("%n  e2e p50/p99 per tenth:"));
+    int w = (t[0].length - 1) / 10;
+    for (int k = 0; k < 10; k++) {
+      long[] d = new long[w]; int m = 0;
+      for (int i = 1 + k * w; i < 1 + (k + 1) * w; i++) if (t[COMMIT][i] != 0 && t[COMMITTED][i] != 0) d[m++] = t[COMMITTED][i] - t[COMMIT][i];
+      long[] s = Arrays.copyOf(d, m); Arrays.sort(s); sb.append(" ").append(pct(s, m, .5)).append("/").append(pct(s, m, .99));
+    }
+    // the slowest orders after the warm-up: when (s after the first commit) and where their time went
+    Integer[] idx = new Integer[t[0].length - 1];
+    for (int i = 0; i < idx.length; i++) idx[i] = i + 1;
+    long t0 = t[COMMIT][1];
+    Arrays.sort(idx, (x, y) -> Long.compare(lat(y), lat(x)));
+    sb.append(String.format("%n  slowest after the first third (at s: pickup, claim, to confirmed, to received, consumer, ms):"));
+    int shown = 0; long lastAt = Long.MIN_VALUE;
+    for (Integer i : idx) {
+      if (i < w * 10 / 3 || t[COMMITTED][i] == 0 || t[CLAIM0][i] == 0) continue;
+      if (Math.abs(t[COMMIT][i] - lastAt) < 300_000_000L) continue; // one per stall
+      lastAt = t[COMMIT][i];
+      sb.append(String.format(" [%.2f: %.0f %.0f %.0f %.0f %.0f]", (t[COMMIT][i] - t0) / 1e9, (t[CLAIM0][i] - t[COMMIT][i]) / 1e6, (t[CLAIM1][i] - t[CLAIM0][i]) / 1e6,
+          (t[CONFIRMED][i] - t[CLAIM1][i]) / 1e6, (t[RECEIVED][i] - t[CONFIRMED][i]) / 1e6, (t[COMMITTED][i] - t[RECEIVED][i]) / 1e6));
+      if (++shown == 6) break;
+    }
+    return sb + String.format("%n  first tenth:") + span("pickup", COMMIT, CLAIM0, 1, w) + span("claim", CLAIM0, CLAIM1, 1, w) + span("claim_end->confirmed", CLAIM1, CONFIRMED, 1, w)
+      + span("confirmed->received", CONFIRMED, RECEIVED, 1, w) + span("received->consumer_commit", RECEIVED, COMMITTED, 1, w);
+  }
+  static long lat(int i) { return t[COMMITTED][i] == 0 || t[COMMIT][i] == 0 ? -1 : t[COMMITTED][i] - t[COMMIT][i]; }
+  static String pct(long[] v, int k, double q) { return k == 0 ? "-" : String.format("%.1f", v[Math.min(k - 1, (int) Math.ceil(q * k) - 1)] / 1e6); }
+  static String span(String name, int from, int to) { return span(name, from, to, 1, t[0].length); }
+  static String span(String name, int from, int to, int first, int end) {
+    long[] d = new long[t[0].length]; int k = 0;
+    for (int i = first; i < end; i++) if (t[from][i] != 0 && t[to][i] != 0) d[k++] = t[to][i] - t[from][i];
+    long[] s = Arrays.copyOf(d, k); Arrays.sort(s);
+    return String.format("%n  %-28s n=%-6d p50=%s p90=%s p99=%s max=%s", name, k, pct(s, k, .5), pct(s, k, .9), pct(s, k, .99), k == 0 ? "-" : String.format("%.1f", s[k - 1] / 1e6));
+  }
+  static String report() {
+    int from = t[0].length / 3, end = t[0].length; // the stages after the first third (the JVM's warm-up)
+    return String.format(" relay_batches=%d rows_per_batch=%.2f; stages of the last two thirds, ms:", BATCHES.sum(), ROWS.sum() / (double) Math.max(1, BATCHES.sum()))
+      + span("commit->claim_start (pickup)", COMMIT, CLAIM0, from, end) + span("claim (round trip)", CLAIM0, CLAIM1, from, end)
+      + span("claim_end->confirmed", CLAIM1, CONFIRMED, from, end) + span("confirmed->marked_sent", CONFIRMED, MARKED, from, end)
+      + span("confirmed->received", CONFIRMED, RECEIVED, from, end) + span("received->consumer_commit", RECEIVED, COMMITTED, from, end)
+      + span("consumer_commit->acked", COMMITTED, ACKED, from, end)
+      + span("commit->confirmed", COMMIT, CONFIRMED, from, end)
+      + span("e2e, first third", COMMIT, COMMITTED, 1, t[0].length / 3)
+      + span("e2e, last two thirds", COMMIT, COMMITTED, t[0].length / 3, t[0].length) + windows();
   }
 }

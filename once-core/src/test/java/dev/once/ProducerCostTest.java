@@ -324,6 +324,12 @@ class ProducerCostTest {
      */
     final AtomicLong conversions = new AtomicLong();
 
+    /**
+     * Date-times bound on this thread ({@code setObject} of a {@code java.time} value): pgjdbc
+     * builds a TimestampUtils, with a GregorianCalendar, for each statement that binds one.
+     */
+    final AtomicLong dateTimes = new AtomicLong();
+
     /** Looks for a listener ({@code pg_locks}), on any thread: not counted as statements. */
     final AtomicLong looks = new AtomicLong();
 
@@ -341,6 +347,7 @@ class ProducerCostTest {
       commits.set(0);
       otherThreads.set(0);
       conversions.set(0);
+      dateTimes.set(0);
       looks.set(0);
       outboxNotifies.set(0);
       outboxNotifiesApart.set(0);
@@ -427,6 +434,11 @@ class ProducerCostTest {
       }
       if ((m.getName().equals("setArray") || m.getName().equals("setTimestamp")) && mine()) {
         conversions.incrementAndGet();
+      }
+      if (m.getName().equals("setObject")
+          && args[1] instanceof java.time.temporal.Temporal
+          && mine()) {
+        dateTimes.incrementAndGet();
       }
       return call(target, m, args);
     }

@@ -234,16 +234,25 @@ public class JdbcStore implements StoreDialect {
   protected String outboxRowColumns() {
     return "id, event_id, destination, event_key, event_type, payload, "
         + flavour.headerColumns()
-        + ", created_at, attempts";
+        + ", "
+        + createdAtColumn()
+        + ", attempts";
+  }
+
+  /** How {@link #outboxRowColumns()} selects {@code created_at}, which {@link #createdAt} reads. */
+  protected String createdAtColumn() {
+    return "created_at";
+  }
+
+  /** A claimed row's {@code created_at}, as {@link #createdAtColumn()} selects it. */
+  protected Instant createdAt(ResultSet rs) throws SQLException {
+    return flavour.readInstant(rs, "created_at");
   }
 
   /** A claimed row, from a result of {@link #outboxRowColumns()}. */
   protected OutboxRow outboxRow(ResultSet rs) throws SQLException {
     return new OutboxRow(
-        rs.getLong("id"),
-        JdbcRows.raw(flavour, rs),
-        flavour.readInstant(rs, "created_at"),
-        rs.getInt("attempts"));
+        rs.getLong("id"), JdbcRows.raw(flavour, rs), createdAt(rs), rs.getInt("attempts"));
   }
 
   @Override

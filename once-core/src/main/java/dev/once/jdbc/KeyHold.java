@@ -34,17 +34,25 @@ public record KeyHold(String condition, List<Object> holdParameters) {
    * with its own parameters, which come first; then the time.
    */
   public static String condition(String destinationIn) {
+    return condition(destinationIn, "?");
+  }
+
+  /**
+   * The same with the time as {@code now}, an expression of one parameter (a store that binds its
+   * instants in a form of its own).
+   */
+  public static String condition(String destinationIn, String now) {
     return """
 
            AND (event_key IS NULL
                 OR NOT (%s)
                 OR NOT EXISTS (SELECT 1 FROM once_outbox h
-                                WHERE h.sent_at IS NULL AND h.next_attempt_at > ?
+                                WHERE h.sent_at IS NULL AND h.next_attempt_at > %s
                                   AND h.destination = once_outbox.destination
                                   AND h.event_key = once_outbox.event_key
                                   AND h.id < once_outbox.id))\
         """
-        .formatted(destinationIn);
+        .formatted(destinationIn, now);
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.once.spi.TransactionRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -52,11 +53,29 @@ final class DeliveryRunner {
    * where the dialect can).
    */
   Set<String> insertMarkers(Connection c, List<ReceivedEvent> events) throws SQLException {
-    List<String> ids = events.stream().map(e -> e.id().value()).distinct().sorted().toList();
     return context
         .dialect()
         .store()
-        .insertMarkers(c, context.batchWaits(), config.consumerId(), ids);
+        .insertMarkers(c, context.batchWaits(), config.consumerId(), distinctSorted(events));
+  }
+
+  /**
+   * The events' ids, sorted, each once; without a stream (its pipeline, lambdas and copies were a
+   * tenth of a consumer's allocations per event at a paced rate, one event a batch).
+   */
+  static List<String> distinctSorted(List<ReceivedEvent> events) {
+    String[] ids = new String[events.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = events.get(i).id().value();
+    }
+    Arrays.sort(ids);
+    int distinct = 0;
+    for (String id : ids) {
+      if (distinct == 0 || !ids[distinct - 1].equals(id)) {
+        ids[distinct++] = id;
+      }
+    }
+    return Arrays.asList(ids).subList(0, distinct);
   }
 
   /** What a failing handler undoes. */

@@ -105,8 +105,39 @@ public class PostgresStore extends JdbcStore {
    */
   private final String claimRelayBatchInKeyOrder;
 
+  /**
+   * An instant of the relay's statements, bound as {@link #micros} (a {@code long}): pgjdbc binds a
+   * date-time through a TimestampUtils (with a GregorianCalendar) that it builds for each
+   * statement, and the relay prepares its claim and its mark sent anew every batch. Exact: the
+   * product is a whole number of microseconds under 2^53 (instants before the year 2255).
+   */
+  static final String AT = "(timestamptz 'epoch' + ?::bigint * interval '1 microsecond')";
+
   /** {@link KeyHold}'s condition over the key-ordered destinations, bound as one array. */
-  private static final String HOLD = KeyHold.condition("destination = ANY (?::text[])");
+  private static final String HOLD = KeyHold.condition("destination = ANY (?::text[])", AT);
+
+  /** {@code instant} in microseconds since the epoch, rounded half up as pgjdbc rounds one. */
+  static long micros(Instant instant) {
+    return Math.addExact(
+        Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), (instant.getNano() + 500) / 1000);
+  }
+
+  /**
+   * {@code created_at} in microseconds since the epoch (exact: {@code extract} gives a numeric):
+   * pgjdbc reads a date-time through a {@code Timestamp} and a parsed copy of it, for every row a
+   * relay claims.
+   */
+  @Override
+  protected String createdAtColumn() {
+    return "(extract(epoch FROM created_at) * 1000000)::bigint AS created_at_us";
+  }
+
+  @Override
+  protected Instant createdAt(ResultSet rs) throws SQLException {
+    long micros = rs.getLong("created_at_us");
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+  }
 
   /**
    * The three statements of {@link #claimRelayBatch} with {@code hold} after each due condition.
@@ -124,11 +155,11 @@ public class PostgresStore extends JdbcStore {
              WHERE sent_at IS NULL
                AND cardinality(current_setting('once.relay_share')::int[]) > 0
                AND key_partition = ANY ((SELECT current_setting('once.relay_share')::int[])::int[])
-               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
+               AND (next_attempt_at IS NULL OR next_attempt_at <= %s)%s
              ORDER BY id
              LIMIT ?
             """
-            .formatted(outboxRowColumns(), hold);
+            .formatted(outboxRowColumns(), AT, hold);
   }
 
   /**
@@ -139,15 +170,16 @@ public class PostgresStore extends JdbcStore {
    */
   private static final String MARK_SENT_AND_COMMIT =
       """
-      UPDATE once_outbox SET sent_at = ? WHERE id = ANY (?::bigint[]);
+      UPDATE once_outbox SET sent_at = %s WHERE id = ANY (?::bigint[]);
       COMMIT
-      """;
+      """
+          .formatted(AT);
 
   @Override
   public void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
     if (!ids.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(MARK_SENT_AND_COMMIT)) {
-        PostgresFlavour.SQL.bind(ps, sentAt, ids.toArray(new Long[0]));
+        PostgresFlavour.SQL.bind(ps, micros(sentAt), ids.toArray(new Long[0]));
         ps.execute();
       }
     }
@@ -206,7 +238,7 @@ public class PostgresStore extends JdbcStore {
           SELECT DISTINCT key_partition AS p FROM (
             SELECT key_partition FROM once_outbox
              WHERE sent_at IS NULL
-               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)%s
+               AND (next_attempt_at IS NULL OR next_attempt_at <= %s)%s
              ORDER BY id
              LIMIT ?) oldest),
         share AS MATERIALIZED (
@@ -214,7 +246,7 @@ public class PostgresStore extends JdbcStore {
            WHERE pg_try_advisory_xact_lock(%s, p)
            LIMIT (SELECT (count(*) + ?::int - 1) / ?::int FROM due))
         """
-        .formatted(hold, PostgresFlavour.RELAY_LOCK_SPACE);
+        .formatted(AT, hold, PostgresFlavour.RELAY_LOCK_SPACE);
   }
 
   /**
@@ -280,8 +312,8 @@ public class PostgresStore extends JdbcStore {
         c.prepareStatement(ordered ? claimRelayBatchInKeyOrder : claimRelayBatch)) {
       Object[] claim =
           ordered
-              ? new Object[] {now, keyOrdered(keyOrdered), now, limit}
-              : new Object[] {now, limit};
+              ? new Object[] {micros(now), keyOrdered(keyOrdered), micros(now), limit}
+              : new Object[] {micros(now), limit};
       PostgresFlavour.SQL.bind(ps, beginParameters(waits, now, limit, relays, keyOrdered, claim));
       ps.execute();
       RelayPartitions partitions;
@@ -317,10 +349,10 @@ public class PostgresStore extends JdbcStore {
     List<Object> all = new ArrayList<>();
     all.add(PostgresFlavour.millis(waits.lockWait()));
     all.add(PostgresFlavour.millis(waits.idleInTransaction()));
-    all.add(now);
+    all.add(micros(now));
     if (!keyOrdered.isEmpty()) {
       all.add(keyOrdered(keyOrdered));
-      all.add(now);
+      all.add(micros(now));
     }
     all.addAll(List.of(limit, relays, relays));
     all.addAll(java.util.Arrays.asList(more));

@@ -29,11 +29,6 @@ public final class MessageCodec {
   }
 
   public AMQP.BasicProperties properties(Event event, long nowMillis) {
-    Map<String, Object> headers = new HashMap<>(event.headers());
-    headers.put(EVENT_ID, event.id().value());
-    if (event.key() != null) {
-      headers.put(KEY, event.key());
-    }
     return new AMQP.BasicProperties.Builder()
         .messageId(event.id().value())
         .type(event.type())
@@ -41,8 +36,27 @@ public final class MessageCodec {
         .deliveryMode(2)
         .timestamp(new Date(nowMillis))
         .appId("once")
-        .headers(headers)
+        .headers(headers(event))
         .build();
+  }
+
+  /**
+   * The event's headers with the id and the key. Without headers of its own (the common case) an
+   * immutable map of one or two entries: the client only reads it, and a relay builds one per
+   * message.
+   */
+  private static Map<String, Object> headers(Event event) {
+    String id = event.id().value();
+    String key = event.key();
+    if (event.headers().isEmpty()) {
+      return key == null ? Map.of(EVENT_ID, id) : Map.of(EVENT_ID, id, KEY, key);
+    }
+    Map<String, Object> headers = new HashMap<>(event.headers());
+    headers.put(EVENT_ID, id);
+    if (key != null) {
+      headers.put(KEY, key);
+    }
+    return headers;
   }
 
   /**

@@ -227,12 +227,25 @@ public final class RabbitReceiver implements Receiver {
         buffer.drainTo(got, max - got.size());
       }
     }
-    long current = generation.get();
-    got.removeIf(d -> ((Handle) d.handle()).generation() != current);
+    dropStale(got);
     if (!got.isEmpty()) {
       lingering.returns(now());
     }
     return got;
+  }
+
+  /**
+   * Drops the deliveries of a channel closed since they came (their acknowledgement could not reach
+   * the broker); with none, as nearly always, it allocates nothing.
+   */
+  private void dropStale(List<Delivery> got) {
+    long current = generation.get();
+    for (Delivery d : got) {
+      if (((Handle) d.handle()).generation() != current) {
+        got.removeIf(stale -> ((Handle) stale.handle()).generation() != current);
+        return;
+      }
+    }
   }
 
   private long now() {

@@ -10,7 +10,6 @@ import dev.once.rabbitmq.TopologyException;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
@@ -22,7 +21,12 @@ public final class Topology {
   private final Connections connections;
   private final RabbitConfig config;
   private final Names names;
-  private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The destinations whose exchange is declared, each with its exchange's name: a relay looks one
+   * up per message, and the name's check and concatenation are done once.
+   */
+  private final Map<String, String> knownExchanges = new ConcurrentHashMap<>();
 
   /** Queues of groups consumed in queue order: declared with a single active consumer. */
   /** The queues declared with a single active consumer, each with the batch its receiver takes. */
@@ -73,7 +77,7 @@ public final class Topology {
     } finally {
       closeQuietly(ch);
     }
-    knownExchanges.add(exchange);
+    knownExchanges.put(destination, exchange);
   }
 
   private Map<String, Object> queueArguments(String queue) {
@@ -93,16 +97,18 @@ public final class Topology {
    * exchange would close the channel and fail the whole batch. Declared once per transport.
    */
   public String exchangeFor(String destination) {
-    String exchange = names.exchange(destination);
-    if (!knownExchanges.contains(exchange)) {
-      Channel ch = connections.publishChannel();
-      try {
-        step(exchange, () -> ch.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true));
-      } finally {
-        closeQuietly(ch);
-      }
-      knownExchanges.add(exchange);
+    String known = knownExchanges.get(destination);
+    if (known != null) {
+      return known;
     }
+    String exchange = names.exchange(destination);
+    Channel ch = connections.publishChannel();
+    try {
+      step(exchange, () -> ch.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true));
+    } finally {
+      closeQuietly(ch);
+    }
+    knownExchanges.put(destination, exchange);
     return exchange;
   }
 
