@@ -14,6 +14,8 @@ import dev.once.internal.postgres.PostgresQueue;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.JdbcDialect;
 import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.SqlFlavour;
+import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.Delivery;
 import dev.once.test.TestDatabase;
 import java.sql.Connection;
@@ -326,7 +328,11 @@ class OrderedConsumerTest {
     };
   }
 
-  /** The ordered claim without its head-of-key condition: the broken twin. */
+  /**
+   * The ordered claim without its head-of-key condition: the broken twin. Both ways a receiver
+   * claims are broken: the claim alone, and the claim begun and committed in one round trip ({@code
+   * claimAndCommit}, which on PostgreSQL sends its own statement, not {@code claimInKeyOrder}).
+   */
   Dialect withoutHeadOfKey() {
     PostgresFlavour flavour = new PostgresFlavour();
     return JdbcDialect.builder(flavour)
@@ -336,6 +342,17 @@ class OrderedConsumerTest {
               public List<Delivery> claimInKeyOrder(Connection c, QueueClaim claim)
                   throws SQLException {
                 return claim(c, claim);
+              }
+
+              @Override
+              public List<Delivery> claimAndCommit(
+                  Connection c,
+                  SqlFlavour sqlFlavour,
+                  TransactionWaits waits,
+                  QueueClaim claim,
+                  boolean inKeyOrder)
+                  throws SQLException {
+                return super.claimAndCommit(c, sqlFlavour, waits, claim, false);
               }
             })
         .build();
