@@ -170,7 +170,9 @@ public class PostgresQueue extends JdbcQueue {
    * string, which pgjdbc sends with one {@code Sync} (an error skips what follows it, and the
    * caller rolls back). The claim's rows are read before the commit's answer; the server then says
    * no transaction is open, so the {@code commit()} after it sends nothing. Before: three round
-   * trips per claim, a third of a consumer's statements under load.
+   * trips per claim, a third of a consumer's statements under load. It sends {@link #CLAIM} or
+   * {@link #CLAIM_IN_KEY_ORDER} itself: a subclass that changes {@link #claim} or {@link
+   * #claimInKeyOrder} overrides this too.
    */
   @Override
   public List<Delivery> claimAndCommit(
