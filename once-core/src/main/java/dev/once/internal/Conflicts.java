@@ -72,21 +72,14 @@ public final class Conflicts {
   public static <T> T inEngineTransaction(
       DataSource dataSource, Dialect dialect, TransactionWaits waits, Work<T> work)
       throws SQLException {
-    return retry(
+    return inOwnTransaction(
+        dataSource,
         dialect,
-        () -> {
-          try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-              dialect.flavour().beginEngineTransaction(c, waits);
-              T result = work.on(c);
-              c.commit();
-              return result;
-            } catch (SQLException | RuntimeException e) {
-              Jdbc.rollbackQuietly(c);
-              throw e;
-            }
-          }
+        c -> {
+          dialect.flavour().beginEngineTransaction(c, waits);
+          T result = work.on(c);
+          c.commit();
+          return result;
         });
   }
 }
