@@ -40,6 +40,48 @@ class RelayToKafkaTest {
   }
 
   @Test
+  void aBatchIsSentAtOnceNotAfterALingerUnlessTheUserAsksForOne() {
+    KafkaSettings s = KafkaTransport.builder().build().settings();
+    assertThat(Publisher.properties(s).get(ProducerConfig.LINGER_MS_CONFIG))
+        .as("the relay waits for its batch right after sending it: a linger only delays it")
+        .isEqualTo("0");
+    KafkaSettings asked =
+        KafkaTransport.builder().property(ProducerConfig.LINGER_MS_CONFIG, "20").build().settings();
+    assertThat(Publisher.properties(asked).get(ProducerConfig.LINGER_MS_CONFIG)).isEqualTo("20");
+  }
+
+  /**
+   * A paced trickle: one event per relay batch. The producer's own {@code record-queue-time} (from
+   * the record's append to its request) is at least {@code linger.ms} for a batch that is not full,
+   * so with the 5 ms linger of before every record waited 5 ms before it left the process.
+   */
+  @Test
+  void aOneEventBatchLeavesTheProducerWithoutWaitingForALinger() throws Exception {
+    String dest = PipelineNames.unique("trickle");
+    String clientId = "once-relay-" + dest;
+    try (KafkaTransport t =
+        Broker.transport().partitions(1).property("client.id", clientId).build()) {
+      t.declare(dest, "g");
+      int events = 20;
+      for (int i = 0; i < events; i++) {
+        Event e = Event.of(EventId.of("e" + i, dest), dest, "k", "T", "{}");
+        assertThat(t.publish(List.of(e), Duration.ofSeconds(10)).isConfirmed(0)).isTrue();
+      }
+      javax.management.ObjectName producer =
+          new javax.management.ObjectName(
+              "kafka.producer:type=producer-metrics,client-id=" + clientId);
+      javax.management.MBeanServer jmx =
+          java.lang.management.ManagementFactory.getPlatformMBeanServer();
+      double sent = (Double) jmx.getAttribute(producer, "record-send-total");
+      double queuedMs = (Double) jmx.getAttribute(producer, "record-queue-time-avg");
+      assertThat(sent).isEqualTo(events);
+      assertThat(queuedMs)
+          .as("mean time a record waited in the producer before its request, ms")
+          .isLessThan(5.0);
+    }
+  }
+
+  @Test
   void aRecordCarriesTheEventKeyAsItsKeyAndTheIdTypeAndHeadersAsHeaders() {
     String dest = PipelineNames.unique("format");
     try (KafkaTransport t = Broker.transport().partitions(1).build()) {

@@ -50,9 +50,11 @@ public final class Publisher implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
     long delivery = settings.deliveryTimeout().toMillis();
-    long linger = 5;
     long request = Math.min(30_000, Math.max(1_000, delivery / 2));
-    p.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(linger));
+    // No linger: the relay sends a whole batch and then waits for it, so a linger only delays the
+    // batch's last records (every record of a paced trickle) by its length; while a request is in
+    // flight the records sent after it gather into the next one anyway.
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(request));
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(delivery));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Math.min(delivery, 10_000)));
