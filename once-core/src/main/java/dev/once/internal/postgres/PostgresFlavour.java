@@ -6,16 +6,13 @@ import dev.once.jdbc.Sql;
 import dev.once.jdbc.SqlFlavour;
 import dev.once.jdbc.SqlList;
 import dev.once.jdbc.TransactionWaits;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -93,64 +90,6 @@ public class PostgresFlavour implements SqlFlavour {
   @Override
   public void bindInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
     ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-  }
-
-  /**
-   * Binds {@code instant} as the text of a {@code timestamptz} with no type of its own ({@code
-   * Types.OTHER}), for a parameter the server types from its place (compared with, or assigned to,
-   * a {@code timestamptz} column): pgjdbc then builds no TimestampUtils and no GregorianCalendar
-   * for the statement, which {@link #bindInstant} makes it do, and the SQL stays as it is. The text
-   * is the instant rounded to the microsecond half up, as pgjdbc rounds one. An instant outside the
-   * years 1–9999 is bound as {@link #bindInstant} binds it.
-   */
-  static void bindTimestamptzText(PreparedStatement ps, int index, Instant instant)
-      throws SQLException {
-    String text = timestamptzText(instant);
-    if (text == null) {
-      ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-    } else {
-      ps.setObject(index, text, Types.OTHER);
-    }
-  }
-
-  private static final byte[] TIMESTAMPTZ =
-      "0000-00-00 00:00:00.000000+00".getBytes(StandardCharsets.ISO_8859_1);
-  private static final long FIRST_SECOND = -62_135_596_800L; // 0001-01-01T00:00:00Z
-  private static final long LAST_SECOND = 253_402_300_799L; // 9999-12-31T23:59:59Z
-
-  /**
-   * {@code yyyy-MM-dd HH:mm:ss.ffffff+00} of {@code instant} rounded to the microsecond half up, or
-   * null outside the years 1–9999.
-   */
-  static String timestamptzText(Instant instant) {
-    long second = instant.getEpochSecond();
-    int micro = (instant.getNano() + 500) / 1000;
-    if (micro == 1_000_000) {
-      second++;
-      micro = 0;
-    }
-    if (second < FIRST_SECOND || second > LAST_SECOND) {
-      return null;
-    }
-    LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(second, 86_400L));
-    int inDay = (int) Math.floorMod(second, 86_400L);
-    byte[] text = TIMESTAMPTZ.clone();
-    digits(text, 0, 4, date.getYear());
-    digits(text, 5, 2, date.getMonthValue());
-    digits(text, 8, 2, date.getDayOfMonth());
-    digits(text, 11, 2, inDay / 3600);
-    digits(text, 14, 2, inDay / 60 % 60);
-    digits(text, 17, 2, inDay % 60);
-    digits(text, 20, 6, micro);
-    return new String(text, StandardCharsets.ISO_8859_1);
-  }
-
-  /** Writes {@code value} in {@code width} decimal digits at {@code at}. */
-  private static void digits(byte[] text, int at, int width, int value) {
-    for (int i = at + width - 1; i >= at; i--) {
-      text[i] = (byte) ('0' + value % 10);
-      value /= 10;
-    }
   }
 
   /**

@@ -342,16 +342,16 @@ public class PostgresQueue extends JdbcQueue {
 
   /**
    * Binds a claim's four parameters from {@code first} on, its instants as text that the server
-   * types from their columns ({@link PostgresFlavour#bindTimestamptzText}): a receiver claims
-   * often, mostly finding one row or none, and an instant bound as a date-time cost each claim a
-   * TimestampUtils and a GregorianCalendar, a tenth of a consumer thread's allocations.
+   * types from their columns ({@link TimestamptzText#bind}): a receiver claims often, mostly
+   * finding one row or none, and an instant bound as a date-time cost each claim a TimestampUtils
+   * and a GregorianCalendar, a tenth of a consumer thread's allocations.
    */
   private static void bindClaim(PreparedStatement ps, int first, QueueClaim claim)
       throws SQLException {
     ps.setString(first, claim.consumerId());
-    PostgresFlavour.bindTimestamptzText(ps, first + 1, claim.now());
+    TimestamptzText.bind(ps, first + 1, claim.now());
     ps.setInt(first + 2, claim.limit());
-    PostgresFlavour.bindTimestamptzText(ps, first + 3, claim.visibleUntil());
+    TimestamptzText.bind(ps, first + 3, claim.visibleUntil());
   }
 
   /** The claimed rows of {@code rs}, each a delivery, into {@code deliveries}. */

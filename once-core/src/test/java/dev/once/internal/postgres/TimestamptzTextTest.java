@@ -13,10 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * An instant bound as text with no type ({@link PostgresFlavour#bindTimestamptzText}, the table
- * queue's claim) is the instant pgjdbc binds from an {@code OffsetDateTime}, compared and assigned
- * as a {@code timestamptz}: rounded to the microsecond half up, before 1970 and after, at the ends
- * of the years it writes as text, and outside them (bound as a date-time then).
+ * An instant bound as text with no type ({@link TimestamptzText#bind}, the table queue's claim) is
+ * the instant pgjdbc binds from an {@code OffsetDateTime}, compared and assigned as a {@code
+ * timestamptz}: rounded to the microsecond half up, before 1970 and after, at the ends of the years
+ * it writes as text, and outside them (bound as a date-time then).
  */
 class TimestamptzTextTest {
   private static final List<Instant> INSTANTS =
@@ -45,7 +45,7 @@ class TimestamptzTextTest {
         for (int i = 0; i < INSTANTS.size(); i++) {
           Instant at = INSTANTS.get(i);
           insert.setInt(1, i);
-          PostgresFlavour.bindTimestamptzText(insert, 2, at);
+          TimestamptzText.bind(insert, 2, at);
           insert.executeUpdate();
           same.setInt(1, i);
           same.setObject(2, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
@@ -70,6 +70,6 @@ class TimestamptzTextTest {
   }
 
   private static String text(Instant at) {
-    return PostgresFlavour.timestamptzText(at);
+    return TimestamptzText.of(at);
   }
 }
