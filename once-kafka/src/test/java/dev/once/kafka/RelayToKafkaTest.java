@@ -39,21 +39,11 @@ class RelayToKafkaTest {
     assertThat(p).doesNotContainKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
   }
 
-  @Test
-  void aBatchIsSentAtOnceNotAfterALingerUnlessTheUserAsksForOne() {
-    KafkaSettings s = KafkaTransport.builder().build().settings();
-    assertThat(Publisher.properties(s).get(ProducerConfig.LINGER_MS_CONFIG))
-        .as("the relay waits for its batch right after sending it: a linger only delays it")
-        .isEqualTo("0");
-    KafkaSettings asked =
-        KafkaTransport.builder().property(ProducerConfig.LINGER_MS_CONFIG, "20").build().settings();
-    assertThat(Publisher.properties(asked).get(ProducerConfig.LINGER_MS_CONFIG)).isEqualTo("20");
-  }
-
   /**
    * A paced trickle: one event per relay batch. The producer's own {@code record-queue-time} (from
    * the record's append to its request) is at least {@code linger.ms} for a batch that is not full,
-   * so with the 5 ms linger of before every record waited 5 ms before it left the process.
+   * so without the flush after each batch every record waited the 5 ms linger before it left the
+   * process.
    */
   @Test
   void aOneEventBatchLeavesTheProducerWithoutWaitingForALinger() throws Exception {

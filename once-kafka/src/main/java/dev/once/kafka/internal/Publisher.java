@@ -51,10 +51,9 @@ public final class Publisher implements AutoCloseable {
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
     long delivery = settings.deliveryTimeout().toMillis();
     long request = Math.min(30_000, Math.max(1_000, delivery / 2));
-    // No linger: the relay sends a whole batch and then waits for it, so a linger only delays the
-    // batch's last records (every record of a paced trickle) by its length; while a request is in
-    // flight the records sent after it gather into the next one anyway.
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+    // The linger gathers a batch's records into few requests while the relay sends them; the
+    // relay then flushes (publish), so the batch's last records do not wait for it.
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(request));
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(delivery));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Math.min(delivery, 10_000)));
@@ -152,6 +151,9 @@ public final class Publisher implements AutoCloseable {
       sent.add(f);
     }
     long deadline = System.nanoTime() + confirmTimeout.toNanos();
+    if (sentAny(sent)) {
+      flush();
+    }
     for (int i = 0; i < n; i++) {
       Future<RecordMetadata> f = sent.get(i);
       if (f == null) {
@@ -191,6 +193,32 @@ public final class Publisher implements AutoCloseable {
       }
     }
     return new PublishResult(confirmed, failures, lost, unroutable);
+  }
+
+  private static boolean sentAny(List<Future<RecordMetadata>> sent) {
+    for (Future<RecordMetadata> f : sent) {
+      if (f != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Sends what the linger still holds now: the batch is complete, and waiting for the linger would
+   * only delay its last records (every record of a paced trickle) by its length. {@code flush()}
+   * returns when the records sent so far are answered or failed (at most {@code
+   * delivery.timeout.ms}); the confirms are read after it as before, and an interrupt or a closed
+   * producer leaves their reading to say what became of each record.
+   */
+  private void flush() {
+    try {
+      producer().flush();
+    } catch (org.apache.kafka.common.errors.InterruptException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // a closed producer: each record's future says so
+    }
   }
 
   /**
