@@ -71,13 +71,17 @@ final class Settlement {
 
   /**
    * After a group committed: acknowledges every delivery that came to an end in one call (unless
-   * the transaction did, {@link #settleInTransaction}), and returns each retry with its attempt's
-   * delay.
+   * the transaction did, {@link #settleInTransaction}: then tells the transport it committed), and
+   * returns each retry with its attempt's delay.
    */
   void settle(List<HandledDelivery> handled) {
-    List<Delivery> done = inTransaction == null ? ended(handled) : List.of();
-    if (!done.isEmpty()) {
+    List<Delivery> done = ended(handled);
+    if (done.isEmpty()) {
+      // nothing acknowledged
+    } else if (inTransaction == null) {
       receiver.ack(done);
+    } else {
+      inTransaction.acknowledgedInTransaction(config.destination(), config.consumerId(), done);
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {

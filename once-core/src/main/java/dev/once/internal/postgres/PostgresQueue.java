@@ -203,6 +203,41 @@ public class PostgresQueue extends JdbcQueue {
     return deliveries;
   }
 
+  /**
+   * (ids, then {@link #CLAIM}'s parameters): the acknowledged rows deleted, the planner told to
+   * keep to the indexes as {@link PostgresFlavour#BEGIN_ENGINE} does (a consumer's transaction is
+   * not begun with it; the settings end with that transaction, which ends here), and the next rows
+   * claimed: three statements of one string, in the round trip that only deleted before.
+   */
+  private static final String ACK_AND_CLAIM =
+      """
+      DELETE FROM once_queue WHERE id = ANY(?::bigint[]);
+      SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+      """
+          + CLAIM.strip();
+
+  @Override
+  public List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim)
+      throws SQLException {
+    List<Delivery> deliveries = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(ACK_AND_CLAIM)) {
+      sql.bind(
+          ps,
+          SqlList.of("bigint", ids),
+          claim.consumerId(),
+          claim.now(),
+          claim.limit(),
+          claim.visibleUntil());
+      ps.execute(); // the delete's count
+      ps.getMoreResults(); // the settings' row
+      ps.getMoreResults();
+      try (ResultSet rs = ps.getResultSet()) {
+        read(rs, deliveries);
+      }
+    }
+    return deliveries;
+  }
+
   @Override
   public boolean ordersByKey() {
     return true;
