@@ -29,7 +29,12 @@ public class JdbcQueue implements QueueDialect {
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
-  private final String insertUnorderedCopies; // no row where a group is in key order
+  /**
+   * {@link #insertCopies} where no group is in key order (else no row): each row's {@code
+   * in_key_order} and {@code parked} are then false, written as constants: no parked-key subquery
+   * to plan and start, no key bound for it, on every producer's enqueue.
+   */
+  private final String insertUnorderedCopies;
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
@@ -63,7 +68,14 @@ public class JdbcQueue implements QueueDialect {
     this.insertLaneCopy =
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
     this.insertUnorderedCopies =
-        insertCopies.stripTrailing()
+        """
+        INSERT INTO once_queue
+               (consumer_group, event_id, destination, event_key, event_type, payload, %s,
+                enqueued_at, visible_at, in_key_order, parked)
+        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?, FALSE, FALSE
+          FROM once_queue_binding b
+         WHERE b.destination = ?"""
+                .formatted(flavour.headerColumns(), flavour.headerParameters())
             + " AND NOT EXISTS (SELECT 1 FROM once_queue_binding o WHERE o.destination ="
             + " b.destination AND o.in_key_order = true)";
     this.insertCopyAt =
@@ -112,11 +124,16 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public int enqueueUnordered(Connection c, Event e, Instant now) throws SQLException {
-    return sql.update(c, insertUnorderedCopies, copy(c, e, now));
+    return sql.update(c, insertUnorderedCopies, standardCopy(e, now));
   }
 
   /** The parameters of {@link #insertCopies} for {@code e}. */
   protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
+    return standardCopy(e, now);
+  }
+
+  /** The parameters of {@link #insertCopies} with the standard {@code parked} (no parameter). */
+  private static Object[] standardCopy(Event e, Instant now) {
     return new Object[] {
       e.id().value(),
       e.destination(),

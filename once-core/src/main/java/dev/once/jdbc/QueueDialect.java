@@ -60,11 +60,12 @@ public interface QueueDialect {
   List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException;
 
   /**
-   * Acknowledges the rows {@code ids} ({@link #ack}) and claims the group's next rows ({@link
-   * #claim}) in the caller's open transaction on {@code c}, a consumer's batch transaction: the
-   * claim's delivery counts commit with the batch, before the claimed rows' handlers run. Null
-   * where the dialect does not claim in a consumer's transaction (the default; it then only
-   * acknowledges): on MariaDB and MySQL a claim's next-key locks could deadlock the batch.
+   * Acknowledges the rows {@code ids} ({@link #ack}) and, unless {@code claim} is null, claims the
+   * group's next rows ({@link #claim}) in the caller's open transaction on {@code c}, a consumer's
+   * batch transaction: the claim's delivery counts commit with the batch, before the claimed rows'
+   * handlers run. Null where it claimed nothing: no claim asked, or the dialect does not claim in a
+   * consumer's transaction (the default): on MariaDB and MySQL a claim's next-key locks could
+   * deadlock the batch.
    */
   default List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim)
       throws SQLException {

@@ -55,13 +55,17 @@ final class TableQueueReceiver implements Receiver {
 
   /*
    * Claims ahead, in the batch's transaction (unordered groups on PostgreSQL): the transaction that
-   * acknowledges the whole batch a poll handed out also claims the next one, and the next poll
+   * acknowledges the whole of a full batch a poll handed out also claims the next one, and the next poll
    * hands those rows out once that transaction committed. Under load a batch then costs one
    * transaction instead of a claim's and the batch's; the claim's delivery counts still commit
    * before those rows' handlers run, which is what bounds a crash loop.
    */
 
-  /** The ids of the batch the last poll handed out, until a claim ahead for it committed. */
+  /**
+   * The ids of the batch the last poll handed out if it was full (else the queue was drained: a
+   * claim ahead would mostly find nothing, a statement per batch for nothing), until a claim ahead
+   * for it committed.
+   */
   private Set<Long> handedOut;
 
   /** The batch size of the last poll: a claim ahead claims as many. */
@@ -135,7 +139,8 @@ final class TableQueueReceiver implements Receiver {
     if (got == null) {
       got = claimOrWait(max, wait, linger, skip);
     }
-    handedOut = got.isEmpty() || ordered ? null : new HashSet<>(ids(got));
+    // a full batch: there may be more, the next one claimed in this one's transaction
+    handedOut = got.size() < max || ordered ? null : new HashSet<>(ids(got));
     lastMax = max;
     return got;
   }
@@ -195,7 +200,11 @@ final class TableQueueReceiver implements Receiver {
         && (polled == null
             || polled.transport != transport
             || !polled.ackedAndClaimedAhead(c, destination, consumerId, ids))) {
-      ack(dialect, ordered.contains(destination, consumerId), c, ids, now);
+      if (ordered.contains(destination, consumerId)) {
+        dialect.queue().ackInKeyOrder(c, ids, now);
+      } else {
+        dialect.queue().ackAndClaim(c, ids, null);
+      }
     }
   }
 
