@@ -134,8 +134,9 @@ final class GroupTransaction {
 
   private Result commitOnce(Batch batch, Undo undo, Map<String, Exception> failedBefore) {
     List<HandledDelivery> handled = new ArrayList<>(batch.events().size());
-    Runnable wakeRelays =
+    Runnable afterCommit =
         () -> {
+          batch.settlement().committedInTransaction(handled);
           if (handled.stream().anyMatch(h -> h.published() > 0)) {
             context.outboxCommitted().run();
           }
@@ -151,7 +152,7 @@ final class GroupTransaction {
                 handled.clear();
                 return handled.addAll(run(c, batch, undo, failedBefore));
               },
-              wakeRelays);
+              afterCommit);
       return new Result(handled);
     } catch (SQLException e) {
       return conflict(batch, e);

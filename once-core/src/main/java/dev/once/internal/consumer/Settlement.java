@@ -70,18 +70,27 @@ final class Settlement {
   }
 
   /**
+   * As soon as a group's transaction committed (before the listener hears of it): tells the
+   * transport that acknowledged in it ({@link #settleInTransaction}) that it committed.
+   */
+  void committedInTransaction(List<HandledDelivery> handled) {
+    if (inTransaction != null) {
+      List<Delivery> done = ended(handled);
+      if (!done.isEmpty()) {
+        inTransaction.acknowledgedInTransaction(config.destination(), config.consumerId(), done);
+      }
+    }
+  }
+
+  /**
    * After a group committed: acknowledges every delivery that came to an end in one call (unless
-   * the transaction did, {@link #settleInTransaction}: then tells the transport it committed), and
-   * returns each retry with its attempt's delay.
+   * the transaction did, {@link #settleInTransaction}), and returns each retry with its attempt's
+   * delay.
    */
   void settle(List<HandledDelivery> handled) {
-    List<Delivery> done = ended(handled);
-    if (done.isEmpty()) {
-      // nothing acknowledged
-    } else if (inTransaction == null) {
+    List<Delivery> done = inTransaction == null ? ended(handled) : List.of();
+    if (!done.isEmpty()) {
       receiver.ack(done);
-    } else {
-      inTransaction.acknowledgedInTransaction(config.destination(), config.consumerId(), done);
     }
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
