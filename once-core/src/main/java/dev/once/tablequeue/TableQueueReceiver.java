@@ -76,18 +76,8 @@ final class TableQueueReceiver implements Receiver {
 
   private Set<Long> tentativeFor;
 
-  /** The wake-up generation read before the tentative claim. */
-  private long tentativeSeen;
-
   /** Rows claimed ahead in a committed transaction: the next poll's batch. */
   private List<Delivery> ahead;
-
-  /**
-   * The wake-up generation read before a claim ahead that came back empty and committed (-1: none):
-   * while no signal came since, the next poll's first claim would find nothing either (a row
-   * committed after that claim's snapshot signals after its commit), so it waits at once.
-   */
-  private long emptyAheadSeen = -1;
 
   private volatile boolean closed;
 
@@ -134,10 +124,8 @@ final class TableQueueReceiver implements Receiver {
     tentative = null; // claimed in a transaction that did not commit (as far as this knows)
     List<Delivery> got = ahead;
     ahead = null;
-    long skip = emptyAheadSeen;
-    emptyAheadSeen = -1;
     if (got == null) {
-      got = claimOrWait(max, wait, linger, skip);
+      got = claimOrWait(max, wait, linger);
     }
     // a full batch: there may be more, the next one claimed in this one's transaction
     handedOut = got.size() < max || ordered ? null : new HashSet<>(ids(got));
@@ -145,8 +133,12 @@ final class TableQueueReceiver implements Receiver {
     return got;
   }
 
-  /** {@link #poll}'s claims and waits; the first claim skipped while {@code skip} is current. */
-  private List<Delivery> claimOrWait(int max, Duration wait, Duration linger, long skip)
+  /**
+   * {@link #poll}'s claims and waits. The first claim is made even when a claim ahead just came
+   * back empty: waiting for a signal then (a row committed after that claim's snapshot sends one)
+   * made a lone worker linger after it, a third fewer orders a second (`--workers 1`, 4 pairs).
+   */
+  private List<Delivery> claimOrWait(int max, Duration wait, Duration linger)
       throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     boolean waited = false;
@@ -160,7 +152,7 @@ final class TableQueueReceiver implements Receiver {
           Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
         }
       }
-      List<Delivery> got = !waited && seen == skip ? List.of() : claim(max);
+      List<Delivery> got = claim(max);
       if (!got.isEmpty()) {
         lastGot = clock.instant();
         opened = false;
@@ -220,14 +212,12 @@ final class TableQueueReceiver implements Receiver {
         || !handedOut.equals(idSet)) {
       return false;
     }
-    long seen = wakeup.generation();
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
     List<Delivery> claimed = dialect.queue().ackAndClaim(c, ids, claim);
     if (claimed != null) {
       tentative = claimed;
       tentativeFor = idSet;
-      tentativeSeen = seen;
     }
     return true;
   }
@@ -255,7 +245,6 @@ final class TableQueueReceiver implements Receiver {
     tentative = null;
     handedOut = null; // one claim ahead per poll
     if (claimed.isEmpty()) {
-      emptyAheadSeen = tentativeSeen;
       return;
     }
     claimed.sort(Comparator.comparingLong(d -> (Long) d.handle()));
