@@ -29,11 +29,7 @@ public class JdbcQueue implements QueueDialect {
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
-  /**
-   * {@link #insertCopies} where no group is in key order (else no row): each row's {@code
-   * in_key_order} and {@code parked} are then false, written as constants: no parked-key subquery
-   * to plan and start, no key bound for it, on every producer's enqueue.
-   */
+  /** {@link #insertCopies} where no group is in key order (else no row), not in key order. */
   private final String insertUnorderedCopies;
 
   protected final SqlFlavour flavour;
@@ -67,15 +63,11 @@ public class JdbcQueue implements QueueDialect {
             .formatted(flavour.headerColumns(), flavour.headerParameters(), parkedOnEnqueue);
     this.insertLaneCopy =
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
+    // in_key_order and parked false as constants: no parked-key check to start, no key bound for it
     this.insertUnorderedCopies =
-        """
-        INSERT INTO once_queue
-               (consumer_group, event_id, destination, event_key, event_type, payload, %s,
-                enqueued_at, visible_at, in_key_order, parked)
-        SELECT b.consumer_group, ?, ?, ?, ?, ?, %s, ?, ?, FALSE, FALSE
-          FROM once_queue_binding b
-         WHERE b.destination = ?"""
-                .formatted(flavour.headerColumns(), flavour.headerParameters())
+        insertCopies
+                .replace("b.in_key_order,\n       " + parkedOnEnqueue, "FALSE, FALSE")
+                .stripTrailing()
             + " AND NOT EXISTS (SELECT 1 FROM once_queue_binding o WHERE o.destination ="
             + " b.destination AND o.in_key_order = true)";
     this.insertCopyAt =
@@ -127,12 +119,12 @@ public class JdbcQueue implements QueueDialect {
     return sql.update(c, insertUnorderedCopies, standardCopy(e, now));
   }
 
-  /** The parameters of {@link #insertCopies} for {@code e}. */
+  /** The parameters of {@link #insertCopies} for {@code e}: by default {@link #standardCopy}. */
   protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
     return standardCopy(e, now);
   }
 
-  /** The parameters of {@link #insertCopies} with the standard {@code parked} (no parameter). */
+  /** The parameters of {@link #insertCopies} whose {@code parked} binds nothing. */
   private static Object[] standardCopy(Event e, Instant now) {
     return new Object[] {
       e.id().value(),
