@@ -27,9 +27,16 @@ class HopCostTest {
    * the calls in both that make pgjdbc look a type up or format a time through a {@code Calendar}
    * ({@link ProducerCostTest.Counter#conversions}); and the date-times the relay batch binds
    * ({@link ProducerCostTest.Counter#dateTimes}: pgjdbc builds a calendar for each statement that
-   * binds one; PostgreSQL's relay binds its instants as microseconds).
+   * binds one; PostgreSQL's relay binds its instants as microseconds); and the numbers and strings
+   * the relay batch binds through the generic {@code setObject} ({@link
+   * ProducerCostTest.Counter#boxedBinds}: PostgreSQL's relay binds each with its own setter).
    */
-  record Cost(long relayBatch, long consumerBatch, long conversions, long relayDateTimes) {}
+  record Cost(
+      long relayBatch,
+      long consumerBatch,
+      long conversions,
+      long relayDateTimes,
+      long relayBoxedBinds) {}
 
   @Test
   void aHopCostsTwoRoundTripsToPublishAndThreeToProcess() throws Exception {
@@ -43,8 +50,9 @@ class HopCostTest {
               "round trips: relay (settings+partitions+locks+claim, mark sent+commit),"
                   + " consumer (bounds+markers, the handler's insert, commit)")
           // date-times: with the instants bound as OffsetDateTime, 3 (now twice in the claim,
-          // sent_at in the mark sent)
-          .isEqualTo(new Cost(2, 3, 0, 0));
+          // sent_at in the mark sent); boxed binds: 9 through Sql.bind (the waits' two texts,
+          // the claim's now twice, limit twice, relays twice; the mark sent's sent_at)
+          .isEqualTo(new Cost(2, 3, 0, 0, 0));
     }
   }
 
@@ -56,7 +64,7 @@ class HopCostTest {
           .as(
               "round trips: relay (settings, partitions, locks, claim, mark sent, commit),"
                   + " consumer (bounds, marker, the handler's insert, commit)")
-          .isEqualTo(new Cost(6, 4, 0, 3));
+          .isEqualTo(new Cost(6, 4, 0, 3, 4));
     }
   }
 
@@ -91,6 +99,7 @@ class HopCostTest {
       long relayBatch = roundTrips(counter);
       long conversions = counter.conversions.get();
       long relayDateTimes = counter.dateTimes.get();
+      long relayBoxedBinds = counter.boxedBinds.get();
       long consumerBatch = Long.MAX_VALUE;
       for (int i = 0; i < 3; i++) { // one event a batch: the standard store inserts one by one
         counter.reset();
@@ -100,7 +109,7 @@ class HopCostTest {
       }
       assertThat(db.count("SELECT count(*) FROM hop_effects")).isEqualTo(3);
       assertThat(db.count("SELECT count(*) FROM once_inbox")).isEqualTo(3);
-      return new Cost(relayBatch, consumerBatch, conversions, relayDateTimes);
+      return new Cost(relayBatch, consumerBatch, conversions, relayDateTimes, relayBoxedBinds);
     }
   }
 

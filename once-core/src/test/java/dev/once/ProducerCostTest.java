@@ -330,6 +330,13 @@ class ProducerCostTest {
      */
     final AtomicLong dateTimes = new AtomicLong();
 
+    /**
+     * Numbers and strings bound on this thread through the generic {@code setObject}: pgjdbc finds
+     * the type of each by a chain of checks, where {@code setLong}, {@code setInt} and {@code
+     * setString} bind it directly (and the caller boxes nothing).
+     */
+    final AtomicLong boxedBinds = new AtomicLong();
+
     /** Looks for a listener ({@code pg_locks}), on any thread: not counted as statements. */
     final AtomicLong looks = new AtomicLong();
 
@@ -348,6 +355,7 @@ class ProducerCostTest {
       otherThreads.set(0);
       conversions.set(0);
       dateTimes.set(0);
+      boxedBinds.set(0);
       looks.set(0);
       outboxNotifies.set(0);
       outboxNotifiesApart.set(0);
@@ -439,6 +447,11 @@ class ProducerCostTest {
           && args[1] instanceof java.time.temporal.Temporal
           && mine()) {
         dateTimes.incrementAndGet();
+      }
+      if (m.getName().equals("setObject")
+          && (args[1] instanceof Number || args[1] instanceof String)
+          && mine()) {
+        boxedBinds.incrementAndGet();
       }
       return call(target, m, args);
     }

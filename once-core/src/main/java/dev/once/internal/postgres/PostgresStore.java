@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -179,7 +180,8 @@ public class PostgresStore extends JdbcStore {
   public void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
     if (!ids.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(MARK_SENT_AND_COMMIT)) {
-        PostgresFlavour.SQL.bind(ps, micros(sentAt), ids.toArray(new Long[0]));
+        ps.setLong(1, micros(sentAt));
+        ps.setObject(2, ids.toArray(new Long[0]));
         ps.execute();
       }
     }
@@ -310,11 +312,7 @@ public class PostgresStore extends JdbcStore {
     boolean ordered = !keyOrdered.isEmpty();
     try (PreparedStatement ps =
         c.prepareStatement(ordered ? claimRelayBatchInKeyOrder : claimRelayBatch)) {
-      Object[] claim =
-          ordered
-              ? new Object[] {micros(now), keyOrdered(keyOrdered), micros(now), limit}
-              : new Object[] {micros(now), limit};
-      PostgresFlavour.SQL.bind(ps, beginParameters(waits, now, limit, relays, keyOrdered, claim));
+      bindClaim(ps, waits, micros(now), limit, relays, ordered ? keyOrdered(keyOrdered) : null);
       ps.execute();
       RelayPartitions partitions;
       try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
@@ -336,16 +334,74 @@ public class PostgresStore extends JdbcStore {
   }
 
   /**
-   * The parameters of the settings and of {@link #dueAndShare} (with the hold's when {@code
-   * keyOrdered} is not empty), then {@code more}.
+   * Binds {@link #claimRelayBatch}'s parameters (those of {@link #beginParameters}, then the
+   * claim's), each with its own setter: a relay binds them every batch, and a list, its boxes and
+   * the waits' texts were a tenth of what a batch of one allocated on the relay's thread. {@code
+   * keyOrdered} is null when no destination is.
    */
-  private static Object[] beginParameters(
+  private void bindClaim(
+      PreparedStatement ps,
       TransactionWaits waits,
-      Instant now,
+      long now,
       int limit,
       int relays,
-      Set<String> keyOrdered,
-      Object... more) {
+      String[] keyOrdered)
+      throws SQLException {
+    WaitTexts texts = waitTexts(waits);
+    int i = 1;
+    bindText(ps, i++, texts.lockWait());
+    bindText(ps, i++, texts.idleInTransaction());
+    i = bindDue(ps, i, now, keyOrdered);
+    ps.setInt(i++, limit);
+    ps.setInt(i++, relays);
+    ps.setInt(i++, relays);
+    i = bindDue(ps, i, now, keyOrdered);
+    ps.setInt(i, limit);
+  }
+
+  /** A due condition's parameters: now, then the hold's (the destinations and now), if any. */
+  private static int bindDue(PreparedStatement ps, int i, long now, String[] keyOrdered)
+      throws SQLException {
+    ps.setLong(i++, now);
+    if (keyOrdered != null) {
+      ps.setObject(i++, keyOrdered);
+      ps.setLong(i++, now);
+    }
+    return i;
+  }
+
+  private static void bindText(PreparedStatement ps, int i, String text) throws SQLException {
+    if (text == null) {
+      ps.setNull(i, Types.NULL);
+    } else {
+      ps.setString(i, text);
+    }
+  }
+
+  /** {@link PostgresFlavour#millis} of a relay's waits, kept: they are the same every batch. */
+  private record WaitTexts(TransactionWaits waits, String lockWait, String idleInTransaction) {}
+
+  private volatile WaitTexts waitTexts;
+
+  private WaitTexts waitTexts(TransactionWaits waits) {
+    WaitTexts texts = waitTexts;
+    if (texts == null || !texts.waits().equals(waits)) {
+      texts =
+          new WaitTexts(
+              waits,
+              PostgresFlavour.millis(waits.lockWait()),
+              PostgresFlavour.millis(waits.idleInTransaction()));
+      waitTexts = texts;
+    }
+    return texts;
+  }
+
+  /**
+   * The parameters of the settings and of {@link #dueAndShare} (with the hold's when {@code
+   * keyOrdered} is not empty).
+   */
+  private static Object[] beginParameters(
+      TransactionWaits waits, Instant now, int limit, int relays, Set<String> keyOrdered) {
     List<Object> all = new ArrayList<>();
     all.add(PostgresFlavour.millis(waits.lockWait()));
     all.add(PostgresFlavour.millis(waits.idleInTransaction()));
@@ -355,7 +411,6 @@ public class PostgresStore extends JdbcStore {
       all.add(micros(now));
     }
     all.addAll(List.of(limit, relays, relays));
-    all.addAll(java.util.Arrays.asList(more));
     return all.toArray();
   }
 
