@@ -13,8 +13,11 @@ import java.util.List;
 /**
  * Runs statements written once in standard SQL on any database, through its {@link SqlFlavour}: an
  * {@link Instant} parameter is bound as the flavour binds instants, an {@link SqlList} as the
- * flavour binds lists (write its condition with {@link #in}), null as SQL NULL, anything else with
- * {@code setObject}. Every method runs on the connection it is given and never commits.
+ * flavour binds lists (write its condition with {@link #in}), null as SQL NULL, a {@code String},
+ * {@code Long}, {@code Integer} or {@code byte[]} with its typed setter (what {@code setObject}
+ * does with one, without the driver's type switch: pgjdbc's is the largest method a producer
+ * transaction reached in the driver), anything else with {@code setObject}. Every method runs on
+ * the connection it is given and never commits.
  *
  * <pre>{@code
  * Sql sql = new Sql(Dialects.forDataSource(ds).flavour());
@@ -55,7 +58,15 @@ public final class Sql {
   public void bind(PreparedStatement ps, Object... params) throws SQLException {
     int index = 1;
     for (Object p : params) {
-      if (p instanceof Instant instant) {
+      if (p instanceof String s) {
+        ps.setString(index++, s);
+      } else if (p instanceof Long l) {
+        ps.setLong(index++, l);
+      } else if (p instanceof Integer i) {
+        ps.setInt(index++, i);
+      } else if (p instanceof byte[] bytes) {
+        ps.setBytes(index++, bytes);
+      } else if (p instanceof Instant instant) {
         flavour.bindInstant(ps, index++, instant);
       } else if (p instanceof SqlList list) {
         index = flavour.bindList(ps, index, list);
