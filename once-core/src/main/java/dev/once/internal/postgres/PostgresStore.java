@@ -13,7 +13,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -97,6 +96,8 @@ public class PostgresStore extends JdbcStore {
 
   /** {@link #insertOutboxNotifying}'s two statements, composed once. */
   private final String outboxInsertNotifying;
+
+  private final ClaimBinds claimBinds = new ClaimBinds();
 
   /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
   private final String claimRelayBatch;
@@ -312,7 +313,8 @@ public class PostgresStore extends JdbcStore {
     boolean ordered = !keyOrdered.isEmpty();
     try (PreparedStatement ps =
         c.prepareStatement(ordered ? claimRelayBatchInKeyOrder : claimRelayBatch)) {
-      bindClaim(ps, waits, micros(now), limit, relays, ordered ? keyOrdered(keyOrdered) : null);
+      claimBinds.bind(
+          ps, waits, micros(now), limit, relays, ordered ? keyOrdered(keyOrdered) : null);
       ps.execute();
       RelayPartitions partitions;
       try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
@@ -331,69 +333,6 @@ public class PostgresStore extends JdbcStore {
           ? RelayClaim.NONE
           : new RelayClaim(partitions, rows);
     }
-  }
-
-  /**
-   * Binds {@link #claimRelayBatch}'s parameters (those of {@link #beginParameters}, then the
-   * claim's), each with its own setter: a relay binds them every batch, and a list, its boxes and
-   * the waits' texts were a tenth of what a batch of one allocated on the relay's thread. {@code
-   * keyOrdered} is null when no destination is.
-   */
-  private void bindClaim(
-      PreparedStatement ps,
-      TransactionWaits waits,
-      long now,
-      int limit,
-      int relays,
-      String[] keyOrdered)
-      throws SQLException {
-    WaitTexts texts = waitTexts(waits);
-    int i = 1;
-    bindText(ps, i++, texts.lockWait());
-    bindText(ps, i++, texts.idleInTransaction());
-    i = bindDue(ps, i, now, keyOrdered);
-    ps.setInt(i++, limit);
-    ps.setInt(i++, relays);
-    ps.setInt(i++, relays);
-    i = bindDue(ps, i, now, keyOrdered);
-    ps.setInt(i, limit);
-  }
-
-  /** A due condition's parameters: now, then the hold's (the destinations and now), if any. */
-  private static int bindDue(PreparedStatement ps, int i, long now, String[] keyOrdered)
-      throws SQLException {
-    ps.setLong(i++, now);
-    if (keyOrdered != null) {
-      ps.setObject(i++, keyOrdered);
-      ps.setLong(i++, now);
-    }
-    return i;
-  }
-
-  private static void bindText(PreparedStatement ps, int i, String text) throws SQLException {
-    if (text == null) {
-      ps.setNull(i, Types.NULL);
-    } else {
-      ps.setString(i, text);
-    }
-  }
-
-  /** {@link PostgresFlavour#millis} of a relay's waits, kept: they are the same every batch. */
-  private record WaitTexts(TransactionWaits waits, String lockWait, String idleInTransaction) {}
-
-  private volatile WaitTexts waitTexts;
-
-  private WaitTexts waitTexts(TransactionWaits waits) {
-    WaitTexts texts = waitTexts;
-    if (texts == null || !texts.waits().equals(waits)) {
-      texts =
-          new WaitTexts(
-              waits,
-              PostgresFlavour.millis(waits.lockWait()),
-              PostgresFlavour.millis(waits.idleInTransaction()));
-      waitTexts = texts;
-    }
-    return texts;
   }
 
   /**

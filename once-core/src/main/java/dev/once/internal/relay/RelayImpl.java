@@ -129,7 +129,7 @@ public final class RelayImpl implements Relay {
         c.commit();
         return 0;
       }
-      List<Event> events = events(rows);
+      List<Event> events = BatchLists.map(rows, Row::event);
       // one span per event sent, linked to its producer's; null when tracing is off
       Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
       PublishResult result;
@@ -143,15 +143,18 @@ public final class RelayImpl implements Relay {
         throw e;
       }
       Spans.endSends(spans, result, null);
-      List<Row> confirmed = confirmed(rows, result);
-      List<Event> sent = confirmed.size() == rows.size() ? events : events(confirmed);
+      List<Row> confirmed = BatchLists.confirmed(rows, result);
+      List<Event> sent =
+          confirmed.size() == rows.size() ? events : BatchLists.map(confirmed, Row::event);
       once.listener().published(sent);
       for (Row r : confirmed) {
         unbound.published(r.event().destination());
       }
       markFailed(c, rows, result);
       // the confirmed rows marked sent and the commit: one round trip where the store can
-      dialect.store().markSentAndCommit(c, ids(confirmed), config.clock().instant());
+      dialect
+          .store()
+          .markSentAndCommit(c, BatchLists.map(confirmed, Row::id), config.clock().instant());
       if (inDatabase != null) {
         inDatabase.publishedInTransaction();
       }
@@ -170,41 +173,6 @@ public final class RelayImpl implements Relay {
     } finally {
       Jdbc.closeQuietly(c);
     }
-  }
-
-  /** The rows of {@code rows} that {@code result} confirms; {@code rows} itself when all are. */
-  private static List<Row> confirmed(List<Row> rows, PublishResult result) {
-    int n = rows.size();
-    int i = 0;
-    while (i < n && result.isConfirmed(i)) {
-      i++;
-    }
-    if (i == n) {
-      return rows;
-    }
-    List<Row> confirmed = new ArrayList<>(n);
-    for (int j = 0; j < n; j++) {
-      if (result.isConfirmed(j)) {
-        confirmed.add(rows.get(j));
-      }
-    }
-    return confirmed;
-  }
-
-  private static List<Event> events(List<Row> rows) {
-    Event[] events = new Event[rows.size()];
-    for (int i = 0; i < events.length; i++) {
-      events[i] = rows.get(i).event();
-    }
-    return List.of(events);
-  }
-
-  private static List<Long> ids(List<Row> rows) {
-    Long[] ids = new Long[rows.size()];
-    for (int i = 0; i < ids.length; i++) {
-      ids[i] = rows.get(i).id();
-    }
-    return List.of(ids);
   }
 
   /**
