@@ -76,7 +76,9 @@ public final class MessageDecoder {
     private String id;
     private String type;
     private String key;
-    private final Map<String, String> headers = new HashMap<>();
+
+    /** Null until the first header besides Once's own: a table row often has none. */
+    private Map<String, String> headers;
 
     Decoded(RawMessage raw) {
       this.raw = raw;
@@ -186,13 +188,21 @@ public final class MessageDecoder {
         problem = "header '" + shown(name) + "' has a NUL character";
         return false;
       }
+      if (headers == null) {
+        headers = new HashMap<>();
+      }
       headers.put(name, text);
       return true;
     }
 
     Event event() {
       return new Event(
-          new EventId(id), raw.destination(), key, type, raw.body(), Map.copyOf(headers));
+          new EventId(id),
+          raw.destination(),
+          key,
+          type,
+          raw.body(),
+          headers == null ? Map.of() : Map.copyOf(headers));
     }
   }
 
@@ -233,6 +243,9 @@ public final class MessageDecoder {
       return s;
     }
     if (value instanceof byte[] bytes) {
+      if (ascii(bytes)) { // valid UTF-8 as it is: one string, no decoder and no buffers
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+      }
       try {
         return StandardCharsets.UTF_8
             .newDecoder()
@@ -248,6 +261,16 @@ public final class MessageDecoder {
       return value.toString();
     }
     return null;
+  }
+
+  /** Whether every byte is below 0x80: then the bytes are their own UTF-8 text. */
+  private static boolean ascii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String kind(Object value) {

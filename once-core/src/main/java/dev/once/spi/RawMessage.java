@@ -63,11 +63,16 @@ public record RawMessage(
    */
   public static final class Headers {
     private final Map<String, Object> last = new LinkedHashMap<>();
-    private final Map<String, List<Object>> repeated = new LinkedHashMap<>();
+
+    /** Null until a name comes twice: most messages repeat none. */
+    private Map<String, List<Object>> repeated;
 
     /** The next header as it came. */
     public Headers add(String name, Object value) {
       if (last.containsKey(name)) {
+        if (repeated == null) {
+          repeated = new LinkedHashMap<>();
+        }
         repeated
             .computeIfAbsent(
                 name,
@@ -105,6 +110,9 @@ public record RawMessage(
 
     /** The message with these headers. */
     public RawMessage message(String destination, String messageId, String type, byte[] body) {
+      if (repeated == null) {
+        return new RawMessage(destination, messageId, type, last, body, Map.of());
+      }
       Map<String, List<?>> r = new LinkedHashMap<>();
       repeated.forEach((name, values) -> r.put(name, Collections.unmodifiableList(values)));
       return new RawMessage(destination, messageId, type, last, body, r);

@@ -114,16 +114,30 @@ final class TableQueueReceiver implements Receiver {
     List<Delivery> deliveries;
     try {
       deliveries =
-          new ArrayList<>(
-              Conflicts.inOwnTransaction(
-                  dataSource,
-                  dialect,
-                  c ->
-                      dialect.queue().claimAndCommit(c, dialect.flavour(), waits, claim, ordered)));
+          Conflicts.inOwnTransaction(
+              dataSource,
+              dialect,
+              c -> dialect.queue().claimAndCommit(c, dialect.flavour(), waits, claim, ordered));
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
     }
-    deliveries.sort(Comparator.comparingLong(d -> (Long) d.handle()));
+    return inIdOrder(deliveries);
+  }
+
+  private static final Comparator<Delivery> BY_ID =
+      Comparator.comparingLong(d -> (Long) d.handle());
+
+  /**
+   * {@code deliveries} by row id: as they are when the claim returned them so, else a sorted copy.
+   */
+  static List<Delivery> inIdOrder(List<Delivery> deliveries) {
+    for (int i = 1; i < deliveries.size(); i++) {
+      if (BY_ID.compare(deliveries.get(i - 1), deliveries.get(i)) > 0) {
+        List<Delivery> sorted = new ArrayList<>(deliveries);
+        sorted.sort(BY_ID);
+        return sorted;
+      }
+    }
     return deliveries;
   }
 
@@ -176,7 +190,11 @@ final class TableQueueReceiver implements Receiver {
 
   /** The row ids of {@code deliveries}. */
   static List<Long> ids(List<Delivery> deliveries) {
-    return deliveries.stream().map(d -> (Long) d.handle()).toList();
+    List<Long> ids = new ArrayList<>(deliveries.size());
+    for (Delivery d : deliveries) {
+      ids.add((Long) d.handle());
+    }
+    return ids;
   }
 
   /**

@@ -94,12 +94,15 @@ final class GroupTransaction {
    * whole run back; the group runs again, that handler's failure taken as its result.
    */
   Result commit(Batch batch) {
-    Map<String, Exception> failedBefore = new HashMap<>();
+    Map<String, Exception> failedBefore = Map.of(); // none until a handler fails
     Undo undo = firstUndo(batch.deliveries().size());
     while (true) {
       try {
         return commitOnce(batch, undo, failedBefore);
       } catch (RollBack r) {
+        if (failedBefore.isEmpty()) {
+          failedBefore = new HashMap<>();
+        }
         failedBefore.put(r.failed.eventId(), r.failed.error());
         if (context.transactions().undoesToMark()) {
           savepointBatchesLeft.set(SAVEPOINT_BATCHES_AFTER_FAILURE);
@@ -134,15 +137,7 @@ final class GroupTransaction {
 
   private Result commitOnce(Batch batch, Undo undo, Map<String, Exception> failedBefore) {
     List<HandledDelivery> handled = new ArrayList<>(batch.events().size());
-    Runnable wakeRelays =
-        () -> {
-          if (handled.stream().anyMatch(h -> h.published() > 0)) {
-            context.outboxCommitted().run();
-          }
-          if (handled.stream().anyMatch(h -> h.enqueued() > 0)) {
-            context.queueCommitted().run();
-          }
-        };
+    Runnable wakeRelays = () -> wakeRelays(handled);
     try {
       context
           .transactions()
@@ -159,6 +154,25 @@ final class GroupTransaction {
       throw e;
     } catch (Exception e) { // the work throws nothing else checked
       throw new IllegalStateException("consumer " + config.consumerId() + " batch: " + e, e);
+    }
+  }
+
+  /**
+   * After the commit: wakes the relay when a handler wrote to the outbox, the queue's receivers
+   * when one enqueued (a loop: a stream here was a consumer's allocation per batch).
+   */
+  private void wakeRelays(List<HandledDelivery> handled) {
+    boolean published = false;
+    boolean enqueued = false;
+    for (HandledDelivery h : handled) {
+      published |= h.published() > 0;
+      enqueued |= h.enqueued() > 0;
+    }
+    if (published) {
+      context.outboxCommitted().run();
+    }
+    if (enqueued) {
+      context.queueCommitted().run();
     }
   }
 

@@ -106,13 +106,19 @@ final class Isolation {
     return new Plan(group(held, level, config.batchSize()), known, stored, counted);
   }
 
-  /** What this consumer knows of the deliveries it handed back itself, forgetting it. */
+  /**
+   * What this consumer knows of the deliveries it handed back itself, forgetting it; an empty map
+   * of none allocated when it handed none back (the common case).
+   */
   private Map<String, Resume> takeResumed(List<Delivery> held) {
-    Map<String, Resume> resumed = new HashMap<>();
+    Map<String, Resume> resumed = Map.of();
     for (Delivery d : held) {
       if (!d.isMalformed()) {
         Resume r = returns.take(d.event().id().value());
         if (r != null) {
+          if (resumed.isEmpty()) {
+            resumed = new HashMap<>();
+          }
           resumed.put(d.event().id().value(), r);
         }
       }
@@ -171,12 +177,30 @@ final class Isolation {
     return d.redelivered() || d.deliveryCount() > 1;
   }
 
-  /** The deliveries in groups, least suspect first, a key's deliveries in their order. */
+  /**
+   * The deliveries in groups, least suspect first, a key's deliveries in their order. A poll of
+   * fresh deliveries only (the common case) is one group, with no map by key or level.
+   */
   static List<Group> group(List<Delivery> held, ToIntFunction<Delivery> level, int batchSize) {
+    int[] levels = new int[held.size()];
+    boolean allFresh = true;
+    for (int i = 0; i < levels.length; i++) {
+      levels[i] = level.applyAsInt(held.get(i));
+      allFresh &= levels[i] < 0;
+    }
+    if (allFresh && !held.isEmpty()) {
+      return List.of(new Group(List.copyOf(held), -1));
+    }
+    return grouped(held, levels, batchSize);
+  }
+
+  /** {@link #group}, some deliveries suspects: {@code levels} are theirs, in order. */
+  private static List<Group> grouped(List<Delivery> held, int[] levels, int batchSize) {
     Map<String, Integer> keyLevel = new HashMap<>();
     TreeMap<Integer, List<Delivery>> byLevel = new TreeMap<>();
-    for (Delivery d : held) {
-      int l = level.applyAsInt(d);
+    for (int i = 0; i < levels.length; i++) {
+      Delivery d = held.get(i);
+      int l = levels[i];
       String key = d.event().key();
       if (key != null) {
         l = Math.max(l, keyLevel.getOrDefault(key, -1));

@@ -163,7 +163,7 @@ final class Pipeline {
       return run.failed(new GroupEnd(Stage.COMMITTED, null, e));
     }
     try {
-      recordFailures(handled, plan.started());
+      recordFailures(handled, plan);
       settle(settlement, run, handled);
       return GroupEnd.SETTLED;
     } catch (RuntimeException | Error e) {
@@ -172,20 +172,25 @@ final class Pipeline {
   }
 
   /**
-   * {@code started}: the known attempts of the deliveries whose attempt was counted before their
-   * run (they ran alone), whose count already includes it.
+   * Records the retries' failures in a short transaction, with {@link Plan#started}: the known
+   * attempts of the deliveries whose attempt was counted before their run (they ran alone), whose
+   * count already includes it. Nothing allocated for a group without retries.
    */
-  private void recordFailures(List<HandledDelivery> handled, Map<String, Attempts.Known> started) {
-    Map<String, Failure> failures = new LinkedHashMap<>();
-    Map<String, Integer> attemptOf = new LinkedHashMap<>();
+  private void recordFailures(List<HandledDelivery> handled, Plan plan) {
+    Map<String, Failure> failures = null;
+    Map<String, Integer> attemptOf = null;
     for (HandledDelivery h : handled) {
       if (h.outcome() == Outcome.RETRY) {
+        if (failures == null) {
+          failures = new LinkedHashMap<>();
+          attemptOf = new LinkedHashMap<>();
+        }
         failures.put(h.eventId(), h.failure());
         attemptOf.put(h.eventId(), h.attempt());
       }
     }
-    if (!failures.isEmpty()) {
-      attempts.record(failures, attemptOf, started, context.clock().instant());
+    if (failures != null) {
+      attempts.record(failures, attemptOf, plan.started(), context.clock().instant());
       progress.incrementAndGet();
     }
   }

@@ -188,11 +188,8 @@ public class PostgresQueue extends JdbcQueue {
       sql.bind(
           ps,
           PostgresFlavour.millis(waits.lockWait()),
-          PostgresFlavour.millis(waits.idleInTransaction()),
-          claim.consumerId(),
-          claim.now(),
-          claim.limit(),
-          claim.visibleUntil());
+          PostgresFlavour.millis(waits.idleInTransaction()));
+      bindClaim(ps, 3, claim);
       ps.execute(); // the settings' row
       ps.getMoreResults();
       try (ResultSet rs = ps.getResultSet()) {
@@ -335,12 +332,26 @@ public class PostgresQueue extends JdbcQueue {
       throws SQLException {
     List<Delivery> deliveries = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(statement)) {
-      sql.bind(ps, claim.consumerId(), claim.now(), claim.limit(), claim.visibleUntil());
+      bindClaim(ps, 1, claim);
       try (ResultSet rs = ps.executeQuery()) {
         read(rs, deliveries);
       }
     }
     return deliveries;
+  }
+
+  /**
+   * Binds a claim's four parameters from {@code first} on, its instants as text that the server
+   * types from their columns ({@link TimestamptzText#bind}): a receiver claims often, mostly
+   * finding one row or none, and an instant bound as a date-time cost each claim a TimestampUtils
+   * and a GregorianCalendar, a tenth of a consumer thread's allocations.
+   */
+  private static void bindClaim(PreparedStatement ps, int first, QueueClaim claim)
+      throws SQLException {
+    ps.setString(first, claim.consumerId());
+    TimestamptzText.bind(ps, first + 1, claim.now());
+    ps.setInt(first + 2, claim.limit());
+    TimestamptzText.bind(ps, first + 3, claim.visibleUntil());
   }
 
   /** The claimed rows of {@code rs}, each a delivery, into {@code deliveries}. */
