@@ -300,6 +300,7 @@ public class E2EProbe {
       while (!stop.get()) {
         long c0 = System.nanoTime();
         ResultSet rs = pick.executeQuery();
+        if (stages) St.CLAIMS.increment();
         long c1 = System.nanoTime();
         List<Long> ids = new ArrayList<>();
         List<String> evs = new ArrayList<>();
@@ -470,6 +471,7 @@ class St {
   static void set(int stage, int i, long v) { if (i > 0 && i < t[stage].length && t[stage][i] == 0) t[stage][i] = v; }
   static void at(int stage, int i) { if (E2EProbe.stages) set(stage, i, System.nanoTime()); }
   static void batch(int rows) { BATCHES.increment(); ROWS.add(rows); }
+  static final java.util.concurrent.atomic.LongAdder CLAIMS = new java.util.concurrent.atomic.LongAdder();
   static OnceListener listener() {
     if (!E2EProbe.stages) return OnceListener.NOOP;
     return new OnceListener() {
@@ -488,7 +490,7 @@ class St {
       try {
         if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String q)
           return timed(PreparedStatement.class, m.invoke(target, a), q.contains("relay_share"));
-        if (claim && m.getName().equals("execute")) { long[] cl = CLAIM.get(); cl[0] = System.nanoTime(); Object r = m.invoke(target, a); cl[1] = System.nanoTime(); return r; }
+        if (claim && m.getName().equals("execute")) { long[] cl = CLAIM.get(); CLAIMS.increment(); cl[0] = System.nanoTime(); Object r = m.invoke(target, a); cl[1] = System.nanoTime(); return r; }
         return m.invoke(target, a);
       } catch (java.lang.reflect.InvocationTargetException e) { throw e.getCause(); }
     });
@@ -540,7 +542,7 @@ class St {
   }
   static String report() {
     int from = t[0].length / 3, end = t[0].length; // the stages after the first third (the JVM's warm-up)
-    return String.format(" relay_batches=%d rows_per_batch=%.2f; stages of the last two thirds, ms:", BATCHES.sum(), ROWS.sum() / (double) Math.max(1, BATCHES.sum()))
+    return String.format(" relay_batches=%d rows_per_batch=%.2f claims=%d; stages of the last two thirds, ms:", BATCHES.sum(), ROWS.sum() / (double) Math.max(1, BATCHES.sum()), CLAIMS.sum())
       + span("commit->claim_start (pickup)", COMMIT, CLAIM0, from, end) + span("claim (round trip)", CLAIM0, CLAIM1, from, end)
       + span("claim_end->confirmed", CLAIM1, CONFIRMED, from, end) + span("confirmed->marked_sent", CONFIRMED, MARKED, from, end)
       + span("confirmed->received", CONFIRMED, RECEIVED, from, end) + span("received->consumer_commit", RECEIVED, COMMITTED, from, end)

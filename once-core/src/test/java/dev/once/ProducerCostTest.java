@@ -18,7 +18,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -330,6 +332,9 @@ class ProducerCostTest {
      */
     final AtomicLong dateTimes = new AtomicLong();
 
+    /** The strings bound on this thread with {@code setString}, each instance once. */
+    final Set<String> boundTexts = Collections.newSetFromMap(new IdentityHashMap<>());
+
     /** Looks for a listener ({@code pg_locks}), on any thread: not counted as statements. */
     final AtomicLong looks = new AtomicLong();
 
@@ -348,6 +353,7 @@ class ProducerCostTest {
       otherThreads.set(0);
       conversions.set(0);
       dateTimes.set(0);
+      boundTexts.clear();
       looks.set(0);
       outboxNotifies.set(0);
       outboxNotifiesApart.set(0);
@@ -439,6 +445,9 @@ class ProducerCostTest {
           && args[1] instanceof java.time.temporal.Temporal
           && mine()) {
         dateTimes.incrementAndGet();
+      }
+      if (m.getName().equals("setString") && args[1] instanceof String text && mine()) {
+        boundTexts.add(text);
       }
       return call(target, m, args);
     }

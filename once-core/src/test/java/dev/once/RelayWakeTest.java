@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -120,6 +121,31 @@ class RelayWakeTest {
     }
   }
 
+  /**
+   * A batch that took every due row it saw waits for the next commit instead of claiming again: at
+   * a paced rate a relay's batch is one event, and a second claim that finds nothing doubled the
+   * relay's statements per event (its CPU and its database's). Counted as the relay's transactions
+   * (commits) from the commit until it waits again: 1 (2 before).
+   */
+  @Test
+  void aBatchThatTookEveryDueRowWaitsWithoutClaimingAgain() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
+      AtomicInteger commits = new AtomicInteger();
+      try (Once once =
+          once(
+              transactionsOnRelayThreads(db.dataSource(), t -> commits.incrementAndGet()), queue)) {
+        once.newRelay().start();
+        awaitRelaysWaiting(1);
+        commits.set(0);
+        publish(once, "order-paid", 3);
+        awaitTrue(() -> sent(db) == 3, PROMPT);
+        awaitRelaysWaiting(1);
+        assertThat(commits.get()).as("relay transactions for one commit of 3 rows").isEqualTo(1);
+      }
+    }
+  }
+
   /** Once with a consumer group bound to {@code orders} (not started: the queue keeps its rows). */
   private static Once once(DataSource dataSource, Transport transport) {
     return once(dataSource, transport, 200);
@@ -193,6 +219,12 @@ class RelayWakeTest {
 
   /** {@code delegate} whose connections record the relay threads that commit on them. */
   private static DataSource transactionsOnRelayThreads(DataSource delegate, Set<Thread> into) {
+    return transactionsOnRelayThreads(delegate, into::add);
+  }
+
+  /** {@code delegate} whose connections tell {@code onCommit} of each commit on a relay thread. */
+  private static DataSource transactionsOnRelayThreads(
+      DataSource delegate, java.util.function.Consumer<Thread> onCommit) {
     return (DataSource)
         Proxy.newProxyInstance(
             DataSource.class.getClassLoader(),
@@ -208,7 +240,7 @@ class RelayWakeTest {
                   (pc, mc, ac) -> {
                     if (mc.getName().equals("commit")
                         && Thread.currentThread().getName().equals("once-relay")) {
-                      into.add(Thread.currentThread());
+                      onCommit.accept(Thread.currentThread());
                     }
                     return invoke(c, mc, ac);
                   });

@@ -29,7 +29,8 @@ public class JdbcQueue implements QueueDialect {
   /** {@link #insertCopies} with the row's id given: a replayed head back in its old place. */
   private final String insertCopyAt;
 
-  private final String insertUnorderedCopies; // no row where a group is in key order
+  /** {@link #insertCopies} where no group is in key order (else no row), not in key order. */
+  private final String insertUnorderedCopies;
 
   protected final SqlFlavour flavour;
   protected final Sql sql;
@@ -62,8 +63,11 @@ public class JdbcQueue implements QueueDialect {
             .formatted(flavour.headerColumns(), flavour.headerParameters(), parkedOnEnqueue);
     this.insertLaneCopy =
         insertCopies.stripTrailing() + " AND b.consumer_group = ? AND b.in_key_order = true";
+    // in_key_order and parked false as constants: no parked-key check to start, no key bound for it
     this.insertUnorderedCopies =
-        insertCopies.stripTrailing()
+        insertCopies
+                .replace("b.in_key_order,\n       " + parkedOnEnqueue, "FALSE, FALSE")
+                .stripTrailing()
             + " AND NOT EXISTS (SELECT 1 FROM once_queue_binding o WHERE o.destination ="
             + " b.destination AND o.in_key_order = true)";
     this.insertCopyAt =
@@ -112,11 +116,16 @@ public class JdbcQueue implements QueueDialect {
 
   @Override
   public int enqueueUnordered(Connection c, Event e, Instant now) throws SQLException {
-    return sql.update(c, insertUnorderedCopies, copy(c, e, now));
+    return sql.update(c, insertUnorderedCopies, standardCopy(e, now));
   }
 
-  /** The parameters of {@link #insertCopies} for {@code e}. */
+  /** The parameters of {@link #insertCopies} for {@code e}: by default {@link #standardCopy}. */
   protected Object[] copy(Connection c, Event e, Instant now) throws SQLException {
+    return standardCopy(e, now);
+  }
+
+  /** The parameters of {@link #insertCopies} whose {@code parked} binds nothing. */
+  private static Object[] standardCopy(Event e, Instant now) {
     return new Object[] {
       e.id().value(),
       e.destination(),

@@ -60,6 +60,20 @@ public interface QueueDialect {
   List<Delivery> claim(Connection c, QueueClaim claim) throws SQLException;
 
   /**
+   * Acknowledges the rows {@code ids} ({@link #ack}) and, unless {@code claim} is null, claims the
+   * group's next rows ({@link #claim}) in the caller's open transaction on {@code c}, a consumer's
+   * batch transaction: the claim's delivery counts commit with the batch, before the claimed rows'
+   * handlers run. Null where it claimed nothing: no claim asked, or the dialect does not claim in a
+   * consumer's transaction (the default): on MariaDB and MySQL a claim's next-key locks could
+   * deadlock the batch.
+   */
+  default List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim)
+      throws SQLException {
+    ack(c, ids);
+    return null;
+  }
+
+  /**
    * {@link #claim}, or {@link #claimInKeyOrder} when {@code inKeyOrder}, as a transaction of its
    * own on {@code c} (auto-commit off, nothing run in it yet): begun with {@code flavour}'s engine
    * settings and {@code waits}, then committed. By default the three one after the other; a dialect

@@ -41,4 +41,18 @@ public interface InDatabaseAck {
   void ackInTransaction(
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException;
+
+  /**
+   * Says that the transaction of an {@link #ackInTransaction} call with these {@code deliveries}
+   * committed; called after that commit, by the thread that made the call. The table queue then
+   * hands the rows it claimed in that transaction to its receiver's next poll; where this call does
+   * not come (the transaction rolled back, or the consumer failed after the commit), they are
+   * dropped and come back when their claim runs out. The default does nothing.
+   *
+   * @param destination the destination of the {@link #ackInTransaction} call
+   * @param consumerId its consumer group
+   * @param deliveries its deliveries
+   */
+  default void acknowledgedInTransaction(
+      String destination, String consumerId, List<Delivery> deliveries) {}
 }

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /** Claims, acknowledges and returns table-queue rows of one consumer group. */
@@ -42,6 +44,43 @@ final class TableQueueReceiver implements Receiver {
 
   private boolean opened = true;
 
+  /** The group's destination: an acknowledgement in a batch's transaction names it. */
+  private final String destination;
+
+  /** The receiver that last polled on each thread. */
+  private static final ThreadLocal<TableQueueReceiver> POLLING = new ThreadLocal<>();
+
+  /** The transport that made it: a batch's transaction on another one's data source is not its. */
+  private final Object transport;
+
+  /*
+   * Claims ahead, in the batch's transaction (unordered groups on PostgreSQL): the transaction that
+   * acknowledges the whole of a full batch a poll handed out also claims the next one, and the next poll
+   * hands those rows out once that transaction committed. Under load a batch then costs one
+   * transaction instead of a claim's and the batch's; the claim's delivery counts still commit
+   * before those rows' handlers run, which is what bounds a crash loop.
+   */
+
+  /**
+   * The ids of the batch the last poll handed out if it was full (else the queue was drained: a
+   * claim ahead would mostly find nothing, a statement per batch for nothing), until a claim ahead
+   * for it committed.
+   */
+  private Set<Long> handedOut;
+
+  /** The batch size of the last poll: a claim ahead claims as many. */
+  private int lastMax;
+
+  /** Rows claimed ahead in a transaction not known to have committed, and the ids it acks. */
+  private List<Delivery> tentative;
+
+  private Set<Long> tentativeFor;
+
+  /** Rows claimed ahead in a committed transaction: the next poll's batch. */
+  private List<Delivery> ahead;
+
+  private volatile boolean closed;
+
   TableQueueReceiver(
       DataSource dataSource,
       Dialect dialect,
@@ -51,7 +90,9 @@ final class TableQueueReceiver implements Receiver {
       Duration idleWait,
       Clock clock,
       Wakeup wakeup,
-      boolean ordered) {
+      boolean ordered,
+      String destination,
+      Object transport) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.waits = waits;
@@ -61,6 +102,8 @@ final class TableQueueReceiver implements Receiver {
     this.clock = clock;
     this.wakeup = wakeup;
     this.ordered = ordered;
+    this.destination = destination;
+    this.transport = transport;
   }
 
   @Override
@@ -77,6 +120,27 @@ final class TableQueueReceiver implements Receiver {
    */
   @Override
   public List<Delivery> poll(int max, Duration wait, Duration linger) throws InterruptedException {
+    POLLING.set(this);
+    tentative = null; // claimed in a transaction that did not commit (as far as this knows)
+    List<Delivery> got = ahead;
+    ahead = null;
+    if (got == null) {
+      got = claimOrWait(max, wait, linger);
+    }
+    // a full batch: there may be more, the next one claimed in this one's transaction (not after a
+    // batch of one, full whenever a row is there: an empty claim ahead after each burst)
+    handedOut = got.size() < max || max < 2 || ordered ? null : new HashSet<>(ids(got));
+    lastMax = max;
+    return got;
+  }
+
+  /**
+   * {@link #poll}'s claims and waits. The first claim is made even when a claim ahead just came
+   * back empty: waiting for a signal then (a row committed after that claim's snapshot sends one)
+   * made a lone worker linger after it, a third fewer orders a second (`--workers 1`, 4 pairs).
+   */
+  private List<Delivery> claimOrWait(int max, Duration wait, Duration linger)
+      throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     boolean waited = false;
     while (true) {
@@ -103,6 +167,92 @@ final class TableQueueReceiver implements Receiver {
       }
       wakeup.await(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
       waited = true;
+    }
+  }
+
+  /**
+   * Acknowledges {@code deliveries} in a batch's transaction on {@code c} (see {@link #ack}). Where
+   * they are the whole batch that the receiver of {@code transport} which polled last on this
+   * thread handed out (a batch of several transactions, or with retries, is not), of an unordered
+   * group, the same round trip claims the next batch; that receiver's next poll hands it out once
+   * {@link #committed} says the transaction committed.
+   */
+  static void ackInTransaction(
+      Object transport,
+      Dialect dialect,
+      OrderedGroups ordered,
+      Connection c,
+      String destination,
+      String consumerId,
+      List<Delivery> deliveries,
+      Instant now)
+      throws SQLException {
+    List<Long> ids = ids(deliveries);
+    TableQueueReceiver polled = POLLING.get();
+    if (!ids.isEmpty()
+        && (polled == null
+            || polled.transport != transport
+            || !polled.ackedAndClaimedAhead(c, destination, consumerId, ids))) {
+      if (ordered.contains(destination, consumerId)) {
+        dialect.queue().ackInKeyOrder(c, ids, now);
+      } else {
+        dialect.queue().ackAndClaim(c, ids, null);
+      }
+    }
+  }
+
+  /** Whether it acknowledged {@code ids} and claimed ahead; if not, no claim is pending. */
+  private boolean ackedAndClaimedAhead(
+      Connection c, String destination, String consumerId, List<Long> ids) throws SQLException {
+    tentative = null;
+    Set<Long> idSet = new HashSet<>(ids);
+    if (closed
+        || handedOut == null
+        || !group.equals(consumerId)
+        || !this.destination.equals(destination)
+        || !handedOut.equals(idSet)) {
+      return false;
+    }
+    Instant now = clock.instant();
+    QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
+    List<Delivery> claimed = dialect.queue().ackAndClaim(c, ids, claim);
+    if (claimed != null) {
+      tentative = claimed;
+      tentativeFor = idSet;
+    }
+    return true;
+  }
+
+  /**
+   * The transaction of {@code transport}'s {@link #ackInTransaction} with {@code deliveries}
+   * committed: its claim is the next poll's.
+   */
+  static void committed(
+      Object transport, String destination, String consumerId, List<Delivery> deliveries) {
+    TableQueueReceiver polled = POLLING.get();
+    if (polled != null && polled.transport == transport) {
+      polled.committed(destination, consumerId, ids(deliveries));
+    }
+  }
+
+  private void committed(String destination, String consumerId, List<Long> ids) {
+    if (tentative == null
+        || !group.equals(consumerId)
+        || !this.destination.equals(destination)
+        || !tentativeFor.equals(new HashSet<>(ids))) {
+      return;
+    }
+    List<Delivery> claimed = inIdOrder(tentative);
+    tentative = null;
+    handedOut = null; // one claim ahead per poll
+    if (claimed.isEmpty()) {
+      return;
+    }
+    ahead = claimed;
+    lastGot = clock.instant();
+    opened = false;
+    if (claimed.size() >= lastMax) {
+      wakeup.signal(); // as a full claim does: there may be more for the next receiver
     }
   }
 
@@ -210,8 +360,17 @@ final class TableQueueReceiver implements Receiver {
     }
   }
 
+  /**
+   * Releases the rows claimed ahead that no poll handed out; the others are not held: they come
+   * back when their visibility timeout runs out.
+   */
   @Override
   public void close() {
-    // Nothing is held: unacknowledged rows come back when their visibility timeout runs out.
+    closed = true;
+    List<Delivery> held = ahead;
+    ahead = null;
+    if (held != null) {
+      release(held);
+    }
   }
 }

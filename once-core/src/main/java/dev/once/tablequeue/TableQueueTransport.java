@@ -257,9 +257,7 @@ public final class TableQueueTransport
     return inRelayTransaction && dataSource == givenDataSource;
   }
 
-  /**
-   * True for Once's own data source when built with {@link Builder#enqueueInProducerTransaction}.
-   */
+  /** True for Once's own data source when {@link Builder#enqueueInProducerTransaction} is on. */
   @Override
   public boolean publishesInProducer(DataSource dataSource) {
     return inProducerTransaction && dataSource == givenDataSource;
@@ -285,11 +283,12 @@ public final class TableQueueTransport
 
   /**
    * True for the data source this queue was built on (the same object): a consumer of a Once on it
-   * deletes a batch's rows (or, in an ordered group, parks a dead-lettered head's key) in the
-   * transaction that inserts the batch's markers and runs its handlers, instead of in a transaction
-   * of its own after that commit. One transaction less per batch, and no window between the commit
-   * and the ack: a crash before the commit leaves the rows claimed (back when the visibility
-   * timeout runs out, their markers absent), after it leaves nothing to redeliver.
+   * deletes a batch's rows (or, in an ordered group, parks a dead-lettered head's key; in an
+   * unordered one claims its next batch, {@link TableQueueReceiver#ackInTransaction}) in the
+   * transaction that inserts the batch's markers and runs its handlers, not in one of its own after
+   * that commit. One transaction less per batch, and no window between the commit and the ack: a
+   * crash before the commit leaves the rows claimed (back when the visibility timeout runs out,
+   * their markers absent), after it leaves nothing to redeliver.
    */
   @Override
   public boolean acksIn(DataSource dataSource) {
@@ -300,14 +299,13 @@ public final class TableQueueTransport
   public void ackInTransaction(
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException {
-    if (!deliveries.isEmpty()) {
-      TableQueueReceiver.ack(
-          dialect,
-          ordered.contains(destination, consumerId),
-          c,
-          TableQueueReceiver.ids(deliveries),
-          clock.instant());
-    }
+    TableQueueReceiver.ackInTransaction(
+        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant());
+  }
+
+  @Override
+  public void acknowledgedInTransaction(String destination, String group, List<Delivery> done) {
+    TableQueueReceiver.committed(this, destination, group, done);
   }
 
   /**
@@ -372,7 +370,9 @@ public final class TableQueueTransport
         idleWait,
         clock,
         signals.wakeup(consumerId),
-        ordered.contains(destination, consumerId));
+        ordered.contains(destination, consumerId),
+        destination,
+        this);
   }
 
   @Override

@@ -137,7 +137,11 @@ final class GroupTransaction {
 
   private Result commitOnce(Batch batch, Undo undo, Map<String, Exception> failedBefore) {
     List<HandledDelivery> handled = new ArrayList<>(batch.events().size());
-    Runnable wakeRelays = () -> wakeRelays(handled);
+    Runnable afterCommit =
+        () -> {
+          batch.settlement().committedInTransaction(handled);
+          wakeRelays(handled);
+        };
     try {
       context
           .transactions()
@@ -146,7 +150,7 @@ final class GroupTransaction {
                 handled.clear();
                 return handled.addAll(run(c, batch, undo, failedBefore));
               },
-              wakeRelays);
+              afterCommit);
       return new Result(handled);
     } catch (SQLException e) {
       return conflict(batch, e);

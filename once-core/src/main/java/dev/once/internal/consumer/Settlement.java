@@ -70,6 +70,19 @@ final class Settlement {
   }
 
   /**
+   * As soon as a group's transaction committed (before the listener hears of it): tells the
+   * transport that acknowledged in it ({@link #settleInTransaction}) that it committed.
+   */
+  void committedInTransaction(List<HandledDelivery> handled) {
+    if (inTransaction != null) {
+      List<Delivery> done = ended(handled);
+      if (!done.isEmpty()) {
+        inTransaction.acknowledgedInTransaction(config.destination(), config.consumerId(), done);
+      }
+    }
+  }
+
+  /**
    * After a group committed: acknowledges every delivery that came to an end in one call (unless
    * the transaction did, {@link #settleInTransaction}), and returns each retry with its attempt's
    * delay.

@@ -200,6 +200,40 @@ public class PostgresQueue extends JdbcQueue {
     return deliveries;
   }
 
+  /**
+   * (ids): no sequential scan (not begun with {@link PostgresFlavour#BEGIN_ENGINE}, a consumer's
+   * delete planned on a near-empty once_queue kept one as it grew: 7 800 a run), then the delete.
+   */
+  private static final String ACK =
+      "SELECT set_config('enable_seqscan', 'off', true);\n"
+          + "DELETE FROM once_queue WHERE id = ANY(?::bigint[])";
+
+  /** (ids, then {@link #CLAIM}'s): {@link #ACK}, no bitmap scan, the next rows claimed. */
+  private static final String ACK_AND_CLAIM =
+      ACK.replace("SELECT ", "SELECT set_config('enable_bitmapscan', 'off', true), ")
+          + (";\n" + CLAIM);
+
+  @Override
+  public List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim)
+      throws SQLException {
+    if (claim == null) {
+      sql.execute(c, ACK, SqlList.of("bigint", ids));
+      return null;
+    }
+    List<Delivery> deliveries = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(ACK_AND_CLAIM)) {
+      sql.bind(ps, SqlList.of("bigint", ids));
+      bindClaim(ps, 2, claim);
+      ps.execute(); // the settings' row
+      ps.getMoreResults(); // the delete's count
+      ps.getMoreResults();
+      try (ResultSet rs = ps.getResultSet()) {
+        read(rs, deliveries);
+      }
+    }
+    return deliveries;
+  }
+
   @Override
   public boolean ordersByKey() {
     return true;

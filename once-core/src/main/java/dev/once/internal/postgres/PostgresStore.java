@@ -97,6 +97,8 @@ public class PostgresStore extends JdbcStore {
   /** {@link #insertOutboxNotifying}'s two statements, composed once. */
   private final String outboxInsertNotifying;
 
+  private final ClaimBinds claimBinds = new ClaimBinds();
+
   /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
   private final String claimRelayBatch;
 
@@ -179,7 +181,8 @@ public class PostgresStore extends JdbcStore {
   public void markSentAndCommit(Connection c, List<Long> ids, Instant sentAt) throws SQLException {
     if (!ids.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(MARK_SENT_AND_COMMIT)) {
-        PostgresFlavour.SQL.bind(ps, micros(sentAt), ids.toArray(new Long[0]));
+        ps.setLong(1, micros(sentAt));
+        ps.setObject(2, ids.toArray(new Long[0]));
         ps.execute();
       }
     }
@@ -310,11 +313,8 @@ public class PostgresStore extends JdbcStore {
     boolean ordered = !keyOrdered.isEmpty();
     try (PreparedStatement ps =
         c.prepareStatement(ordered ? claimRelayBatchInKeyOrder : claimRelayBatch)) {
-      Object[] claim =
-          ordered
-              ? new Object[] {micros(now), keyOrdered(keyOrdered), micros(now), limit}
-              : new Object[] {micros(now), limit};
-      PostgresFlavour.SQL.bind(ps, beginParameters(waits, now, limit, relays, keyOrdered, claim));
+      claimBinds.bind(
+          ps, waits, micros(now), limit, relays, ordered ? keyOrdered(keyOrdered) : null);
       ps.execute();
       RelayPartitions partitions;
       try (ResultSet rs = nextResult(ps, "the due and locked partitions")) {
@@ -337,15 +337,10 @@ public class PostgresStore extends JdbcStore {
 
   /**
    * The parameters of the settings and of {@link #dueAndShare} (with the hold's when {@code
-   * keyOrdered} is not empty), then {@code more}.
+   * keyOrdered} is not empty).
    */
   private static Object[] beginParameters(
-      TransactionWaits waits,
-      Instant now,
-      int limit,
-      int relays,
-      Set<String> keyOrdered,
-      Object... more) {
+      TransactionWaits waits, Instant now, int limit, int relays, Set<String> keyOrdered) {
     List<Object> all = new ArrayList<>();
     all.add(PostgresFlavour.millis(waits.lockWait()));
     all.add(PostgresFlavour.millis(waits.idleInTransaction()));
@@ -355,7 +350,6 @@ public class PostgresStore extends JdbcStore {
       all.add(micros(now));
     }
     all.addAll(List.of(limit, relays, relays));
-    all.addAll(java.util.Arrays.asList(more));
     return all.toArray();
   }
 

@@ -77,6 +77,12 @@ public final class RelayImpl implements Relay {
    */
   private volatile boolean more;
 
+  /**
+   * The last batch claimed rows it left pending (a key's later rows behind its first, through a
+   * broker): its relay looks again at once instead of waiting for a wake-up.
+   */
+  private volatile boolean heldBack;
+
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
 
@@ -112,18 +118,18 @@ public final class RelayImpl implements Relay {
       Set<String> keyOrdered = once.keyOrdered().current(c);
       c.setAutoCommit(false);
       List<Row> claimed = claim(c, keyOrdered);
-      List<Row> rows =
-          parkMalformed(
-              c,
-              keyOrdered.isEmpty()
-                  ? claimed
-                  : KeyOrderBatch.publishable(
-                      claimed, Row::orderedKey, r -> r.malformed() != null, !wholeBatches));
+      List<Row> publishable =
+          keyOrdered.isEmpty()
+              ? claimed
+              : KeyOrderBatch.publishable(
+                  claimed, Row::orderedKey, r -> r.malformed() != null, !wholeBatches);
+      heldBack = publishable.size() < claimed.size();
+      List<Row> rows = parkMalformed(c, publishable);
       if (rows.isEmpty()) {
         c.commit();
         return 0;
       }
-      List<Event> events = rows.stream().map(Row::event).toList();
+      List<Event> events = BatchLists.map(rows, Row::event);
       // one span per event sent, linked to its producer's; null when tracing is off
       Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
       PublishResult result;
@@ -137,27 +143,25 @@ public final class RelayImpl implements Relay {
         throw e;
       }
       Spans.endSends(spans, result, null);
-      List<Row> confirmed = new ArrayList<>();
-      for (int i = 0; i < rows.size(); i++) {
-        if (result.isConfirmed(i)) {
-          confirmed.add(rows.get(i));
-        }
+      List<Row> confirmed = BatchLists.confirmed(rows, result);
+      List<Event> sent =
+          confirmed.size() == rows.size() ? events : BatchLists.map(confirmed, Row::event);
+      once.listener().published(sent);
+      for (Row r : confirmed) {
+        unbound.published(r.event().destination());
       }
-      once.listener().published(confirmed.stream().map(Row::event).toList());
-      confirmed.forEach(r -> unbound.published(r.event().destination()));
       markFailed(c, rows, result);
       // the confirmed rows marked sent and the commit: one round trip where the store can
       dialect
           .store()
-          .markSentAndCommit(c, confirmed.stream().map(Row::id).toList(), config.clock().instant());
+          .markSentAndCommit(c, BatchLists.map(confirmed, Row::id), config.clock().instant());
       if (inDatabase != null) {
         inDatabase.publishedInTransaction();
       }
       if (!confirmed.isEmpty()) {
         once.listener()
             .markedSent(
-                confirmed.stream().map(Row::event).toList(),
-                Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
+                sent, Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
       }
       return confirmed.size();
     } catch (SQLException e) {
@@ -356,6 +360,10 @@ public final class RelayImpl implements Relay {
         if (sent == 0) {
           // rows held by another relay free up when its batch commits: look again soon
           wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
+        } else if (!more && !heldBack && lostNow.count() == 0) {
+          // the batch took every due row it saw: a commit since `seen` ends the wait at once, and
+          // a claim now would find nothing (at a paced rate, one claim more per event)
+          wakeup.await(seen, config.relayIdleWait());
         }
       } catch (InterruptedException e) {
         return;

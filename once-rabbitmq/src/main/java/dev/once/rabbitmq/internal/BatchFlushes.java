@@ -8,8 +8,8 @@ import com.rabbitmq.client.impl.FrameHandlerFactory;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.SocketException;
-import java.util.LinkedHashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A connection's frame handler that lets a thread publish a batch with one socket write. The client
@@ -23,8 +23,20 @@ import java.util.Set;
  * batch's publishing loop, and a full buffer still goes out when it fills.
  */
 final class BatchFlushes implements FrameHandler {
-  /** The handlers the current thread deferred a flush on; null when it holds none. */
-  private static final ThreadLocal<Set<BatchFlushes>> deferred = new ThreadLocal<>();
+  /** What the current thread holds: kept, not made anew for every batch. */
+  private static final ThreadLocal<Held> held = ThreadLocal.withInitial(Held::new);
+
+  /** Whether a thread holds its flushes, and the handlers it deferred one on, each once. */
+  private static final class Held {
+    boolean holding;
+    final List<BatchFlushes> handlers = new ArrayList<>(1);
+
+    void add(BatchFlushes h) {
+      if (!handlers.contains(h)) {
+        handlers.add(h);
+      }
+    }
+  }
 
   private final FrameHandler delegate;
 
@@ -39,25 +51,27 @@ final class BatchFlushes implements FrameHandler {
 
   /** From now on this thread's flushes wait for {@link #release()}. */
   static void hold() {
-    if (deferred.get() == null) {
-      deferred.set(new LinkedHashSet<>());
-    }
+    held.get().holding = true;
   }
 
   /** Flushes, once each, the connections this thread wrote to since {@link #hold()}. */
   static void release() throws IOException {
-    Set<BatchFlushes> handlers = deferred.get();
-    deferred.remove();
-    if (handlers == null) {
+    Held h = held.get();
+    if (!h.holding) {
       return;
     }
+    h.holding = false;
     IOException failed = null;
-    for (BatchFlushes h : handlers) {
-      try {
-        h.delegate.flush(null);
-      } catch (IOException e) {
-        failed = e;
+    try {
+      for (BatchFlushes handler : h.handlers) {
+        try {
+          handler.delegate.flush(null);
+        } catch (IOException e) {
+          failed = e;
+        }
       }
+    } finally {
+      h.handlers.clear();
     }
     if (failed != null) {
       throw failed;
@@ -66,9 +80,9 @@ final class BatchFlushes implements FrameHandler {
 
   @Override
   public void flush(WriteListener listener) throws IOException {
-    Set<BatchFlushes> held = deferred.get();
-    if (held != null && listener == null) {
-      held.add(this);
+    Held h = held.get();
+    if (h.holding && listener == null) {
+      h.add(this);
       return;
     }
     delegate.flush(listener);

@@ -87,7 +87,7 @@ final class ConfirmChannel {
       MessageCodec codec,
       Duration timeout)
       throws InterruptedException {
-    BatchConfirms confirms = new BatchConfirms();
+    BatchConfirms confirms = new BatchConfirms(batch.size());
     current = confirms;
     try {
       long now = System.currentTimeMillis();
