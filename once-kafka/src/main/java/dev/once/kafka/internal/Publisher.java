@@ -11,9 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -35,6 +39,22 @@ public final class Publisher implements AutoCloseable {
   private final KafkaSettings settings;
   private final Topics topics;
   private volatile KafkaProducer<byte[], byte[]> producer;
+
+  /**
+   * Flushes the producer off the relays' threads: {@code flush()} waits for the records' answers
+   * (up to {@code delivery.timeout.ms} while the cluster is gone), and a relay waits for its own
+   * records no longer than its confirm timeout.
+   */
+  private final ExecutorService flusher =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "once-kafka-flush");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** A flush is asked for and has not begun: the records sent until it begins go with it. */
+  private final AtomicBoolean flushAsked = new AtomicBoolean();
 
   public Publisher(KafkaSettings settings, Topics topics) {
     this.settings = settings;
@@ -206,18 +226,30 @@ public final class Publisher implements AutoCloseable {
 
   /**
    * Sends what the linger still holds now: the batch is complete, and waiting for the linger would
-   * only delay its last records (every record of a paced trickle) by its length. {@code flush()}
-   * returns when the records sent so far are answered or failed (at most {@code
-   * delivery.timeout.ms}); the confirms are read after it as before, and an interrupt or a closed
-   * producer leaves their reading to say what became of each record.
+   * only delay its last records (every record of a paced trickle) by its length. The flush runs on
+   * {@link #flusher}; a flush asked for while one waits to begin is that one (it covers every
+   * record sent before it begins). The relay reads its confirms as before, within its confirm
+   * timeout.
    */
   private void flush() {
+    if (!flushAsked.compareAndSet(false, true)) {
+      return;
+    }
     try {
-      producer().flush();
-    } catch (org.apache.kafka.common.errors.InterruptException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      // a closed producer: each record's future says so
+      flusher.execute(
+          () -> {
+            flushAsked.set(false);
+            KafkaProducer<byte[], byte[]> p = producer; // none made here: close may have run
+            try {
+              if (p != null) {
+                p.flush();
+              }
+            } catch (RuntimeException e) {
+              // interrupted by close, or a closed producer: each record's future says so
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      flushAsked.set(false); // closed: the records' futures say what became of them
     }
   }
 
@@ -257,6 +289,7 @@ public final class Publisher implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    flusher.shutdownNow();
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
       producer = null;
