@@ -35,8 +35,6 @@ public class PostgresStore extends JdbcStore {
     super(flavour);
     this.claimRelayBatch = claimRelayBatch("");
     this.claimRelayBatchInKeyOrder = claimRelayBatch(HOLD);
-    this.outboxInsertNotifying =
-        outboxInsert().statement().strip() + ";\n" + PostgresFlavour.NOTIFY_FROM;
     this.outboxInsertWithoutHeaders =
         sql.unlessDuplicate(
             """
@@ -45,6 +43,8 @@ public class PostgresStore extends JdbcStore {
             VALUES (?, ?, ?, ?, ?, ?)
             """,
             "event_id");
+    this.outboxInsertNotifying = notifying(outboxInsert());
+    this.outboxInsertWithoutHeadersNotifying = notifying(outboxInsertWithoutHeaders);
   }
 
   /**
@@ -59,15 +59,14 @@ public class PostgresStore extends JdbcStore {
     if (!event.headers().isEmpty()) {
       return super.insertOutbox(c, event, partition);
     }
-    return sql.insertUnlessDuplicate(
-        c,
-        outboxInsertWithoutHeaders,
-        event.id().value(),
-        event.destination(),
-        event.key(),
-        event.type(),
-        event.payload(),
-        partition);
+    return sql.insertUnlessDuplicate(c, outboxInsertWithoutHeaders, headerless(event, partition));
+  }
+
+  /** {@link #outboxInsertWithoutHeaders}'s parameters for {@code event} in {@code partition}. */
+  private static Object[] headerless(Event event, int partition) {
+    return new Object[] {
+      event.id().value(), event.destination(), event.key(), event.type(), event.payload(), partition
+    };
   }
 
   /** {@link #insertOutbox}'s INSERT of an event without headers, composed once. */
@@ -81,11 +80,13 @@ public class PostgresStore extends JdbcStore {
   public boolean insertOutboxNotifying(
       Connection c, Event event, int partition, Channel channel, String sender)
       throws SQLException {
-    Object[] row = outboxParameters(event, partition);
+    boolean headers = !event.headers().isEmpty();
+    Object[] row = headers ? outboxParameters(event, partition) : headerless(event, partition);
     Object[] params = java.util.Arrays.copyOf(row, row.length + 2);
     params[row.length] = PostgresFlavour.channelName(channel);
     params[row.length + 1] = sender;
-    try (PreparedStatement ps = c.prepareStatement(outboxInsertNotifying)) {
+    try (PreparedStatement ps =
+        c.prepareStatement(headers ? outboxInsertNotifying : outboxInsertWithoutHeadersNotifying)) {
       PostgresFlavour.SQL.bind(ps, params);
       ps.execute();
       int written = ps.getUpdateCount();
@@ -94,8 +95,14 @@ public class PostgresStore extends JdbcStore {
     }
   }
 
-  /** {@link #insertOutboxNotifying}'s two statements, composed once. */
+  /** {@link #insertOutboxNotifying}'s statements, composed once: with headers, and without. */
   private final String outboxInsertNotifying;
+
+  private final String outboxInsertWithoutHeadersNotifying;
+
+  private static String notifying(Sql.UnlessDuplicate insert) {
+    return insert.statement().strip() + ";\n" + PostgresFlavour.NOTIFY_FROM;
+  }
 
   private final ClaimBinds claimBinds = new ClaimBinds();
 
