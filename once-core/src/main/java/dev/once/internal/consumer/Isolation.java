@@ -189,7 +189,7 @@ final class Isolation {
       allFresh &= levels[i] < 0;
     }
     if (allFresh && !held.isEmpty()) {
-      return List.of(new Group(List.copyOf(held), -1));
+      return List.of(new Group(held, -1));
     }
     return grouped(held, levels, batchSize);
   }
@@ -214,7 +214,7 @@ final class Isolation {
           int size = l < 0 ? members.size() : groupSize(batchSize, l);
           for (int i = 0; i < members.size(); i += size) {
             groups.add(
-                new Group(List.copyOf(members.subList(i, Math.min(members.size(), i + size))), l));
+                new Group(members.subList(i, Math.min(members.size(), i + size)), l));
           }
         });
     return groups;
