@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A group's members are of one list class whatever their number. The consumer's loops over them
  * (the markers, each delivery's run) were compiled by the JIT for the class it had seen; {@code
- * List.copyOf} gave a group of one or two another class than a larger one, and each such batch
- * then hit the compiled transaction's class check until the JIT threw it away and compiled it
- * again ({@code docs/PERFORMANCE.md}, "One list class for a group's members").
+ * List.copyOf} gave a group of one or two another class than a larger one, and each such batch then
+ * hit the compiled transaction's class check until the JIT threw it away and compiled it again
+ * ({@code docs/PERFORMANCE.md}, "One list class for a group's members").
  */
 class GroupListClassTest {
   @Test
@@ -36,13 +36,21 @@ class GroupListClassTest {
   void suspectGroupsOfOneAndOfSeveralShareTheFreshGroupsListClass() {
     List<Delivery> held = deliveries(6);
     // one suspect at a high level runs alone; the five fresh ones run together
-    List<Group> groups =
-        Isolation.group(held, d -> d == held.get(0) ? 30 : -1, 32);
+    List<Group> groups = Isolation.group(held, d -> d == held.get(0) ? 30 : -1, 32);
     assertThat(groups).extracting(g -> g.members().size()).containsExactlyInAnyOrder(1, 5);
     Set<Class<?>> classes = new HashSet<>();
     groups.forEach(g -> classes.add(g.members().getClass()));
     classes.add(Isolation.group(deliveries(3), d -> -1, 32).get(0).members().getClass());
     assertThat(classes).hasSize(1);
+  }
+
+  @Test
+  void aFreshPollAndAPollWithSuspectsGiveOneListClassOfGroups() {
+    List<Delivery> held = deliveries(4);
+    List<Group> fresh = Isolation.group(held, d -> -1, 32);
+    List<Group> mixed = Isolation.group(held, d -> d == held.get(0) ? 30 : -1, 32);
+    assertThat(mixed).hasSizeGreaterThan(1);
+    assertThat(fresh.getClass()).isEqualTo(mixed.getClass());
   }
 
   @Test
