@@ -99,6 +99,41 @@ class ReceiverWakeTest {
     }
   }
 
+  /**
+   * A woken receiver stopped during its linger gives its look up: the signals it held back would
+   * otherwise wake nobody, and the row would wait for the idle wait (60 s here).
+   */
+  @Test
+  void aWokenReceiverInterruptedInItsLingerWakesAnother() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    AtomicInteger delivered = new AtomicInteger();
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = queue(db, claims)) {
+      queue.declare("orders", "g");
+      Duration linger = Duration.ofMillis(1500);
+      List<Thread> workers = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Receiver receiver = queue.receiver("orders", "g");
+        workers.add(pollForever(receiver, 32, linger, delivered, "stopped-" + i));
+      }
+      awaitWaiting(workers);
+      publish(queue, 1, 1);
+      awaitTrue(() -> waitingOnWakeup(workers.get(0)) != waitingOnWakeup(workers.get(1)));
+      Thread woken = waitingOnWakeup(workers.get(0)) ? workers.get(1) : workers.get(0);
+      woken.interrupt();
+      woken.join(PROMPT.toMillis());
+      awaitTrue(() -> delivered.get() == 1);
+      assertThat(claims).as("2 first claims, then the other receiver's").hasValue(3);
+      workers.forEach(Thread::interrupt);
+    }
+  }
+
+  private static boolean waitingOnWakeup(Thread t) {
+    return java.util.Arrays.stream(t.getStackTrace())
+        .anyMatch(
+            f -> f.getClassName().endsWith("Wakeup") && f.getMethodName().startsWith("await"));
+  }
+
   @Test
   void aReceiverWhoseClaimCameBackFullWakesTheNext() throws Exception {
     AtomicInteger claims = new AtomicInteger();
