@@ -1,13 +1,16 @@
 package dev.once.tablequeue;
 
 import dev.once.Event;
+import dev.once.spi.Delivery;
 import dev.once.spi.PublishResult;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** What a publish to the queue tells from the rows each event wrote. */
+/** The queue's rows: what a publish tells from those each event wrote, a batch's ids and order. */
 final class Rows {
   private Rows() {}
 
@@ -32,5 +35,31 @@ final class Rows {
       }
     }
     return new PublishResult(confirmed, failures, new BitSet(), unroutable);
+  }
+
+  private static final Comparator<Delivery> BY_ID =
+      Comparator.comparingLong(d -> (Long) d.handle());
+
+  /**
+   * {@code deliveries} by row id: as they are when the claim returned them so, else a sorted copy.
+   */
+  static List<Delivery> inIdOrder(List<Delivery> deliveries) {
+    for (int i = 1; i < deliveries.size(); i++) {
+      if (BY_ID.compare(deliveries.get(i - 1), deliveries.get(i)) > 0) {
+        List<Delivery> sorted = new ArrayList<>(deliveries);
+        sorted.sort(BY_ID);
+        return sorted;
+      }
+    }
+    return deliveries;
+  }
+
+  /** The row ids of {@code deliveries}. */
+  static List<Long> ids(List<Delivery> deliveries) {
+    List<Long> ids = new ArrayList<>(deliveries.size());
+    for (Delivery d : deliveries) {
+      ids.add((Long) d.handle());
+    }
+    return ids;
   }
 }

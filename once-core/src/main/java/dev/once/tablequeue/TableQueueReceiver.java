@@ -13,8 +13,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -124,34 +122,61 @@ final class TableQueueReceiver implements Receiver {
     tentative = null; // claimed in a transaction that did not commit (as far as this knows)
     List<Delivery> got = ahead;
     ahead = null;
+    tookAll = got == null ? tookAll : NONE;
     if (got == null) {
       got = claimOrWait(max, wait, linger);
     }
     // a full batch: there may be more, the next one claimed in this one's transaction (not after a
     // batch of one, full whenever a row is there: an empty claim ahead after each burst)
-    handedOut = got.size() < max || max < 2 || ordered ? null : new HashSet<>(ids(got));
+    handedOut = got.size() < max || max < 2 || ordered ? null : new HashSet<>(Rows.ids(got));
     lastMax = max;
     return got;
   }
 
+  /** No generation: {@link #tookAll} says nothing. */
+  private static final long NONE = Long.MIN_VALUE;
+
   /**
-   * {@link #poll}'s claims and waits. The first claim is made even when a claim ahead just came
-   * back empty: waiting for a signal then (a row committed after that claim's snapshot sends one)
-   * made a lone worker linger after it, a third fewer orders a second (`--workers 1`, 4 pairs).
+   * The wake-up generation read before the claim that handed out the last poll's batch, when that
+   * claim took every row it could see (some, fewer than its limit, an unordered group's): while no
+   * signal came since, a claim would find nothing that a signal did not announce.
+   */
+  private long tookAll = NONE;
+
+  /**
+   * {@link #poll}'s claims and waits. It waits before its first claim when another receiver of the
+   * group was woken to claim and has not yet begun (that claim finds what is there now; see {@link
+   * Wakeup#awaitLook}), or when its last claim took every row it could see and no signal came since
+   * (an ordered group's claim does not: the ack of a key's head, which sends no signal, lets its
+   * next row be claimed). Each of the two was an empty claim in three or four (probe, 4 workers).
+   * The first claim is otherwise made even when a claim ahead just came back empty: waiting for a
+   * signal then (a row committed after that claim's snapshot sends one) made a lone worker linger
+   * after it, a third fewer orders a second (`--workers 1`, 4 pairs). Rows that become visible with
+   * no signal (a claim or a retry's delay ran out) are found within the idle wait, as before.
    */
   private List<Delivery> claimOrWait(int max, Duration wait, Duration linger)
       throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     boolean waited = false;
+    boolean chosen = false; // a signal chose it to look: until it claims, it wakes no other
     while (true) {
       long seen = wakeup.generation();
+      if (!chosen && (wakeup.lookComing() || !waited && seen == tookAll)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return List.of(); // the claim to come finds what is there
+        }
+        chosen = wakeup.awaitLook(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
+        waited = true;
+        continue;
+      }
       if (waited
           && !linger.isZero()
           && (opened || clock.instant().isBefore(lastGot.plus(linger)))) {
-        long pause = Math.min(linger.toNanos(), deadline - System.nanoTime());
-        if (pause > 0) {
-          Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
-        }
+        linger(Math.min(linger.toNanos(), deadline - System.nanoTime()), chosen);
+      }
+      if (chosen) {
+        wakeup.looking();
       }
       List<Delivery> got = claim(max);
       if (!got.isEmpty()) {
@@ -163,10 +188,26 @@ final class TableQueueReceiver implements Receiver {
       }
       long left = deadline - System.nanoTime();
       if (!got.isEmpty() || left <= 0) {
+        tookAll = got.isEmpty() || got.size() >= max || ordered ? NONE : seen;
         return got;
       }
-      wakeup.await(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
+      chosen = wakeup.awaitLook(seen, Duration.ofNanos(Math.min(left, idleWait.toNanos())));
       waited = true;
+    }
+  }
+
+  /** Sleeps {@code nanos}; one whom a signal {@code chosen} gives up its look if interrupted. */
+  private void linger(long nanos, boolean chosen) throws InterruptedException {
+    try {
+      if (nanos > 0) {
+        Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+      }
+    } catch (InterruptedException e) {
+      if (chosen) {
+        wakeup.looking();
+        wakeup.signal(); // what the signals during the pause announced is another's to claim
+      }
+      throw e;
     }
   }
 
@@ -187,7 +228,7 @@ final class TableQueueReceiver implements Receiver {
       List<Delivery> deliveries,
       Instant now)
       throws SQLException {
-    List<Long> ids = ids(deliveries);
+    List<Long> ids = Rows.ids(deliveries);
     TableQueueReceiver polled = POLLING.get();
     if (!ids.isEmpty()
         && (polled == null
@@ -231,7 +272,7 @@ final class TableQueueReceiver implements Receiver {
       Object transport, String destination, String consumerId, List<Delivery> deliveries) {
     TableQueueReceiver polled = POLLING.get();
     if (polled != null && polled.transport == transport) {
-      polled.committed(destination, consumerId, ids(deliveries));
+      polled.committed(destination, consumerId, Rows.ids(deliveries));
     }
   }
 
@@ -242,7 +283,7 @@ final class TableQueueReceiver implements Receiver {
         || !tentativeFor.equals(new HashSet<>(ids))) {
       return;
     }
-    List<Delivery> claimed = inIdOrder(tentative);
+    List<Delivery> claimed = Rows.inIdOrder(tentative);
     tentative = null;
     handedOut = null; // one claim ahead per poll
     if (claimed.isEmpty()) {
@@ -271,24 +312,7 @@ final class TableQueueReceiver implements Receiver {
     } catch (SQLException e) {
       throw new StoreException("table queue claim for " + group, e);
     }
-    return inIdOrder(deliveries);
-  }
-
-  private static final Comparator<Delivery> BY_ID =
-      Comparator.comparingLong(d -> (Long) d.handle());
-
-  /**
-   * {@code deliveries} by row id: as they are when the claim returned them so, else a sorted copy.
-   */
-  static List<Delivery> inIdOrder(List<Delivery> deliveries) {
-    for (int i = 1; i < deliveries.size(); i++) {
-      if (BY_ID.compare(deliveries.get(i - 1), deliveries.get(i)) > 0) {
-        List<Delivery> sorted = new ArrayList<>(deliveries);
-        sorted.sort(BY_ID);
-        return sorted;
-      }
-    }
-    return deliveries;
+    return Rows.inIdOrder(deliveries);
   }
 
   /**
@@ -322,7 +346,7 @@ final class TableQueueReceiver implements Receiver {
     if (deliveries.isEmpty()) {
       return;
     }
-    List<Long> ids = ids(deliveries);
+    List<Long> ids = Rows.ids(deliveries);
     try {
       transaction(
           c -> {
@@ -336,15 +360,9 @@ final class TableQueueReceiver implements Receiver {
     } catch (SQLException e) {
       throw new StoreException("table queue " + what + " of " + ids.size() + " deliveries", e);
     }
-  }
-
-  /** The row ids of {@code deliveries}. */
-  static List<Long> ids(List<Delivery> deliveries) {
-    List<Long> ids = new ArrayList<>(deliveries.size());
-    for (Delivery d : deliveries) {
-      ids.add((Long) d.handle());
+    if (visibleAt != null && !visibleAt.isAfter(clock.instant())) {
+      wakeup.signal(); // visible again now: the group's receivers may be waiting for a signal
     }
-    return ids;
   }
 
   /**

@@ -62,6 +62,78 @@ class ReceiverWakeTest {
     }
   }
 
+  /**
+   * A receiver woken by a commit lingers before it claims; the commits during its pause wake no
+   * other receiver, since its claim finds their rows (each woke one more, whose claim came back
+   * empty: 4 claims for 4 rows, most of them empty), and after that batch it waits for the next
+   * signal instead of claiming again at once (its claim took every row it could see).
+   */
+  @Test
+  void commitsDuringAWokenReceiversLingerWakeNoOther() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    AtomicInteger delivered = new AtomicInteger();
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = queue(db, claims)) {
+      queue.declare("orders", "g");
+      List<Thread> workers = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        Receiver receiver = queue.receiver("orders", "g");
+        workers.add(pollForever(receiver, 32, Duration.ofMillis(500), delivered, "linger-" + i));
+      }
+      awaitWaiting(workers);
+      assertThat(claims).as("each receiver's first claim, empty").hasValue(4);
+      for (int i = 1; i <= 4; i++) {
+        publish(queue, i, 1); // one commit, one signal each
+      }
+      awaitTrue(() -> delivered.get() == 4);
+      awaitWaiting(workers);
+      workers.forEach(Thread::interrupt);
+      for (Thread t : workers) {
+        t.join(PROMPT.toMillis());
+      }
+      assertThat(claims.get())
+          .as(
+              "claims: 4 first ones and the woken receiver's (all four woken: 4 claims after their"
+                  + " pauses and, back in poll, an empty one of each that got rows: at least 9)")
+          .isEqualTo(5);
+    }
+  }
+
+  /**
+   * A woken receiver stopped during its linger gives its look up: the signals it held back would
+   * otherwise wake nobody, and the row would wait for the idle wait (60 s here).
+   */
+  @Test
+  void aWokenReceiverInterruptedInItsLingerWakesAnother() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    AtomicInteger delivered = new AtomicInteger();
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = queue(db, claims)) {
+      queue.declare("orders", "g");
+      Duration linger = Duration.ofMillis(1500);
+      List<Thread> workers = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Receiver receiver = queue.receiver("orders", "g");
+        workers.add(pollForever(receiver, 32, linger, delivered, "stopped-" + i));
+      }
+      awaitWaiting(workers);
+      publish(queue, 1, 1);
+      awaitTrue(() -> waitingOnWakeup(workers.get(0)) != waitingOnWakeup(workers.get(1)));
+      Thread woken = waitingOnWakeup(workers.get(0)) ? workers.get(1) : workers.get(0);
+      woken.interrupt();
+      woken.join(PROMPT.toMillis());
+      awaitTrue(() -> delivered.get() == 1);
+      assertThat(claims).as("2 first claims, then the other receiver's").hasValue(3);
+      workers.forEach(Thread::interrupt);
+    }
+  }
+
+  private static boolean waitingOnWakeup(Thread t) {
+    return java.util.Arrays.stream(t.getStackTrace())
+        .anyMatch(
+            f -> f.getClassName().endsWith("Wakeup") && f.getMethodName().startsWith("await"));
+  }
+
   @Test
   void aReceiverWhoseClaimCameBackFullWakesTheNext() throws Exception {
     AtomicInteger claims = new AtomicInteger();
@@ -90,12 +162,18 @@ class ReceiverWakeTest {
   /** Polls batches of {@code max} until interrupted, counting what it receives. */
   private static Thread pollForever(
       Receiver receiver, int max, AtomicInteger delivered, String name) {
+    return pollForever(receiver, max, Duration.ZERO, delivered, name);
+  }
+
+  /** {@link #pollForever}, lingering {@code linger} after a wait. */
+  private static Thread pollForever(
+      Receiver receiver, int max, Duration linger, AtomicInteger delivered, String name) {
     Thread t =
         new Thread(
             () -> {
               try {
                 while (true) {
-                  delivered.addAndGet(receiver.poll(max, IDLE, Duration.ZERO).size());
+                  delivered.addAndGet(receiver.poll(max, IDLE, linger).size());
                 }
               } catch (InterruptedException e) {
                 // done

@@ -188,8 +188,10 @@ final class Isolation {
       levels[i] = level.applyAsInt(held.get(i));
       allFresh &= levels[i] < 0;
     }
-    if (allFresh && !held.isEmpty()) {
-      return List.of(new Group(List.copyOf(held), -1));
+    if (allFresh && !held.isEmpty()) { // an ArrayList as grouped's: one class for Pipeline's loop
+      List<Group> one = new ArrayList<>(1);
+      one.add(new Group(held, -1));
+      return one;
     }
     return grouped(held, levels, batchSize);
   }
@@ -213,8 +215,7 @@ final class Isolation {
         (l, members) -> {
           int size = l < 0 ? members.size() : groupSize(batchSize, l);
           for (int i = 0; i < members.size(); i += size) {
-            groups.add(
-                new Group(List.copyOf(members.subList(i, Math.min(members.size(), i + size))), l));
+            groups.add(new Group(members.subList(i, Math.min(members.size(), i + size)), l));
           }
         });
     return groups;

@@ -25,6 +25,12 @@ import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
  * refuses (an expired receipt handle: the message was received again elsewhere) is logged, and the
  * message comes back to be a {@code DUPLICATE}. {@link #extend} keeps held messages invisible while
  * their batch runs, never past the 12 hours SQS allows from a receive.
+ *
+ * <p>It holds a message by its SQS message id, with the receipt handle of its latest receive: a
+ * standard queue may hand a message it has already handed to this receiver out again (at least
+ * once), and SQS deletes or changes the visibility of a message only with the receipt handle of its
+ * most recent receive. Such a second receive is not handed to a worker a second time ({@link
+ * #received} says so); the delivery the worker already has is settled with the newest handle.
  */
 final class Settlement {
   private static final Logger log = LoggerFactory.getLogger(Settlement.class);
@@ -36,6 +42,7 @@ final class Settlement {
   private final Map<String, Held> held = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> pending = ConcurrentHashMap.newKeySet();
 
+  /** A message held, as of its latest receive. */
   private static final class Held {
     final SqsHandle handle;
     volatile long invisibleUntil;
@@ -53,17 +60,47 @@ final class Settlement {
     this.url = url;
   }
 
-  void received(SqsHandle h) {
-    held.put(h.receipt(), new Held(h, h.receivedNanos() + settings.visibilityTimeout().toNanos()));
+  /**
+   * Holds a message just received.
+   *
+   * @return false if it was held already: SQS handed it out again, and it is now held with the
+   *     handle of the later of the two receives (the one its delete must name: the higher receive
+   *     count, as the answers of two receives under way may arrive in either order), but must not
+   *     reach a worker a second time
+   */
+  boolean received(SqsHandle h) {
+    boolean[] again = {false};
+    held.compute(
+        h.messageId(),
+        (id, before) -> {
+          again[0] = before != null;
+          if (before != null && before.handle.receiveCount() > h.receiveCount()) {
+            return before;
+          }
+          return new Held(h, h.receivedNanos() + settings.visibilityTimeout().toNanos());
+        });
+    return !again[0];
+  }
+
+  /**
+   * The handles to settle {@code handles}' messages with, no longer held: each one's latest receive
+   * (a message received again while held is settled with the newer handle).
+   */
+  private List<SqsHandle> release(List<SqsHandle> handles) {
+    List<SqsHandle> latest = new ArrayList<>(handles.size());
+    for (SqsHandle h : handles) {
+      Held was = held.remove(h.messageId());
+      latest.add(was == null ? h : was.handle);
+    }
+    return latest;
   }
 
   /** Deletes the messages (after the commit). Does not wait. */
   CompletableFuture<Void> delete(List<SqsHandle> handles) {
     List<CompletableFuture<Void>> calls = new ArrayList<>();
-    for (List<SqsHandle> chunk : chunks(handles)) {
+    for (List<SqsHandle> chunk : chunks(release(handles))) {
       List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
       for (int i = 0; i < chunk.size(); i++) {
-        held.remove(chunk.get(i).receipt());
         entries.add(
             DeleteMessageBatchRequestEntry.builder()
                 .id(Integer.toString(i))
@@ -101,8 +138,9 @@ final class Settlement {
 
   /** Makes the messages visible again after {@code delay} (0: at once). Does not wait. */
   CompletableFuture<Void> returnAfter(List<SqsHandle> handles, Duration delay) {
-    handles.forEach(h -> held.remove(h.receipt()));
-    return track(changeVisibility(handles, delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
+    return track(
+        changeVisibility(
+            release(handles), delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
   }
 
   /**

@@ -72,7 +72,7 @@ public final class SqsDeadLetterReader implements BrokerDeadLetterReader {
     held.put(m.receiptHandle(), m);
     Map<MessageSystemAttributeName, String> system = m.attributes();
     int count = count(system.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT));
-    SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), System.nanoTime());
+    SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), System.nanoTime(), 1);
     return new BrokerDeadLetter(
         MessageCodec.decode(destination, m, count, h),
         groupQueue,

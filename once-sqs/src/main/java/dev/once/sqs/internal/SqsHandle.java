@@ -7,5 +7,8 @@ package dev.once.sqs.internal;
  * @param messageId SQS's id of the message, for logs (never the event's identity)
  * @param receivedNanos when it was received ({@link System#nanoTime()}): SQS lets a message stay
  *     invisible at most 12 hours from then
+ * @param receiveCount SQS's count of the message's receives, this one included: of two receives of
+ *     the same message, the one with the higher count is the later (their answers may arrive in
+ *     either order)
  */
-public record SqsHandle(String receipt, String messageId, long receivedNanos) {}
+public record SqsHandle(String receipt, String messageId, long receivedNanos, int receiveCount) {}

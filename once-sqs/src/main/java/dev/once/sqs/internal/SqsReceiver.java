@@ -181,9 +181,13 @@ public final class SqsReceiver implements Receiver {
     outage.ended();
     List<Delivery> got = new ArrayList<>();
     for (Message m : r.messages()) {
-      SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started);
-      settlement.received(h);
       int count = receiveCount(m);
+      SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started, count);
+      if (!settlement.received(h)) {
+        log.debug("message {} received again while held: settled once, with the later receipt",
+            m.messageId());
+        continue;
+      }
       got.add(MessageCodec.decode(destination, m, count, h));
     }
     if (closed) {
