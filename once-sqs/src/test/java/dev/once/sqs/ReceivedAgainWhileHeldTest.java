@@ -41,7 +41,8 @@ class ReceivedAgainWhileHeldTest {
     try (SqsTransport transport = Sqs.transport().client(again).build();
         SqsTransport plain = Sqs.transport().build()) {
       transport.declare(dest, "g");
-      assertThat(transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
+      assertThat(
+              transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
           .isEqualTo(1);
       List<Delivery> got = new ArrayList<>();
       try (Receiver r = transport.receiver(dest, "g")) {

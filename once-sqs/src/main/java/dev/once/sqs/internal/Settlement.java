@@ -139,8 +139,7 @@ final class Settlement {
   /** Makes the messages visible again after {@code delay} (0: at once). Does not wait. */
   CompletableFuture<Void> returnAfter(List<SqsHandle> handles, Duration delay) {
     return track(
-        changeVisibility(
-            release(handles), delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
+        changeVisibility(release(handles), delay.toSeconds() + (delay.toNanosPart() > 0 ? 1 : 0)));
   }
 
   /**

@@ -184,7 +184,8 @@ public final class SqsReceiver implements Receiver {
       int count = receiveCount(m);
       SqsHandle h = new SqsHandle(m.receiptHandle(), m.messageId(), started, count);
       if (!settlement.received(h)) {
-        log.debug("message {} received again while held: settled once, with the later receipt",
+        log.debug(
+            "message {} received again while held: settled once, with the later receipt",
             m.messageId());
         continue;
       }
