@@ -25,6 +25,9 @@ public record EventId(String value) implements Comparable<EventId> {
 
   /** An id from its parts joined by ':', e.g. {@code EventId.of("order-paid", 814)}. */
   public static EventId of(String type, Object... parts) {
+    if (parts.length == 1) { // the common case: one string of its exact length, no builder
+      return new EventId(Objects.requireNonNull(type, "type") + ":" + parts[0]);
+    }
     StringBuilder id = new StringBuilder(Objects.requireNonNull(type, "type"));
     for (Object part : parts) {
       id.append(':').append(part);

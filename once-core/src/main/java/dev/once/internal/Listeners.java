@@ -23,8 +23,12 @@ public final class Listeners implements OnceListener {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);
   private final List<OnceListener> listeners;
 
+  /**
+   * {@link OnceListener#NOOP} is left out: it does nothing, and with no listener left a producer's
+   * transaction calls none (no lambda and no iterator per commit).
+   */
   public Listeners(List<OnceListener> listeners) {
-    this.listeners = List.copyOf(listeners);
+    this.listeners = List.copyOf(listeners).stream().filter(l -> l != OnceListener.NOOP).toList();
   }
 
   private void each(String step, Consumer<OnceListener> call) {
@@ -43,11 +47,17 @@ public final class Listeners implements OnceListener {
 
   @Override
   public void beforeProducerCommit(List<Event> events) {
+    if (listeners.isEmpty()) {
+      return;
+    }
     each("beforeProducerCommit", l -> l.beforeProducerCommit(events));
   }
 
   @Override
   public void producerCommitted(List<Event> events) {
+    if (listeners.isEmpty()) {
+      return;
+    }
     each("producerCommitted", l -> l.producerCommitted(events));
   }
 

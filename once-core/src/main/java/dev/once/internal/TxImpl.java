@@ -34,12 +34,22 @@ public final class TxImpl implements Tx {
   private final int partitions;
   private final PublishLimits limits;
   private final Tracing tracing;
-  private final List<Event> published = new ArrayList<>();
+
+  /**
+   * The events written, in order: none, then one (most transactions publish one event), then a list
+   * of their own; made as they come, not for every transaction.
+   */
+  private List<Event> published = List.of();
 
   /** Where {@link #publish} enqueues an event itself, instead of an outbox row; null: never. */
   private final ProducerQueue queue;
 
-  /** The ids of the events enqueued through {@link #queue}: one copy each per transaction. */
+  /**
+   * The id of the first event enqueued through {@link #queue} and, from the second on, the ids of
+   * all of them: one copy each per transaction. A set only for a transaction that enqueues two.
+   */
+  private String firstEnqueued;
+
   private Set<String> enqueuedIds;
 
   private int outboxRows;
@@ -95,6 +105,23 @@ public final class TxImpl implements Tx {
       PublishLimits limits,
       Tracing tracing,
       ProducerQueue queue) {
+    this(connection, dialect, destinations, partitions, limits, tracing, queue, null);
+  }
+
+  /**
+   * With the statements of {@link #update} made once for every transaction of an instance ({@link
+   * Sql} holds nothing of a transaction; null: one made at first use).
+   */
+  public TxImpl(
+      Connection connection,
+      Dialect dialect,
+      Set<String> destinations,
+      int partitions,
+      PublishLimits limits,
+      Tracing tracing,
+      ProducerQueue queue,
+      Sql statements) {
+    this.statements = statements;
     this.queue = queue;
     this.tracing = tracing;
     this.limits = limits;
@@ -180,17 +207,14 @@ public final class TxImpl implements Tx {
 
   private boolean insert(Event event) {
     if (queue != null) {
-      if (enqueuedIds != null && enqueuedIds.contains(event.id().value())) {
+      if (isEnqueued(event.id().value())) {
         log.debug("event {} is already enqueued by this transaction: not again", event.id());
         return false;
       }
       try {
         if (queue.enqueue(connection, event)) {
-          if (enqueuedIds == null) {
-            enqueuedIds = new HashSet<>();
-          }
-          enqueuedIds.add(event.id().value());
-          published.add(event);
+          enqueued(event.id().value());
+          add(event);
           return true;
         }
       } catch (SQLException e) {
@@ -198,6 +222,33 @@ public final class TxImpl implements Tx {
       }
     }
     return insertOutbox(event);
+  }
+
+  private boolean isEnqueued(String id) {
+    return enqueuedIds != null ? enqueuedIds.contains(id) : id.equals(firstEnqueued);
+  }
+
+  private void enqueued(String id) {
+    if (firstEnqueued == null) {
+      firstEnqueued = id;
+      return;
+    }
+    if (enqueuedIds == null) {
+      enqueuedIds = new HashSet<>();
+      enqueuedIds.add(firstEnqueued);
+    }
+    enqueuedIds.add(id);
+  }
+
+  private void add(Event event) {
+    if (published.isEmpty()) {
+      published = List.of(event);
+      return;
+    }
+    if (!(published instanceof ArrayList)) {
+      published = new ArrayList<>(published);
+    }
+    published.add(event);
   }
 
   private boolean insertOutbox(Event event) {
@@ -219,7 +270,7 @@ public final class TxImpl implements Tx {
       }
       if (written) {
         outboxRows++;
-        published.add(event);
+        add(event);
       } else {
         log.debug(
             "event {} is already in the outbox: not written again (same id, same event)",

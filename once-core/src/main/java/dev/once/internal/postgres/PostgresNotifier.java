@@ -80,6 +80,14 @@ public final class PostgresNotifier implements AutoCloseable {
    */
   private boolean heard = true;
 
+  /**
+   * Whether the last look found nobody listening, and when it looked: what {@link #claim()} reads
+   * without the lock (written by {@link #look()} under it, {@link #quietAt} first).
+   */
+  private volatile boolean quiet;
+
+  private volatile long quietAt;
+
   /** nanoTime of the last look; {@link #LOOK_AGAIN} before the start: the first commit looks. */
   private long lookedAt;
 
@@ -207,7 +215,14 @@ public final class PostgresNotifier implements AutoCloseable {
    *
    * @return a ticket (0 or more) if this transaction carries a notification; -1 if not
    */
-  public synchronized long claim() {
+  public long claim() {
+    if (quiet && nanoTime.getAsLong() - quietAt < LOOK_AGAIN.toNanos()) {
+      return -1; // nobody listens, seen lately: what the locked claim answers, without the lock
+    }
+    return claimLocked();
+  }
+
+  private synchronized long claimLocked() {
     long now = nanoTime.getAsLong();
     if (closed) {
       return -1;
@@ -276,6 +291,8 @@ public final class PostgresNotifier implements AutoCloseable {
     synchronized (this) {
       heard = anybody;
       lookedAt = nanoTime.getAsLong();
+      quietAt = lookedAt;
+      quiet = !anybody;
       lookAsked = false;
       looks++;
     }

@@ -140,6 +140,13 @@ public class PostgresQueue extends JdbcQueue {
   }
 
   @Override
+  public int enqueueUnordered(Connection c, Event e, Instant now) throws SQLException {
+    return e.headers().isEmpty() // most events: see HeaderlessRows
+        ? HeaderlessRows.enqueueUnordered(c, e, now)
+        : super.enqueueUnordered(c, e, now);
+  }
+
+  @Override
   public int[] enqueue(Connection c, List<Event> events, Instant now) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insertCopies)) {
       for (Event e : events) {
@@ -239,13 +246,7 @@ public class PostgresQueue extends JdbcQueue {
     return true;
   }
 
-  /**
-   * A fresh value of the sequence behind {@code once_queue.id} (bigserial): the place a parked head
-   * of a broker's group keeps for its replay, before everything diverted after it.
-   */
-  private static final String NEXT_QUEUE_ID = "nextval(pg_get_serial_sequence('once_queue', 'id'))";
-
-  /** The parked head's place from the sequence, in the park's one statement. */
+  /** The head's place from {@code once_queue.id}'s sequence: before all diverted after it. */
   @Override
   public void parkBrokerHead(Connection c, String consumerId, Event e, Instant now)
       throws SQLException {
@@ -254,12 +255,11 @@ public class PostgresQueue extends JdbcQueue {
         """
         INSERT INTO once_parked_key
                (consumer_group, destination, event_key, event_id, head_id, parked_at)
-        SELECT ?, ?, ?, ?, %s, ?
+        SELECT ?, ?, ?, ?, nextval(pg_get_serial_sequence('once_queue', 'id')), ?
          WHERE NOT EXISTS (SELECT 1 FROM once_parked_key p
                             WHERE p.consumer_group = ? AND p.destination = ?
                               AND p.event_key = ?)
-        """
-            .formatted(NEXT_QUEUE_ID),
+        """,
         consumerId,
         e.destination(),
         e.key(),

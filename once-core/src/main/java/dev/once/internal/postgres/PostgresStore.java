@@ -59,7 +59,7 @@ public class PostgresStore extends JdbcStore {
     if (!event.headers().isEmpty()) {
       return super.insertOutbox(c, event, partition);
     }
-    return sql.insertUnlessDuplicate(c, outboxInsertWithoutHeaders, headerless(event, partition));
+    return HeaderlessRows.insertOutbox(c, outboxInsertWithoutHeaders.statement(), event, partition);
   }
 
   /** {@link #outboxInsertWithoutHeaders}'s parameters for {@code event} in {@code partition}. */

@@ -40,6 +40,7 @@ import dev.once.internal.retention.RetentionImpl;
 import dev.once.internal.schema.SchemaCheck;
 import dev.once.jdbc.Channel;
 import dev.once.jdbc.Dialect;
+import dev.once.jdbc.Sql;
 import dev.once.spi.ConnectionUse;
 import dev.once.spi.InDatabaseAck;
 import dev.once.spi.InDatabasePublish;
@@ -67,6 +68,10 @@ public final class OnceImpl implements Once {
   private final PublishLimits publishLimits;
 
   private final Dialect dialect;
+
+  /** What {@code tx.update} runs its statements with: one for every transaction. */
+  private final Sql statements;
+
   private final TransactionRunner transactions;
   private final OnceConfig config;
   private final Listeners listener;
@@ -136,6 +141,7 @@ public final class OnceImpl implements Once {
     this.consumerChecks = new ConsumerChecks(transport, config, this.dataSource, dialect);
     this.publishLimits = transport.capability(PublishLimits.class).orElse(null);
     this.dialect = dialect;
+    this.statements = new Sql(dialect.flavour());
     this.config = config;
     this.engines =
         new Engines(
@@ -162,36 +168,52 @@ public final class OnceImpl implements Once {
 
   @Override
   public <T> T inTransaction(TxWork<T> work) {
-    TxImpl[] tx = new TxImpl[1];
-    Runnable afterCommit =
-        () -> {
-          if (tx[0].notice() >= 0) { // it carried the notification: no other to send
-            outboxWakeup.signal();
-            outboxNotifier.carried(tx[0].notice());
-          } else if (tx[0].outboxRows() > 0) {
-            outboxCommitted();
-          }
-          if (tx[0].enqueued() > 0) {
-            producerQueue.committed();
-          }
-          listener.producerCommitted(tx[0].published());
-        };
+    ProducerTransaction<T> producer = new ProducerTransaction<>(work);
     try {
-      return transactions.inTransaction(
-          c -> {
-            tx[0] = newTx(c);
-            tx[0].carryNotifications(runningRelays.get() == 0 ? outboxNotifier : null, sender);
-            T result = work.run(tx[0]);
-            listener.beforeProducerCommit(tx[0].published());
-            return result;
-          },
-          afterCommit);
+      return transactions.inTransaction(producer, producer);
     } catch (SQLException e) {
       throw new StoreException("producer transaction", e);
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
       throw new OnceException("producer transaction failed: " + e, e);
+    }
+  }
+
+  /**
+   * One producer transaction: its work on the runner's connection, and what follows its commit. One
+   * object per transaction, where a holder array and two capturing lambdas were three.
+   */
+  private final class ProducerTransaction<T> implements TransactionRunner.Work<T>, Runnable {
+    private final TxWork<T> work;
+    private TxImpl tx;
+
+    ProducerTransaction(TxWork<T> work) {
+      this.work = work;
+    }
+
+    @Override
+    public T run(Connection c) throws Exception {
+      tx = newTx(c);
+      tx.carryNotifications(runningRelays.get() == 0 ? outboxNotifier : null, sender);
+      T result = work.run(tx);
+      listener.beforeProducerCommit(tx.published());
+      return result;
+    }
+
+    /** After the commit. */
+    @Override
+    public void run() {
+      if (tx.notice() >= 0) { // it carried the notification: no other to send
+        outboxWakeup.signal();
+        outboxNotifier.carried(tx.notice());
+      } else if (tx.outboxRows() > 0) {
+        outboxCommitted();
+      }
+      if (tx.enqueued() > 0) {
+        producerQueue.committed();
+      }
+      listener.producerCommitted(tx.published());
     }
   }
 
@@ -208,7 +230,8 @@ public final class OnceImpl implements Once {
         config.partitions(),
         publishLimits,
         tracing,
-        producerQueue);
+        producerQueue,
+        statements);
   }
 
   /** The tracing hook ({@link Tracing#NONE} when off). */
