@@ -78,7 +78,9 @@ class ReceiverWakeTest {
       List<Thread> workers = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         Receiver receiver = queue.receiver("orders", "g");
-        workers.add(pollForever(receiver, 32, Duration.ofMillis(500), delivered, "linger-" + i));
+        // a linger that outlasts the four commits on a loaded machine: a commit after it ends
+        // rightly wakes another receiver, and the count would say so
+        workers.add(pollForever(receiver, 32, Duration.ofSeconds(3), delivered, "linger-" + i));
       }
       awaitWaiting(workers);
       assertThat(claims).as("each receiver's first claim, empty").hasValue(4);
