@@ -180,7 +180,7 @@ public final class E2eBench {
       double pacedRate,
       long duplicates,
       long rollbacks,
-      Map<String, Double> stages) {}
+      Map<String, Object> stages) {}
 
   /** Ceiling P: the hand-written pipeline's raw JDBC producers alone; orders per second. */
   private static double rawProducers(BenchEnv env, BenchSettings s, int hops) throws Exception {
@@ -213,7 +213,7 @@ public final class E2eBench {
         double eps = 0;
         double achieved = 0;
         long[] latencies;
-        Map<String, Double> stages = Map.of();
+        Map<String, Object> stages = new java.util.LinkedHashMap<>();
         if (pacedRate > 0) {
           long n = Math.round(pacedRate * s.latencySeconds());
           long first = 1;
@@ -224,13 +224,15 @@ public final class E2eBench {
           PacedJit jit = PacedJit.settle("ceiling_c_paced_", warmPaced);
           achieved = pipeline.paced(first, n, pacedRate);
           latencies = pipeline.timings().latencies(first, first + n);
-          stages =
-              new java.util.LinkedHashMap<>(
-                  pipeline.timings().stages("ceiling_c_paced_", first, first + n));
+          stages.putAll(pipeline.timings().stages("ceiling_c_paced_", first, first + n));
           stages.putAll(jit.figures());
         } else {
           eps = pipeline.endToEnd();
           latencies = pipeline.timings().latencies(1, s.events() + 1L);
+          // where a full-speed run's time went: each stage's p50, its end, each step's time
+          stages.putAll(pipeline.timings().stages("ceiling_c_", 1, s.events() + 1L));
+          stages.putAll(pipeline.timings().ends("ceiling_c_", 1, s.events() + 1L));
+          stages.putAll(pipeline.steps().figures("ceiling_c_"));
         }
         pipeline.close();
         return new Hand(
@@ -285,6 +287,7 @@ public final class E2eBench {
                   / Percentiles.of(paced.latencies(), 99)));
     }
     j.putAll(once.pacedStages());
+    j.putAll(c.stages());
     if (paced != null) {
       j.putAll(paced.stages());
     }

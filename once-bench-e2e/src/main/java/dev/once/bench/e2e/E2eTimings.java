@@ -110,6 +110,38 @@ final class E2eTimings implements OnceListener {
     return m;
   }
 
+  /**
+   * A full-speed run's ends, in ms after the first producer commit of orders [from, to): when the
+   * last of them was committed by a producer, confirmed by the broker, taken by the last hop and
+   * effected. A stage that ends long after the one before it is where the run waited.
+   */
+  Map<String, Double> ends(String prefix, long from, long to) {
+    long first = Long.MAX_VALUE;
+    for (long id = from; id < to; id++) {
+      Long p = produced.get(id);
+      if (p != null) {
+        first = Math.min(first, p);
+      }
+    }
+    Map<String, Double> m = new java.util.LinkedHashMap<>();
+    m.put(prefix + "last_committed_ms", last(produced, first, from, to));
+    m.put(prefix + "last_confirmed_ms", last(confirmed, first, from, to));
+    m.put(prefix + "last_received_ms", last(received, first, from, to));
+    m.put(prefix + "last_effect_ms", last(effected, first, from, to));
+    return m;
+  }
+
+  private static double last(Map<Long, Long> times, long first, long from, long to) {
+    long last = first;
+    for (long id = from; id < to; id++) {
+      Long t = times.get(id);
+      if (t != null) {
+        last = Math.max(last, t);
+      }
+    }
+    return E2eBench.ms(last - first);
+  }
+
   private static double p50(Map<Long, Long> a, Map<Long, Long> b, long from, long to) {
     List<Long> l = new ArrayList<>();
     for (long id = from; id < to; id++) {

@@ -33,6 +33,7 @@ final class HandConsumer {
   private final AtomicLong conflicts;
   private final E2eTimings timings;
   private final HandPipeline.Signal outbox;
+  private final HandSteps steps;
 
   HandConsumer(
       DataSource dataSource,
@@ -42,7 +43,8 @@ final class HandConsumer {
       boolean mariadb,
       AtomicLong conflicts,
       E2eTimings timings,
-      HandPipeline.Signal outbox) {
+      HandPipeline.Signal outbox,
+      HandSteps steps) {
     this.dataSource = dataSource;
     this.broker = broker;
     this.s = s;
@@ -51,6 +53,7 @@ final class HandConsumer {
     this.conflicts = conflicts;
     this.timings = timings;
     this.outbox = outbox;
+    this.steps = steps;
   }
 
   static String finalConsumer(HandPipeline.Shape shape) {
@@ -64,18 +67,25 @@ final class HandConsumer {
     boolean last = group.equals(finalConsumer(shape));
     try (HandBroker.HandReceiver receiver = broker.receiver(destination, group)) {
       while (running.getAsBoolean()) {
+        long t = System.nanoTime();
         List<Msg> got = receiver.poll(s.batch(), 100);
         if (got.isEmpty()) {
+          steps.add(HandSteps.Step.CONSUMER_IDLE, 0, t);
           continue;
         }
+        steps.add(HandSteps.Step.CONSUMER_POLL, got.size(), t);
         if (last) {
           timings.received(got.stream().map(m -> Long.parseLong(m.key())).toList());
         }
+        t = System.nanoTime();
         consume(group, got, emits);
+        steps.add(HandSteps.Step.CONSUMER_TX, got.size(), t);
         if (emits) {
           outbox.signal();
         }
+        t = System.nanoTime();
         receiver.ack(got);
+        steps.add(HandSteps.Step.CONSUMER_ACK, got.size(), t);
         if (last) {
           timings.effected(got.stream().map(m -> Long.parseLong(m.key())).toList());
         }

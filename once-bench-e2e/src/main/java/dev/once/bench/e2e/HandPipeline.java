@@ -52,6 +52,7 @@ final class HandPipeline implements AutoCloseable {
   private final String insertOutbox;
   private final AtomicLong conflicts = new AtomicLong();
   private final E2eTimings timings = new E2eTimings(BenchTables.C_IN, BenchTables.C_CONSUMER);
+  private final HandSteps steps = new HandSteps();
   private final Signal outbox = new Signal();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -67,7 +68,7 @@ final class HandPipeline implements AutoCloseable {
     this.mariadb = BenchTables.isMariaDb(dataSource);
     this.insertOutbox = mariadb ? HandSchema.INSERT_OUTBOX_MARIADB : HandSchema.INSERT_OUTBOX;
     this.consumer =
-        new HandConsumer(dataSource, broker, s, shape, mariadb, conflicts, timings, outbox);
+        new HandConsumer(dataSource, broker, s, shape, mariadb, conflicts, timings, outbox, steps);
     BenchTables.run(
         dataSource,
         mariadb
@@ -86,6 +87,11 @@ final class HandPipeline implements AutoCloseable {
 
   E2eTimings timings() {
     return timings;
+  }
+
+  /** Where the relays' and consumers' time went so far, step by step. */
+  HandSteps steps() {
+    return steps;
   }
 
   /** Consumer transactions rolled back by a deadlock or lock wait timeout and run again. */
@@ -290,6 +296,7 @@ final class HandPipeline implements AutoCloseable {
         }
         List<Long> ids = new ArrayList<>();
         List<Msg> batch = new ArrayList<>();
+        long t = System.nanoTime();
         try (PreparedStatement ps = c.prepareStatement(HandSchema.CLAIM_OUTBOX)) {
           ps.setInt(1, s.relayBatch());
           try (ResultSet rs = ps.executeQuery()) {
@@ -306,12 +313,19 @@ final class HandPipeline implements AutoCloseable {
             }
           }
         }
-        if (!batch.isEmpty()) {
-          publisher.publishConfirmed(batch);
-          timings.confirmed(batch.stream().map(m -> Long.parseLong(m.key())).toList());
-          markSent(c, ids);
+        if (batch.isEmpty()) {
+          c.commit();
+          return 0;
         }
+        steps.add(HandSteps.Step.RELAY_CLAIM, batch.size(), t);
+        t = System.nanoTime();
+        publisher.publishConfirmed(batch);
+        timings.confirmed(batch.stream().map(m -> Long.parseLong(m.key())).toList());
+        steps.add(HandSteps.Step.RELAY_PUBLISH, batch.size(), t);
+        t = System.nanoTime();
+        markSent(c, ids);
         c.commit();
+        steps.add(HandSteps.Step.RELAY_MARK, batch.size(), t);
         return batch.size();
       } catch (Exception e) {
         c.rollback();

@@ -113,7 +113,10 @@ final class OnceE2e {
             java.time.LocalTime.now(java.time.ZoneOffset.UTC), eps, rate);
         double achieved = 0;
         long[] pacedLatencies = new long[0];
-        java.util.Map<String, Double> stages = java.util.Map.of();
+        // where the full-speed run's time went: each stage's p50 and its end (as ceiling C's)
+        java.util.Map<String, Double> stages =
+            new java.util.LinkedHashMap<>(timings.stages("", 1, n + 1));
+        stages.putAll(timings.ends("", 1, n + 1));
         RunCost.Spent pacedSpent = null;
         if (paced > 0) {
           Producers.Produce orders = (from, to) -> tracing.inRequest(() -> produce(once, from, to));
@@ -129,7 +132,7 @@ final class OnceE2e {
           await(timings, first - 1 + paced, s);
           pacedSpent = pacedCost.stop();
           pacedLatencies = timings.latencies(first, first + paced);
-          stages = new java.util.LinkedHashMap<>(timings.stages("paced_", first, first + paced));
+          stages.putAll(timings.stages("paced_", first, first + paced));
           stages.putAll(jit.figures());
         }
         closeAll(running);
