@@ -233,6 +233,7 @@ public final class E2eBench {
           stages.putAll(pipeline.timings().stages("ceiling_c_", 1, s.events() + 1L));
           stages.putAll(pipeline.timings().ends("ceiling_c_", 1, s.events() + 1L));
           stages.putAll(pipeline.steps().figures("ceiling_c_"));
+          broker.counts().forEach((k, v) -> stages.put("ceiling_c_" + k, v));
         }
         pipeline.close();
         return new Hand(

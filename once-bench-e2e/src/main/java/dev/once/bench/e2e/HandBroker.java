@@ -56,6 +56,11 @@ interface HandBroker extends AutoCloseable {
    */
   default void awaitConsumers(String destination, int consumers) throws Exception {}
 
+  /** What this broker's clients counted so far (on Kafka: produce requests, offset commits). */
+  default Map<String, Long> counts() {
+    return Map.of();
+  }
+
   @Override
   void close();
 

@@ -7,21 +7,41 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Kafka through its clients: a topic per destination with as many partitions as Once's, created for
- * this run (and deleted after it); an idempotent producer with {@code acks=all} per relay, which
- * sends the batch and then waits for every record's acknowledgement; a consumer per worker in the
- * group, {@code max.poll.records} of one batch, offsets committed (asynchronously) after the
- * database commit.
+ * Kafka through its clients, as a careful team would write it: a topic per destination with as many
+ * partitions as Once's, created for this run (and deleted after it). A relay's producer is
+ * idempotent with {@code acks=all} and lingers 5 ms, as Once's: it sends the batch, flushes (the
+ * batch is complete: its last records need not wait for the linger) and waits for every record's
+ * acknowledgement, so a batch goes out in one produce request instead of the several that a linger
+ * of 0 sent while the relay was still adding records. A consumer per worker in the group, {@code
+ * max.poll.records} of one batch, auto-commit off: the offsets of a batch become committable only
+ * after its database commit ({@link HandReceiver#ack}), and are committed asynchronously at most
+ * every {@link #COMMIT_INTERVAL} (Once's default), synchronously when partitions are revoked and at
+ * close. A restart redoes at most that interval's deliveries, which the markers make duplicates;
+ * none is lost, as no offset is committed before its batch's effects are.
  */
 final class HandKafka implements HandBroker {
+  /** How often a consumer commits the offsets of the batches it has committed to the database. */
+  static final Duration COMMIT_INTERVAL = Duration.ofMillis(200);
+
   private final String bootstrap;
   private final int partitions;
   private final int batch;
+  private final java.util.function.LongSupplier nanoTime;
   private final String run = Long.toHexString(System.nanoTime());
   private final org.apache.kafka.clients.admin.Admin admin;
   private final java.util.Set<String> topics = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final List<org.apache.kafka.clients.producer.KafkaProducer<?, ?>> producers =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.LongAdder commits =
+      new java.util.concurrent.atomic.LongAdder();
 
   HandKafka(String bootstrap, int partitions, int batch) {
+    this(bootstrap, partitions, batch, System::nanoTime);
+  }
+
+  /** As above; {@code nanoTime}: the consumers' clock for their commit interval (tests set it). */
+  HandKafka(String bootstrap, int partitions, int batch, java.util.function.LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
     this.bootstrap = bootstrap;
     this.partitions = partitions;
     this.batch = batch;
@@ -64,13 +84,14 @@ final class HandKafka implements HandBroker {
     p.put("enable.idempotence", "true");
     p.put("acks", "all");
     p.put("max.in.flight.requests.per.connection", "5");
-    p.put("linger.ms", "0");
+    p.put("linger.ms", "5"); // the batch's sends gather; the flush below sends them at once
     p.put("compression.type", "none");
     org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
         new org.apache.kafka.clients.producer.KafkaProducer<>(
             p,
             new org.apache.kafka.common.serialization.ByteArraySerializer(),
             new org.apache.kafka.common.serialization.ByteArraySerializer());
+    producers.add(producer);
     return new Publisher() {
       @Override
       public void publishConfirmed(List<Msg> batch) throws Exception {
@@ -104,11 +125,16 @@ final class HandKafka implements HandBroker {
         bootstrap, topic(destination), partitions, consumers, Duration.ofSeconds(60));
   }
 
+  /** The Kafka group id of {@code group}'s consumers in this run. */
+  String groupId(String group) {
+    return group + "." + run;
+  }
+
   @Override
   public HandReceiver receiver(String destination, String group) {
     java.util.Properties p = new java.util.Properties();
     p.put("bootstrap.servers", bootstrap);
-    p.put("group.id", group + "." + run);
+    p.put("group.id", groupId(group));
     p.put("enable.auto.commit", "false");
     p.put("auto.offset.reset", "earliest");
     p.put("isolation.level", "read_committed");
@@ -121,10 +147,12 @@ final class HandKafka implements HandBroker {
             p,
             new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
             new org.apache.kafka.common.serialization.ByteArrayDeserializer());
-    consumer.subscribe(List.of(topic(destination)));
+    HandOffsets offsets = new HandOffsets(consumer, commits, COMMIT_INTERVAL, nanoTime);
+    consumer.subscribe(List.of(topic(destination)), offsets);
     return new HandReceiver() {
       @Override
       public List<Msg> poll(int max, long waitMillis) {
+        offsets.commitIfDue(); // an idle consumer still commits what its last batches processed
         List<Msg> got = new ArrayList<>();
         for (var r : consumer.poll(Duration.ofMillis(waitMillis))) {
           got.add(
@@ -141,25 +169,36 @@ final class HandKafka implements HandBroker {
 
       @Override
       public void ack(List<Msg> messages) {
-        Map<
-                org.apache.kafka.common.TopicPartition,
-                org.apache.kafka.clients.consumer.OffsetAndMetadata>
-            offsets = new java.util.HashMap<>();
         for (Msg m : messages) {
-          var r = (org.apache.kafka.clients.consumer.ConsumerRecord<?, ?>) m.handle();
-          offsets.merge(
-              new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
-              new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1),
-              (a, b) -> a.offset() >= b.offset() ? a : b);
+          offsets.processed((org.apache.kafka.clients.consumer.ConsumerRecord<?, ?>) m.handle());
         }
-        consumer.commitAsync(offsets, null);
+        offsets.commitIfDue();
       }
 
       @Override
       public void close() {
-        consumer.close(Duration.ofSeconds(5));
+        try {
+          offsets.commitAtClose();
+        } finally {
+          consumer.close(Duration.ofSeconds(5));
+        }
       }
     };
+  }
+
+  /** Produce requests the relays' producers sent so far, and offset commits the consumers made. */
+  @Override
+  public Map<String, Long> counts() {
+    double requests = 0;
+    for (var producer : producers) {
+      for (var e : producer.metrics().entrySet()) {
+        if (e.getKey().name().equals("request-total")
+            && e.getKey().group().equals("producer-metrics")) {
+          requests += ((Number) e.getValue().metricValue()).doubleValue();
+        }
+      }
+    }
+    return Map.of("relay_requests", Math.round(requests), "offset_commits", commits.sum());
   }
 
   private static String text(byte[] bytes) {
@@ -168,6 +207,7 @@ final class HandKafka implements HandBroker {
 
   @Override
   public void close() {
+    producers.clear();
     try {
       admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
     } catch (Exception ignored) {
