@@ -227,7 +227,9 @@ public final class E2eBench {
           stages.putAll(pipeline.timings().stages("ceiling_c_paced_", first, first + n));
           stages.putAll(jit.figures());
         } else {
+          long jit = JitWarmup.compiledMillis();
           eps = pipeline.endToEnd();
+          stages.put("ceiling_c_jit_ms", JitWarmup.compiledMillis() - jit); // compiling meanwhile
           latencies = pipeline.timings().latencies(1, s.events() + 1L);
           // where a full-speed run's time went: each stage's p50, its end, each step's time
           stages.putAll(pipeline.timings().stages("ceiling_c_", 1, s.events() + 1L));

@@ -91,6 +91,7 @@ final class OnceE2e {
         awaitGroups(env, hops);
         long n = s.events();
         RunCost cost = RunCost.start(env.dataSource(), timings);
+        long fullJit = JitWarmup.compiledMillis();
         java.util.Map<String, Long> sqsBefore = env.onSqs() ? env.sqsRequests().snapshot() : null;
         Producers.fullSpeed(
             (from, to) -> tracing.inRequest(() -> produce(once, from, to)),
@@ -117,6 +118,8 @@ final class OnceE2e {
         java.util.Map<String, Double> stages =
             new java.util.LinkedHashMap<>(timings.stages("", 1, n + 1));
         stages.putAll(timings.ends("", 1, n + 1));
+        stages.put(
+            "jit_ms", (double) (JitWarmup.compiledMillis() - fullJit)); // compiling meanwhile
         RunCost.Spent pacedSpent = null;
         if (paced > 0) {
           Producers.Produce orders = (from, to) -> tracing.inRequest(() -> produce(once, from, to));
