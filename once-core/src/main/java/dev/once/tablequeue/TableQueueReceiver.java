@@ -216,9 +216,12 @@ final class TableQueueReceiver implements Receiver {
    * they are the whole batch that the receiver of {@code transport} which polled last on this
    * thread handed out (a batch of several transactions, or with retries, is not), of an unordered
    * group, the same round trip claims the next batch; that receiver's next poll hands it out once
-   * {@link #committed} says the transaction committed.
+   * {@link #committed} says the transaction committed. With {@code commit} (the caller has nothing
+   * left to do in the transaction) an unordered group's acknowledgement also commits it, in the
+   * same round trip where the dialect can ({@link dev.once.jdbc.QueueDialect#commitsWithAck});
+   * returns whether it committed.
    */
-  static void ackInTransaction(
+  static boolean ackInTransaction(
       Object transport,
       Dialect dialect,
       OrderedGroups ordered,
@@ -226,25 +229,38 @@ final class TableQueueReceiver implements Receiver {
       String destination,
       String consumerId,
       List<Delivery> deliveries,
-      Instant now)
+      Instant now,
+      boolean commit)
       throws SQLException {
     List<Long> ids = Rows.ids(deliveries);
-    TableQueueReceiver polled = POLLING.get();
-    if (!ids.isEmpty()
-        && (polled == null
-            || polled.transport != transport
-            || !polled.ackedAndClaimedAhead(c, destination, consumerId, ids))) {
-      if (ordered.contains(destination, consumerId)) {
-        dialect.queue().ackInKeyOrder(c, ids, now);
-      } else {
-        dialect.queue().ackAndClaim(c, ids, null);
-      }
+    if (ids.isEmpty()) {
+      return false;
     }
+    boolean inKeyOrder = ordered.contains(destination, consumerId);
+    boolean commits = commit && !inKeyOrder && dialect.queue().commitsWithAck();
+    TableQueueReceiver polled = POLLING.get();
+    if (polled != null
+        && polled.transport == transport
+        && polled.ackedAndClaimedAhead(c, destination, consumerId, ids, commits)) {
+      return commits;
+    }
+    if (inKeyOrder) {
+      dialect.queue().ackInKeyOrder(c, ids, now);
+    } else if (commits) {
+      dialect.queue().ackClaimAndCommit(c, ids, null);
+    } else {
+      dialect.queue().ackAndClaim(c, ids, null);
+    }
+    return commits;
   }
 
-  /** Whether it acknowledged {@code ids} and claimed ahead; if not, no claim is pending. */
+  /**
+   * Whether it acknowledged {@code ids} and claimed ahead (and committed, with {@code commit}); if
+   * not, no claim is pending.
+   */
   private boolean ackedAndClaimedAhead(
-      Connection c, String destination, String consumerId, List<Long> ids) throws SQLException {
+      Connection c, String destination, String consumerId, List<Long> ids, boolean commit)
+      throws SQLException {
     tentative = null;
     Set<Long> idSet = new HashSet<>(ids);
     if (closed
@@ -256,7 +272,10 @@ final class TableQueueReceiver implements Receiver {
     }
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
-    List<Delivery> claimed = dialect.queue().ackAndClaim(c, ids, claim);
+    List<Delivery> claimed =
+        commit
+            ? dialect.queue().ackClaimAndCommit(c, ids, claim)
+            : dialect.queue().ackAndClaim(c, ids, claim);
     if (claimed != null) {
       tentative = claimed;
       tentativeFor = idSet;

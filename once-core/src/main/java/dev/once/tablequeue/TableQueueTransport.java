@@ -300,7 +300,20 @@ public final class TableQueueTransport
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException {
     TableQueueReceiver.ackInTransaction(
-        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant());
+        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant(), false);
+  }
+
+  /**
+   * {@link #ackInTransaction} and, for an unordered group on PostgreSQL, the commit in the same
+   * round trip ({@code COMMIT} after the delete, and after the next batch's claim where it claims
+   * one): a consumer batch on Once's own runner is then the markers, its handlers and this.
+   */
+  @Override
+  public boolean ackAndCommit(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException {
+    return TableQueueReceiver.ackInTransaction(
+        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant(), true);
   }
 
   @Override

@@ -220,15 +220,43 @@ public class PostgresQueue extends JdbcQueue {
       ACK.replace("SELECT ", "SELECT set_config('enable_bitmapscan', 'off', true), ")
           + (";\n" + CLAIM);
 
+  /** {@link #ACK} and its transaction's commit: {@link #ackClaimAndCommit} without a claim. */
+  private static final String ACK_COMMIT = ACK + ";\nCOMMIT";
+
+  /** {@link #ACK_AND_CLAIM} and its transaction's commit. */
+  private static final String ACK_AND_CLAIM_COMMIT = ACK_AND_CLAIM + ";\nCOMMIT";
+
   @Override
   public List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim)
       throws SQLException {
+    return ackAndClaim(c, ids, claim, false);
+  }
+
+  /**
+   * The acknowledgement (and claim) with {@code COMMIT} after it in the same string, one {@code
+   * Sync} as {@link #claimAndCommit}: the claim's rows are read before the commit's answer, and the
+   * caller's {@code commit()} after it sends nothing. A consumer's batch then costs the markers,
+   * its handlers and this: one round trip less than with the commit on its own.
+   */
+  @Override
+  public List<Delivery> ackClaimAndCommit(Connection c, List<Long> ids, QueueClaim claim)
+      throws SQLException {
+    return ackAndClaim(c, ids, claim, true);
+  }
+
+  @Override
+  public boolean commitsWithAck() {
+    return true;
+  }
+
+  private List<Delivery> ackAndClaim(Connection c, List<Long> ids, QueueClaim claim, boolean commit)
+      throws SQLException {
     if (claim == null) {
-      sql.execute(c, ACK, SqlList.of("bigint", ids));
+      sql.execute(c, commit ? ACK_COMMIT : ACK, SqlList.of("bigint", ids));
       return null;
     }
     List<Delivery> deliveries = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(ACK_AND_CLAIM)) {
+    try (PreparedStatement ps = c.prepareStatement(commit ? ACK_AND_CLAIM_COMMIT : ACK_AND_CLAIM)) {
       sql.bind(ps, SqlList.of("bigint", ids));
       bindClaim(ps, 2, claim);
       ps.execute(); // the settings' row
