@@ -5,6 +5,7 @@ import dev.once.internal.Conflicts;
 import dev.once.internal.Wakeup;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.QueueDialect;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
@@ -216,10 +217,8 @@ final class TableQueueReceiver implements Receiver {
    * they are the whole batch that the receiver of {@code transport} which polled last on this
    * thread handed out (a batch of several transactions, or with retries, is not), of an unordered
    * group, the same round trip claims the next batch; that receiver's next poll hands it out once
-   * {@link #committed} says the transaction committed. With {@code commit} (the caller has nothing
-   * left to do in the transaction) an unordered group's acknowledgement also commits it, in the
-   * same round trip where the dialect can ({@link dev.once.jdbc.QueueDialect#commitsWithAck});
-   * returns whether it committed.
+   * {@link #committed} says the transaction committed. With {@code commit}, an unordered group's
+   * ack commits too, in its round trip ({@link QueueDialect#commitsWithAck}): returns whether.
    */
   static boolean ackInTransaction(
       Object transport,
@@ -232,10 +231,7 @@ final class TableQueueReceiver implements Receiver {
       Instant now,
       boolean commit)
       throws SQLException {
-    List<Long> ids = Rows.ids(deliveries);
-    if (ids.isEmpty()) {
-      return false;
-    }
+    List<Long> ids = Rows.ids(deliveries); // not empty: only what came to an end is acked
     boolean inKeyOrder = ordered.contains(destination, consumerId);
     boolean commits = commit && !inKeyOrder && dialect.queue().commitsWithAck();
     TableQueueReceiver polled = POLLING.get();
@@ -246,18 +242,13 @@ final class TableQueueReceiver implements Receiver {
     }
     if (inKeyOrder) {
       dialect.queue().ackInKeyOrder(c, ids, now);
-    } else if (commits) {
-      dialect.queue().ackClaimAndCommit(c, ids, null);
     } else {
-      dialect.queue().ackAndClaim(c, ids, null);
+      ackAndClaim(dialect.queue(), c, ids, null, commits);
     }
     return commits;
   }
 
-  /**
-   * Whether it acknowledged {@code ids} and claimed ahead (and committed, with {@code commit}); if
-   * not, no claim is pending.
-   */
+  /** Whether it acknowledged {@code ids} and claimed ahead; if not, no claim is pending. */
   private boolean ackedAndClaimedAhead(
       Connection c, String destination, String consumerId, List<Long> ids, boolean commit)
       throws SQLException {
@@ -272,15 +263,18 @@ final class TableQueueReceiver implements Receiver {
     }
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
-    List<Delivery> claimed =
-        commit
-            ? dialect.queue().ackClaimAndCommit(c, ids, claim)
-            : dialect.queue().ackAndClaim(c, ids, claim);
+    List<Delivery> claimed = ackAndClaim(dialect.queue(), c, ids, claim, commit);
     if (claimed != null) {
       tentative = claimed;
       tentativeFor = idSet;
     }
     return true;
+  }
+
+  private static List<Delivery> ackAndClaim(
+      QueueDialect q, Connection c, List<Long> ids, QueueClaim claim, boolean commit)
+      throws SQLException {
+    return commit ? q.ackClaimAndCommit(c, ids, claim) : q.ackAndClaim(c, ids, claim);
   }
 
   /**
@@ -370,7 +364,13 @@ final class TableQueueReceiver implements Receiver {
       transaction(
           c -> {
             switch (what) {
-              case "ack" -> ack(dialect, ordered, c, ids, clock.instant());
+              case "ack" -> {
+                if (ordered) {
+                  dialect.queue().ackInKeyOrder(c, ids, clock.instant());
+                } else {
+                  dialect.queue().ack(c, ids);
+                }
+              }
               case "release" -> dialect.queue().release(c, ids, visibleAt);
               default -> dialect.queue().nack(c, ids, visibleAt);
             }
@@ -381,19 +381,6 @@ final class TableQueueReceiver implements Receiver {
     }
     if (visibleAt != null && !visibleAt.isAfter(clock.instant())) {
       wakeup.signal(); // visible again now: the group's receivers may be waiting for a signal
-    }
-  }
-
-  /**
-   * Deletes the rows {@code ids} in the transaction on {@code c}; in an {@code ordered} group,
-   * parks the key of each one the group dead-lettered, in the same statement.
-   */
-  static void ack(Dialect dialect, boolean ordered, Connection c, List<Long> ids, Instant now)
-      throws SQLException {
-    if (ordered) {
-      dialect.queue().ackInKeyOrder(c, ids, now);
-    } else {
-      dialect.queue().ack(c, ids);
     }
   }
 
