@@ -83,6 +83,15 @@ public final class RelayImpl implements Relay {
    */
   private volatile boolean heldBack;
 
+  /**
+   * The last claim filled a batch: the relays are behind, and this one claims only its share of the
+   * due partitions so that the others of its process publish beside it. Otherwise it claims every
+   * due partition it can lock: at a paced rate, where a batch is a few rows, a share split one
+   * batch into two (each with its claim, publish, confirm wait and mark sent), and the relay woken
+   * for the second found what the first could have sent in the same round trips.
+   */
+  private volatile boolean behind;
+
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
 
@@ -177,8 +186,9 @@ public final class RelayImpl implements Relay {
 
   /**
    * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
-   * claims their rows: all of them when this relay is alone in its process, a random share when
-   * several run, so that they publish side by side instead of taking turns. Relays in other
+   * claims their rows: all of them that no other relay holds, or, when several relays run in its
+   * process and the last claim filled a batch ({@link #behind}), a random share, so that they
+   * publish side by side instead of taking turns. Relays in other
    * processes get what is left. One round trip where the dialect can (see {@code
    * StoreDialect#claimRelayBatch}).
    */
@@ -192,13 +202,12 @@ public final class RelayImpl implements Relay {
                 once.relayWaits(),
                 config.clock().instant(),
                 config.relayBatchSize(),
-                once.runningRelays(),
+                behind ? once.runningRelays() : 1,
                 keyOrdered);
     RelayPartitions partitions = claim.partitions();
     contended = partitions.due() > 0 && partitions.locked().isEmpty();
-    more =
-        partitions.due() > partitions.locked().size()
-            || claim.rows().size() >= config.relayBatchSize();
+    behind = claim.rows().size() >= config.relayBatchSize();
+    more = partitions.due() > partitions.locked().size() || behind;
     List<Row> rows = new ArrayList<>(claim.rows().size());
     for (OutboxRow r : claim.rows()) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());
