@@ -188,9 +188,8 @@ public final class RelayImpl implements Relay {
    * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
    * claims their rows: all of them that no other relay holds, or, when several relays run in its
    * process and the last claim filled a batch ({@link #behind}), a random share, so that they
-   * publish side by side instead of taking turns. Relays in other
-   * processes get what is left. One round trip where the dialect can (see {@code
-   * StoreDialect#claimRelayBatch}).
+   * publish side by side instead of taking turns. Relays in other processes get what is left. One
+   * round trip where the dialect can (see {@code StoreDialect#claimRelayBatch}).
    */
   private List<Row> claim(Connection c, Set<String> keyOrdered) throws SQLException {
     // Losing this transaction's commit in a database crash only means publishing again.
