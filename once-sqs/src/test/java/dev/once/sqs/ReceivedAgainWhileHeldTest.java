@@ -66,6 +66,71 @@ class ReceivedAgainWhileHeldTest {
   }
 
   /**
+   * An SQS-compatible endpoint that answers a receive without the messages' ids: the receiver holds
+   * each by its receipt handle instead, hands it to the worker and deletes it on the ack. Before,
+   * the receiver failed on the missing id (a NullPointerException on the SDK's response thread) and
+   * the message never reached the worker.
+   */
+  @Test
+  void aMessageWithoutAnIdReachesTheWorkerAndIsDeleted() throws Exception {
+    SqsAsyncClient withoutIds = withoutMessageIds(Sqs.client());
+    String dest = "noid-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    Event event = Event.of(EventId.of("noid", dest, 1), dest, "k", "NoId", "{}");
+    try (SqsTransport transport = Sqs.transport().client(withoutIds).build();
+        SqsTransport plain = Sqs.transport().build()) {
+      transport.declare(dest, "g");
+      assertThat(
+              transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
+          .isEqualTo(1);
+      List<Delivery> got = new ArrayList<>();
+      try (Receiver r = transport.receiver(dest, "g")) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (got.isEmpty()) {
+          assertThat(System.nanoTime()).as("delivered within 20 s").isLessThan(deadline);
+          got.addAll(r.poll(10, Duration.ofMillis(100)));
+        }
+        assertThat(got).hasSize(1);
+        assertThat(got.get(0).event().id()).isEqualTo(event.id());
+        r.ack(got);
+      }
+      try (Receiver r = plain.receiver(dest, "g")) {
+        assertThat(r.poll(10, Duration.ofSeconds(5))).as("deleted by the ack").isEmpty();
+      }
+    }
+  }
+
+  /** {@code client}, except that received messages come without their SQS message ids. */
+  private static SqsAsyncClient withoutMessageIds(SqsAsyncClient client) {
+    return (SqsAsyncClient)
+        Proxy.newProxyInstance(
+            SqsAsyncClient.class.getClassLoader(),
+            new Class<?>[] {SqsAsyncClient.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("close")) {
+                return null; // the shared client stays open
+              }
+              if (method.getName().equals("receiveMessage")
+                  && args[0] instanceof ReceiveMessageRequest request) {
+                return client
+                    .receiveMessage(request)
+                    .thenApply(
+                        response ->
+                            response.toBuilder()
+                                .messages(
+                                    response.messages().stream()
+                                        .map(m -> m.toBuilder().messageId(null).build())
+                                        .toList())
+                                .build());
+              }
+              try {
+                return method.invoke(client, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  /**
    * {@code client}, except that each message is made visible again right after its first receive,
    * as SQS may hand a message out again; {@code receives} counts each message's receives.
    */
