@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
@@ -40,10 +41,7 @@ class ReceivedAgainWhileHeldTest {
     Event event = Event.of(EventId.of("again", dest, 1), dest, "k", "Again", "{}");
     try (SqsTransport transport = Sqs.transport().client(again).build();
         SqsTransport plain = Sqs.transport().build()) {
-      transport.declare(dest, "g");
-      assertThat(
-              transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
-          .isEqualTo(1);
+      declareAndPublish(transport, event);
       List<Delivery> got = new ArrayList<>();
       try (Receiver r = transport.receiver(dest, "g")) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -78,10 +76,7 @@ class ReceivedAgainWhileHeldTest {
     Event event = Event.of(EventId.of("noid", dest, 1), dest, "k", "NoId", "{}");
     try (SqsTransport transport = Sqs.transport().client(withoutIds).build();
         SqsTransport plain = Sqs.transport().build()) {
-      transport.declare(dest, "g");
-      assertThat(
-              transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
-          .isEqualTo(1);
+      declareAndPublish(transport, event);
       List<Delivery> got = new ArrayList<>();
       try (Receiver r = transport.receiver(dest, "g")) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -99,35 +94,25 @@ class ReceivedAgainWhileHeldTest {
     }
   }
 
+  /** Declares {@code event}'s destination with the group {@code g} and publishes it, confirmed. */
+  private static void declareAndPublish(SqsTransport transport, Event event) {
+    transport.declare(event.destination(), "g");
+    assertThat(transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
+        .isEqualTo(1);
+  }
+
   /** {@code client}, except that received messages come without their SQS message ids. */
   private static SqsAsyncClient withoutMessageIds(SqsAsyncClient client) {
-    return (SqsAsyncClient)
-        Proxy.newProxyInstance(
-            SqsAsyncClient.class.getClassLoader(),
-            new Class<?>[] {SqsAsyncClient.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("close")) {
-                return null; // the shared client stays open
-              }
-              if (method.getName().equals("receiveMessage")
-                  && args[0] instanceof ReceiveMessageRequest request) {
-                return client
-                    .receiveMessage(request)
-                    .thenApply(
-                        response ->
-                            response.toBuilder()
-                                .messages(
-                                    response.messages().stream()
-                                        .map(m -> m.toBuilder().messageId(null).build())
-                                        .toList())
-                                .build());
-              }
-              try {
-                return method.invoke(client, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return afterEachReceive(
+        client,
+        (request, response) ->
+            CompletableFuture.completedFuture(
+                response.toBuilder()
+                    .messages(
+                        response.messages().stream()
+                            .map(m -> m.toBuilder().messageId(null).build())
+                            .toList())
+                    .build()));
   }
 
   /**
@@ -136,6 +121,18 @@ class ReceivedAgainWhileHeldTest {
    */
   private static SqsAsyncClient visibleAgainAfterFirstReceive(
       SqsAsyncClient client, Map<String, Integer> receives) {
+    return afterEachReceive(
+        client, (request, response) -> againIfFirst(client, request, response, receives));
+  }
+
+  /** {@code client}, each receive's answer passed through {@code then}; close leaves it open. */
+  private static SqsAsyncClient afterEachReceive(
+      SqsAsyncClient client,
+      BiFunction<
+              ReceiveMessageRequest,
+              ReceiveMessageResponse,
+              CompletableFuture<ReceiveMessageResponse>>
+          then) {
     return (SqsAsyncClient)
         Proxy.newProxyInstance(
             SqsAsyncClient.class.getClassLoader(),
@@ -148,7 +145,7 @@ class ReceivedAgainWhileHeldTest {
                   && args[0] instanceof ReceiveMessageRequest request) {
                 return client
                     .receiveMessage(request)
-                    .thenCompose(response -> againIfFirst(client, request, response, receives));
+                    .thenCompose(response -> then.apply(request, response));
               }
               try {
                 return method.invoke(client, args);
