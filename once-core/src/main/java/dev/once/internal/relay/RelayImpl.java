@@ -83,13 +83,7 @@ public final class RelayImpl implements Relay {
    */
   private volatile boolean heldBack;
 
-  /**
-   * The last claim filled a batch: the relays are behind, and this one claims only its share of the
-   * due partitions so that the others of its process publish beside it. Otherwise it claims every
-   * due partition it can lock: at a paced rate, where a batch is a few rows, a share split one
-   * batch into two (each with its claim, publish, confirm wait and mark sent), and the relay woken
-   * for the second found what the first could have sent in the same round trips.
-   */
+  /** The last claim filled a batch: only then does a relay leave a share to the others. */
   private volatile boolean behind;
 
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
@@ -185,11 +179,10 @@ public final class RelayImpl implements Relay {
   }
 
   /**
-   * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
-   * claims their rows: all of them that no other relay holds, or, when several relays run in its
-   * process and the last claim filled a batch ({@link #behind}), a random share, so that they
-   * publish side by side instead of taking turns. Relays in other processes get what is left. One
-   * round trip where the dialect can (see {@code StoreDialect#claimRelayBatch}).
+   * Begins the batch's transaction, locks partitions that hold the oldest due rows and claims their
+   * rows: all that no other relay holds, or a random share when several relays run in its process
+   * and it is {@link #behind}, so that they publish side by side; relays in other processes get
+   * what is left. One round trip where it can ({@code StoreDialect#claimRelayBatch}).
    */
   private List<Row> claim(Connection c, Set<String> keyOrdered) throws SQLException {
     // Losing this transaction's commit in a database crash only means publishing again.
