@@ -146,6 +146,36 @@ class RelayWakeTest {
     }
   }
 
+  /**
+   * A commit of a few rows in several partitions, with two relays waiting, is one relay batch: the
+   * relay it wakes takes every due partition, as its last claim did not fill a batch. Before, it
+   * took half of them and woke the other relay for the rest: two claims, two publishes and two
+   * marks sent where one does (at a paced rate, a relay batch per row instead of per wake-up).
+   * Counted as the relays' transactions from the commit until both wait again: 1 (2 before).
+   */
+  @Test
+  void aCommitOfAFewRowsIsOneBatchOfOneRelay() throws Exception {
+    try (TestDatabase db = TestDatabase.embedded();
+        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
+      AtomicInteger commits = new AtomicInteger();
+      try (Once once =
+          once(
+              transactionsOnRelayThreads(db.dataSource(), t -> commits.incrementAndGet()), queue)) {
+        once.newRelay().start();
+        once.newRelay().start();
+        awaitRelaysWaiting(2);
+        commits.set(0);
+        publish(once, "order-paid", 8);
+        assertThat(db.count("SELECT count(DISTINCT key_partition) FROM once_outbox"))
+            .as("partitions of the 8 rows")
+            .isGreaterThan(1);
+        awaitTrue(() -> sent(db) == 8, PROMPT);
+        awaitRelaysWaiting(2);
+        assertThat(commits.get()).as("relay transactions for one commit of 8 rows").isEqualTo(1);
+      }
+    }
+  }
+
   /** Once with a consumer group bound to {@code orders} (not started: the queue keeps its rows). */
   private static Once once(DataSource dataSource, Transport transport) {
     return once(dataSource, transport, 200);

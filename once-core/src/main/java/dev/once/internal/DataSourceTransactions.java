@@ -14,6 +14,11 @@ import javax.sql.DataSource;
  * pool then has nothing to reset. HikariCP otherwise resets both at every return and logs each
  * reset at DEBUG, a line per producer transaction where logging is left at its default ({@code
  * docs/PERFORMANCE.md}, "A producer transaction returns its connection as it found it").
+ *
+ * <p>It commits right after the work returns, with nothing in between, and pgjdbc's {@code
+ * commit()} sends nothing when the server said no transaction is open: a consumer batch's last
+ * statement may therefore commit the transaction itself, in its own round trip (the table queue's
+ * acknowledgement, {@code InDatabaseAck#ackAndCommit}).
  */
 public final class DataSourceTransactions implements TransactionRunner {
   private final DataSource dataSource;

@@ -74,6 +74,28 @@ public interface QueueDialect {
   }
 
   /**
+   * {@link #ackAndClaim}, then the commit of the caller's transaction on {@code c}: for a caller
+   * whose transaction has nothing left to do after the acknowledgement (a consumer's batch on
+   * Once's own transaction runner, whose {@code commit()} after it then finds no transaction open).
+   * The default does the two one after the other; a dialect that sends them in one round trip says
+   * so in {@link #commitsWithAck}, and only then is this asked. On a failure the caller rolls back.
+   */
+  default List<Delivery> ackClaimAndCommit(Connection c, List<Long> ids, QueueClaim claim)
+      throws SQLException {
+    List<Delivery> claimed = ackAndClaim(c, ids, claim);
+    c.commit();
+    return claimed;
+  }
+
+  /**
+   * Whether {@link #ackClaimAndCommit} sends the commit in the acknowledgement's round trip (one
+   * round trip less per consumer batch); false by default.
+   */
+  default boolean commitsWithAck() {
+    return false;
+  }
+
+  /**
    * {@link #claim}, or {@link #claimInKeyOrder} when {@code inKeyOrder}, as a transaction of its
    * own on {@code c} (auto-commit off, nothing run in it yet): begun with {@code flavour}'s engine
    * settings and {@code waits}, then committed. By default the three one after the other; a dialect

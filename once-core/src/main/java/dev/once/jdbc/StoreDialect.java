@@ -61,7 +61,8 @@ public interface StoreDialect {
    * for each group of partitions found held); a database that can do them in one round trip
    * overrides it.
    *
-   * @param relays how many relays run in this process (at least 1)
+   * @param relays how many relays share the due partitions (at least 1): those of this process when
+   *     its relays are behind (the caller's last claim filled a batch), else 1, all of them
    * @param keyOrdered the destinations whose rows wait behind an earlier row of their key that is
    *     not due ({@link KeyHold}); empty: the unordered statements, unchanged
    */
@@ -81,7 +82,7 @@ public interface StoreDialect {
    * published and committed in between as unsent, and publish them again. The standard form makes
    * the two calls; a database that can send them in one round trip overrides it.
    *
-   * @param relays how many relays run in this process (at least 1)
+   * @param relays as for {@link #beginRelayBatch}
    * @param keyOrdered as for {@link #beginRelayBatch}
    */
   RelayClaim claimRelayBatch(

@@ -43,11 +43,33 @@ public interface InDatabaseAck {
       throws SQLException;
 
   /**
-   * Says that the transaction of an {@link #ackInTransaction} call with these {@code deliveries}
-   * committed; called after that commit, by the thread that made the call. The table queue then
-   * hands the rows it claimed in that transaction to its receiver's next poll; where this call does
-   * not come (the transaction rolled back, or the consumer failed after the commit), they are
-   * dropped and come back when their claim runs out. The default does nothing.
+   * {@link #ackInTransaction}, called where the caller has nothing left to do in its transaction
+   * and its {@code commit()} after this sends nothing when the server says no transaction is open
+   * on {@code c} (Once's own transaction runner, not a framework's): the transport may commit the
+   * transaction with the acknowledgement, in the same round trip, and then returns true. A failure
+   * of that commit is thrown as the statement's; the caller rolls back. The default acknowledges
+   * only and returns false.
+   *
+   * @param c the consumer's connection, in its batch transaction
+   * @param destination the destination the receiver was made for
+   * @param consumerId the consumer group the receiver was made for
+   * @param deliveries deliveries of that group, none acknowledged yet
+   * @return whether the transaction on {@code c} committed
+   * @throws SQLException if a statement or the commit fails; the caller rolls its transaction back
+   */
+  default boolean ackAndCommit(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException {
+    ackInTransaction(c, destination, consumerId, deliveries);
+    return false;
+  }
+
+  /**
+   * Says that the transaction of an {@link #ackInTransaction} (or {@link #ackAndCommit}) call with
+   * these {@code deliveries} committed; called after that commit, by the thread that made the call.
+   * The table queue then hands the rows it claimed in that transaction to its receiver's next poll;
+   * where this call does not come (the transaction rolled back, or the consumer failed after the
+   * commit), they are dropped and come back when their claim runs out. The default does nothing.
    *
    * @param destination the destination of the {@link #ackInTransaction} call
    * @param consumerId its consumer group

@@ -5,6 +5,7 @@ import dev.once.internal.Conflicts;
 import dev.once.internal.Wakeup;
 import dev.once.jdbc.Dialect;
 import dev.once.jdbc.QueueClaim;
+import dev.once.jdbc.QueueDialect;
 import dev.once.jdbc.TransactionWaits;
 import dev.once.spi.Delivery;
 import dev.once.spi.Receiver;
@@ -216,9 +217,10 @@ final class TableQueueReceiver implements Receiver {
    * they are the whole batch that the receiver of {@code transport} which polled last on this
    * thread handed out (a batch of several transactions, or with retries, is not), of an unordered
    * group, the same round trip claims the next batch; that receiver's next poll hands it out once
-   * {@link #committed} says the transaction committed.
+   * {@link #committed} says the transaction committed. With {@code commit}, an unordered group's
+   * ack commits too, in its round trip ({@link QueueDialect#commitsWithAck}): returns whether.
    */
-  static void ackInTransaction(
+  static boolean ackInTransaction(
       Object transport,
       Dialect dialect,
       OrderedGroups ordered,
@@ -226,25 +228,30 @@ final class TableQueueReceiver implements Receiver {
       String destination,
       String consumerId,
       List<Delivery> deliveries,
-      Instant now)
+      Instant now,
+      boolean commit)
       throws SQLException {
-    List<Long> ids = Rows.ids(deliveries);
+    List<Long> ids = Rows.ids(deliveries); // not empty: only what came to an end is acked
+    boolean inKeyOrder = ordered.contains(destination, consumerId);
+    boolean commits = commit && !inKeyOrder && dialect.queue().commitsWithAck();
     TableQueueReceiver polled = POLLING.get();
-    if (!ids.isEmpty()
-        && (polled == null
-            || polled.transport != transport
-            || !polled.ackedAndClaimedAhead(c, destination, consumerId, ids))) {
-      if (ordered.contains(destination, consumerId)) {
-        dialect.queue().ackInKeyOrder(c, ids, now);
-      } else {
-        dialect.queue().ackAndClaim(c, ids, null);
-      }
+    if (polled != null
+        && polled.transport == transport
+        && polled.ackedAndClaimedAhead(c, destination, consumerId, ids, commits)) {
+      return commits;
     }
+    if (inKeyOrder) {
+      dialect.queue().ackInKeyOrder(c, ids, now);
+    } else {
+      ackAndClaim(dialect.queue(), c, ids, null, commits);
+    }
+    return commits;
   }
 
   /** Whether it acknowledged {@code ids} and claimed ahead; if not, no claim is pending. */
   private boolean ackedAndClaimedAhead(
-      Connection c, String destination, String consumerId, List<Long> ids) throws SQLException {
+      Connection c, String destination, String consumerId, List<Long> ids, boolean commit)
+      throws SQLException {
     tentative = null;
     Set<Long> idSet = new HashSet<>(ids);
     if (closed
@@ -256,12 +263,18 @@ final class TableQueueReceiver implements Receiver {
     }
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
-    List<Delivery> claimed = dialect.queue().ackAndClaim(c, ids, claim);
+    List<Delivery> claimed = ackAndClaim(dialect.queue(), c, ids, claim, commit);
     if (claimed != null) {
       tentative = claimed;
       tentativeFor = idSet;
     }
     return true;
+  }
+
+  private static List<Delivery> ackAndClaim(
+      QueueDialect q, Connection c, List<Long> ids, QueueClaim claim, boolean commit)
+      throws SQLException {
+    return commit ? q.ackClaimAndCommit(c, ids, claim) : q.ackAndClaim(c, ids, claim);
   }
 
   /**
@@ -351,7 +364,13 @@ final class TableQueueReceiver implements Receiver {
       transaction(
           c -> {
             switch (what) {
-              case "ack" -> ack(dialect, ordered, c, ids, clock.instant());
+              case "ack" -> {
+                if (ordered) {
+                  dialect.queue().ackInKeyOrder(c, ids, clock.instant());
+                } else {
+                  dialect.queue().ack(c, ids);
+                }
+              }
               case "release" -> dialect.queue().release(c, ids, visibleAt);
               default -> dialect.queue().nack(c, ids, visibleAt);
             }
@@ -362,19 +381,6 @@ final class TableQueueReceiver implements Receiver {
     }
     if (visibleAt != null && !visibleAt.isAfter(clock.instant())) {
       wakeup.signal(); // visible again now: the group's receivers may be waiting for a signal
-    }
-  }
-
-  /**
-   * Deletes the rows {@code ids} in the transaction on {@code c}; in an {@code ordered} group,
-   * parks the key of each one the group dead-lettered, in the same statement.
-   */
-  static void ack(Dialect dialect, boolean ordered, Connection c, List<Long> ids, Instant now)
-      throws SQLException {
-    if (ordered) {
-      dialect.queue().ackInKeyOrder(c, ids, now);
-    } else {
-      dialect.queue().ack(c, ids);
     }
   }
 

@@ -247,10 +247,9 @@ public final class TableQueueTransport
   }
 
   /**
-   * True for Once's own data source (the same object) when {@link
-   * Builder#publishInRelayTransaction} is on: a relay then enqueues its batch in its own,
-   * asynchronous, commit; a database crash that loses it loses the rows with it, and the outbox
-   * rows are published again (a receiver that claimed them committed synchronously after it).
+   * Once's own data source with {@link Builder#publishInRelayTransaction}: the relay enqueues in
+   * its own asynchronous commit (a crash that loses it loses the rows too; the outbox rows go
+   * again).
    */
   @Override
   public boolean publishesIn(DataSource dataSource) {
@@ -281,15 +280,7 @@ public final class TableQueueTransport
     signals.committed();
   }
 
-  /**
-   * True for the data source this queue was built on (the same object): a consumer of a Once on it
-   * deletes a batch's rows (or, in an ordered group, parks a dead-lettered head's key; in an
-   * unordered one claims its next batch, {@link TableQueueReceiver#ackInTransaction}) in the
-   * transaction that inserts the batch's markers and runs its handlers, not in one of its own after
-   * that commit. One transaction less per batch, and no window between the commit and the ack: a
-   * crash before the commit leaves the rows claimed (back when the visibility timeout runs out,
-   * their markers absent), after it leaves nothing to redeliver.
-   */
+  /** Its own data source (the same object): a batch's rows go in the batch's transaction. */
   @Override
   public boolean acksIn(DataSource dataSource) {
     return dataSource == givenDataSource;
@@ -300,7 +291,15 @@ public final class TableQueueTransport
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException {
     TableQueueReceiver.ackInTransaction(
-        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant());
+        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant(), false);
+  }
+
+  @Override // an unordered group's delete commits too, on PostgreSQL
+  public boolean ackAndCommit(
+      Connection c, String destination, String consumerId, List<Delivery> deliveries)
+      throws SQLException {
+    return TableQueueReceiver.ackInTransaction(
+        this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant(), true);
   }
 
   @Override
@@ -309,9 +308,8 @@ public final class TableQueueTransport
   }
 
   /**
-   * One row for {@code consumerId} only: a replay reaches no other group. The head of a parked key
-   * goes back to its old place and the key is released, in one transaction: this one, or the
-   * replay's own where the queue lives in Once's database ({@link #redeliversIn}).
+   * One row for {@code consumerId} only, a parked key's head back in its place and the key
+   * released, in one transaction (the replay's own in Once's database: {@link #redeliversIn}).
    */
   @Override
   public PublishResult redeliver(Event event, String consumerId, Duration confirmTimeout) {

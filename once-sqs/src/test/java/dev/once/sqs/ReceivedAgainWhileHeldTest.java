@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
@@ -40,10 +41,7 @@ class ReceivedAgainWhileHeldTest {
     Event event = Event.of(EventId.of("again", dest, 1), dest, "k", "Again", "{}");
     try (SqsTransport transport = Sqs.transport().client(again).build();
         SqsTransport plain = Sqs.transport().build()) {
-      transport.declare(dest, "g");
-      assertThat(
-              transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
-          .isEqualTo(1);
+      declareAndPublish(transport, event);
       List<Delivery> got = new ArrayList<>();
       try (Receiver r = transport.receiver(dest, "g")) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -66,11 +64,75 @@ class ReceivedAgainWhileHeldTest {
   }
 
   /**
+   * An SQS-compatible endpoint that answers a receive without the messages' ids: the receiver holds
+   * each by its receipt handle instead, hands it to the worker and deletes it on the ack. Before,
+   * the receiver failed on the missing id (a NullPointerException on the SDK's response thread) and
+   * the message never reached the worker.
+   */
+  @Test
+  void aMessageWithoutAnIdReachesTheWorkerAndIsDeleted() throws Exception {
+    SqsAsyncClient withoutIds = withoutMessageIds(Sqs.client());
+    String dest = "noid-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    Event event = Event.of(EventId.of("noid", dest, 1), dest, "k", "NoId", "{}");
+    try (SqsTransport transport = Sqs.transport().client(withoutIds).build();
+        SqsTransport plain = Sqs.transport().build()) {
+      declareAndPublish(transport, event);
+      List<Delivery> got = new ArrayList<>();
+      try (Receiver r = transport.receiver(dest, "g")) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (got.isEmpty()) {
+          assertThat(System.nanoTime()).as("delivered within 20 s").isLessThan(deadline);
+          got.addAll(r.poll(10, Duration.ofMillis(100)));
+        }
+        assertThat(got).hasSize(1);
+        assertThat(got.get(0).event().id()).isEqualTo(event.id());
+        r.ack(got);
+      }
+      try (Receiver r = plain.receiver(dest, "g")) {
+        assertThat(r.poll(10, Duration.ofSeconds(5))).as("deleted by the ack").isEmpty();
+      }
+    }
+  }
+
+  /** Declares {@code event}'s destination with the group {@code g} and publishes it, confirmed. */
+  private static void declareAndPublish(SqsTransport transport, Event event) {
+    transport.declare(event.destination(), "g");
+    assertThat(transport.publish(List.of(event), Duration.ofSeconds(10)).confirmed().cardinality())
+        .isEqualTo(1);
+  }
+
+  /** {@code client}, except that received messages come without their SQS message ids. */
+  private static SqsAsyncClient withoutMessageIds(SqsAsyncClient client) {
+    return afterEachReceive(
+        client,
+        (request, response) ->
+            CompletableFuture.completedFuture(
+                response.toBuilder()
+                    .messages(
+                        response.messages().stream()
+                            .map(m -> m.toBuilder().messageId(null).build())
+                            .toList())
+                    .build()));
+  }
+
+  /**
    * {@code client}, except that each message is made visible again right after its first receive,
    * as SQS may hand a message out again; {@code receives} counts each message's receives.
    */
   private static SqsAsyncClient visibleAgainAfterFirstReceive(
       SqsAsyncClient client, Map<String, Integer> receives) {
+    return afterEachReceive(
+        client, (request, response) -> againIfFirst(client, request, response, receives));
+  }
+
+  /** {@code client}, each receive's answer passed through {@code then}; close leaves it open. */
+  private static SqsAsyncClient afterEachReceive(
+      SqsAsyncClient client,
+      BiFunction<
+              ReceiveMessageRequest,
+              ReceiveMessageResponse,
+              CompletableFuture<ReceiveMessageResponse>>
+          then) {
     return (SqsAsyncClient)
         Proxy.newProxyInstance(
             SqsAsyncClient.class.getClassLoader(),
@@ -83,7 +145,7 @@ class ReceivedAgainWhileHeldTest {
                   && args[0] instanceof ReceiveMessageRequest request) {
                 return client
                     .receiveMessage(request)
-                    .thenCompose(response -> againIfFirst(client, request, response, receives));
+                    .thenCompose(response -> then.apply(request, response));
               }
               try {
                 return method.invoke(client, args);

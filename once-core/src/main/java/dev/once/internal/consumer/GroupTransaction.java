@@ -4,6 +4,7 @@ import dev.once.ConsumerConfig;
 import dev.once.ReceivedEvent;
 import dev.once.StoreException;
 import dev.once.Tracing;
+import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.StoreOutage;
 import dev.once.internal.consumer.DeliveryRunner.Undo;
 import dev.once.spi.Delivery;
@@ -67,10 +68,19 @@ final class GroupTransaction {
   private final DeliveryRunner runner;
   private final AtomicInteger savepointBatchesLeft = new AtomicInteger();
 
+  /**
+   * Whether the runner commits right after the work with nothing in between, and sends nothing when
+   * the work's last statement committed ({@link DataSourceTransactions}, Once's own): the batch's
+   * acknowledgement may then commit it in its round trip. Not a framework's runner, which may have
+   * work of its own to do before its commit (a JPA flush).
+   */
+  private final boolean commitsAfterWork;
+
   GroupTransaction(ConsumerContext context, ConsumerConfig config, DeliveryRunner runner) {
     this.context = context;
     this.config = config;
     this.runner = runner;
+    this.commitsAfterWork = context.transactions() instanceof DataSourceTransactions;
   }
 
   /**
@@ -212,7 +222,9 @@ final class GroupTransaction {
     if (!suspects.isEmpty()) { // the group commits: it did not crash its process
       context.dialect().attempts().clearSuspects(c, config.consumerId(), suspects);
     }
-    batch.settlement().settleInTransaction(c, handled); // last: no savepoint undoes it
+    // last: no savepoint undoes it; on Once's own runner it may commit the transaction too, in
+    // its round trip (the runner's commit() after it then sends nothing)
+    batch.settlement().settleInTransaction(c, handled, commitsAfterWork);
     return handled;
   }
 

@@ -55,18 +55,25 @@ final class Settlement {
    * In a group's transaction on {@code c}, after its handlers ran, where the transport acknowledges
    * in it: acknowledges every delivery that came to an end, in one statement that commits or rolls
    * back with the markers and the handlers' work. Elsewhere nothing: {@link #settle} acknowledges
-   * after the commit.
+   * after the commit. With {@code mayCommit} (the transaction has nothing left to do, and its
+   * runner commits after it with nothing in between: Once's own) the transport may commit it in the
+   * same round trip ({@link InDatabaseAck#ackAndCommit}); returns whether it did.
    */
-  void settleInTransaction(Connection c, List<HandledDelivery> handled) throws SQLException {
+  boolean settleInTransaction(Connection c, List<HandledDelivery> handled, boolean mayCommit)
+      throws SQLException {
     if (lane != null) {
       lane.park(c, handled);
     }
     if (inTransaction != null) {
       List<Delivery> done = ended(handled);
       if (!done.isEmpty()) {
+        if (mayCommit) {
+          return inTransaction.ackAndCommit(c, config.destination(), config.consumerId(), done);
+        }
         inTransaction.ackInTransaction(c, config.destination(), config.consumerId(), done);
       }
     }
+    return false;
   }
 
   /**

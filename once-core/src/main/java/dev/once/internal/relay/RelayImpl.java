@@ -83,6 +83,9 @@ public final class RelayImpl implements Relay {
    */
   private volatile boolean heldBack;
 
+  /** The last claim filled a batch: only then does a relay leave a share to the others. */
+  private volatile boolean behind;
+
   /** The last batch's messages that were lost, not refused (see {@link PublishResult}). */
   private volatile Lost lost = Lost.NONE;
 
@@ -176,11 +179,10 @@ public final class RelayImpl implements Relay {
   }
 
   /**
-   * Begins the batch's transaction, locks some of the partitions that hold the oldest due rows and
-   * claims their rows: all of them when this relay is alone in its process, a random share when
-   * several run, so that they publish side by side instead of taking turns. Relays in other
-   * processes get what is left. One round trip where the dialect can (see {@code
-   * StoreDialect#claimRelayBatch}).
+   * Begins the batch's transaction, locks partitions that hold the oldest due rows and claims their
+   * rows: all that no other relay holds, or a random share when several relays run in its process
+   * and it is {@link #behind}, so that they publish side by side; relays in other processes get
+   * what is left. One round trip where it can ({@code StoreDialect#claimRelayBatch}).
    */
   private List<Row> claim(Connection c, Set<String> keyOrdered) throws SQLException {
     // Losing this transaction's commit in a database crash only means publishing again.
@@ -192,13 +194,12 @@ public final class RelayImpl implements Relay {
                 once.relayWaits(),
                 config.clock().instant(),
                 config.relayBatchSize(),
-                once.runningRelays(),
+                behind ? once.runningRelays() : 1,
                 keyOrdered);
     RelayPartitions partitions = claim.partitions();
     contended = partitions.due() > 0 && partitions.locked().isEmpty();
-    more =
-        partitions.due() > partitions.locked().size()
-            || claim.rows().size() >= config.relayBatchSize();
+    behind = claim.rows().size() >= config.relayBatchSize();
+    more = partitions.due() > partitions.locked().size() || behind;
     List<Row> rows = new ArrayList<>(claim.rows().size());
     for (OutboxRow r : claim.rows()) {
       Delivery d = MessageDecoder.decode(r.message(), 1, false, r.id());

@@ -71,7 +71,7 @@ final class Settlement {
   boolean received(SqsHandle h) {
     boolean[] again = {false};
     held.compute(
-        h.messageId(),
+        h.heldKey(),
         (id, before) -> {
           again[0] = before != null;
           if (before != null && before.handle.receiveCount() > h.receiveCount()) {
@@ -89,7 +89,7 @@ final class Settlement {
   private List<SqsHandle> release(List<SqsHandle> handles) {
     List<SqsHandle> latest = new ArrayList<>(handles.size());
     for (SqsHandle h : handles) {
-      Held was = held.remove(h.messageId());
+      Held was = held.remove(h.heldKey());
       latest.add(was == null ? h : was.handle);
     }
     return latest;

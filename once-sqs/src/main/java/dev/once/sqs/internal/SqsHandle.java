@@ -11,4 +11,14 @@ package dev.once.sqs.internal;
  *     the same message, the one with the higher count is the later (their answers may arrive in
  *     either order)
  */
-public record SqsHandle(String receipt, String messageId, long receivedNanos, int receiveCount) {}
+public record SqsHandle(String receipt, String messageId, long receivedNanos, int receiveCount) {
+
+  /**
+   * What the receiver holds the message by: SQS's message id, or, from an endpoint that answers
+   * without one, the receipt handle (then a second receive of a held message is not recognised as
+   * such, as no endpoint that omits the id can say which message a receipt belongs to).
+   */
+  String heldKey() {
+    return messageId != null ? messageId : "receipt " + receipt;
+  }
+}
