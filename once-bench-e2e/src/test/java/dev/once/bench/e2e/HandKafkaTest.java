@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.once.bench.e2e.HandBroker.HandReceiver;
 import dev.once.bench.e2e.HandBroker.Msg;
 import dev.once.kafka.embedded.EmbeddedKafka;
+import dev.once.spi.ForwardingDataSource;
 import dev.once.test.TestDatabase;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -173,7 +172,7 @@ class HandKafkaTest {
       BenchSettings s = new BenchSettings(ORDERS, 1, BATCH, 1, 200, 1, 1, 1, 0, 60, false);
       AtomicInteger transactions = new AtomicInteger();
       DataSource crashing =
-          new Forwarding(ds) {
+          new ForwardingDataSource(ds) {
             @Override
             public Connection getConnection() throws SQLException {
               if (crash == Crash.BEFORE_DATABASE_COMMIT && transactions.incrementAndGet() == 4) {
@@ -274,59 +273,5 @@ class HandKafkaTest {
 
     @Override
     public void close() {}
-  }
-
-  /** A data source that forwards everything to another. */
-  private static class Forwarding implements DataSource {
-    private final DataSource ds;
-
-    Forwarding(DataSource ds) {
-      this.ds = ds;
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-      return ds.getConnection();
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-      return ds.getConnection(user, password);
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-      return ds.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-      ds.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-      ds.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-      return ds.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getLogger("hand-kafka-test");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      return ds.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-      return ds.isWrapperFor(iface);
-    }
   }
 }
