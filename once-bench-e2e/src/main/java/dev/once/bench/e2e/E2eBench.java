@@ -106,8 +106,12 @@ public final class E2eBench {
     if (ceilingVoid(once.eps(), c.eps())) {
       progress.printf(
           "  ceiling C is void in this window: the hand-written pipeline (%.0f orders/s) ran slower"
-              + " than Once (%.0f): Once / C says nothing of a strong hand-written pipeline%n",
-          c.eps(), once.eps());
+              + " than Once (%.0f): Once / C says nothing of a strong hand-written pipeline%s%n",
+          c.eps(),
+          once.eps(),
+          warmup > 0
+              ? ""
+              : " (without --warmup it ran first, in a cold JVM: --warmup 2000 warms both)");
     }
     progress.printf("  %s done%n", now());
     Map<String, Object> j = json(s, env, p, op, c, paced, once, hops, warmup);
