@@ -46,22 +46,20 @@ public interface InDatabaseAck {
    * {@link #ackInTransaction}, called where the caller has nothing left to do in its transaction
    * and its {@code commit()} after this sends nothing when the server says no transaction is open
    * on {@code c} (Once's own transaction runner, not a framework's): the transport may commit the
-   * transaction with the acknowledgement, in the same round trip, and then returns true. A failure
-   * of that commit is thrown as the statement's; the caller rolls back. The default acknowledges
-   * only and returns false.
+   * transaction with the acknowledgement, in the same round trip (the caller's {@code commit()}
+   * then finds nothing to commit). A failure of that commit is thrown as the statement's; the
+   * caller rolls back. The default acknowledges only.
    *
    * @param c the consumer's connection, in its batch transaction
    * @param destination the destination the receiver was made for
    * @param consumerId the consumer group the receiver was made for
    * @param deliveries deliveries of that group, none acknowledged yet
-   * @return whether the transaction on {@code c} committed
    * @throws SQLException if a statement or the commit fails; the caller rolls its transaction back
    */
-  default boolean ackAndCommit(
+  default void ackAndCommit(
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException {
     ackInTransaction(c, destination, consumerId, deliveries);
-    return false;
   }
 
   /**

@@ -218,9 +218,10 @@ final class TableQueueReceiver implements Receiver {
    * thread handed out (a batch of several transactions, or with retries, is not), of an unordered
    * group, the same round trip claims the next batch; that receiver's next poll hands it out once
    * {@link #committed} says the transaction committed. With {@code commit}, an unordered group's
-   * ack commits too, in its round trip ({@link QueueDialect#commitsWithAck}): returns whether.
+   * ack commits too, in its round trip, where the dialect can ({@link
+   * QueueDialect#commitsWithAck}).
    */
-  static boolean ackInTransaction(
+  static void ackInTransaction(
       Object transport,
       Dialect dialect,
       OrderedGroups ordered,
@@ -238,14 +239,13 @@ final class TableQueueReceiver implements Receiver {
     if (polled != null
         && polled.transport == transport
         && polled.ackedAndClaimedAhead(c, destination, consumerId, ids, commits)) {
-      return commits;
+      return;
     }
     if (inKeyOrder) {
       dialect.queue().ackInKeyOrder(c, ids, now);
     } else {
       ackAndClaim(dialect.queue(), c, ids, null, commits);
     }
-    return commits;
   }
 
   /** Whether it acknowledged {@code ids} and claimed ahead; if not, no claim is pending. */

@@ -295,10 +295,10 @@ public final class TableQueueTransport
   }
 
   @Override // an unordered group's delete commits too, on PostgreSQL
-  public boolean ackAndCommit(
+  public void ackAndCommit(
       Connection c, String destination, String consumerId, List<Delivery> deliveries)
       throws SQLException {
-    return TableQueueReceiver.ackInTransaction(
+    TableQueueReceiver.ackInTransaction(
         this, dialect, ordered, c, destination, consumerId, deliveries, clock.instant(), true);
   }
 

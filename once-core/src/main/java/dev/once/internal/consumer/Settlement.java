@@ -57,9 +57,9 @@ final class Settlement {
    * back with the markers and the handlers' work. Elsewhere nothing: {@link #settle} acknowledges
    * after the commit. With {@code mayCommit} (the transaction has nothing left to do, and its
    * runner commits after it with nothing in between: Once's own) the transport may commit it in the
-   * same round trip ({@link InDatabaseAck#ackAndCommit}); returns whether it did.
+   * same round trip ({@link InDatabaseAck#ackAndCommit}).
    */
-  boolean settleInTransaction(Connection c, List<HandledDelivery> handled, boolean mayCommit)
+  void settleInTransaction(Connection c, List<HandledDelivery> handled, boolean mayCommit)
       throws SQLException {
     if (lane != null) {
       lane.park(c, handled);
@@ -68,12 +68,12 @@ final class Settlement {
       List<Delivery> done = ended(handled);
       if (!done.isEmpty()) {
         if (mayCommit) {
-          return inTransaction.ackAndCommit(c, config.destination(), config.consumerId(), done);
+          inTransaction.ackAndCommit(c, config.destination(), config.consumerId(), done);
+        } else {
+          inTransaction.ackInTransaction(c, config.destination(), config.consumerId(), done);
         }
-        inTransaction.ackInTransaction(c, config.destination(), config.consumerId(), done);
       }
     }
-    return false;
   }
 
   /**
