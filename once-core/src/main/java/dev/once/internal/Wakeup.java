@@ -32,9 +32,6 @@ public final class Wakeup {
   /** Looks promised and not yet begun ({@link #looking}): while any, a signal wakes nobody. */
   private int coming;
 
-  /** The generation when the last look began ({@link #lookBegins}). */
-  private long looked;
-
   public synchronized long generation() {
     return generation;
   }
@@ -87,20 +84,6 @@ public final class Wakeup {
   /** Whether a look promised by a signal has not begun yet: it will find what is there now. */
   public synchronized boolean lookComing() {
     return coming > 0;
-  }
-
-  /** A look begins (promised or not): it finds what the signals so far announced; their count. */
-  public synchronized long lookBegins() {
-    looked = generation;
-    return generation;
-  }
-
-  /**
-   * Whether a signal came after the last look began and no look is promised: what it announced is
-   * nobody's yet, and a waiter that is busy may take it in its work's stride.
-   */
-  public synchronized boolean unlooked() {
-    return coming == 0 && generation != looked;
   }
 
   /** The look that {@link #awaitLook} promised begins: signals wake waiters again. */

@@ -54,13 +54,17 @@ final class TableQueueReceiver implements Receiver {
 
   /*
    * Claims ahead, in the batch's transaction (unordered groups on PostgreSQL): the transaction that
-   * acknowledges the whole batch a poll handed out also claims the next one when it was full or a
-   * signal came that no claim began after (rows committed while every receiver was busy), and the
-   * next poll hands them out once it committed: one transaction a batch, not two. The claim's
-   * delivery counts still commit before those rows' handlers run, which bounds a crash loop.
+   * acknowledges the whole of a full batch a poll handed out also claims the next one, and the next poll
+   * hands those rows out once that transaction committed. Under load a batch then costs one
+   * transaction instead of a claim's and the batch's; the claim's delivery counts still commit
+   * before those rows' handlers run, which is what bounds a crash loop.
    */
 
-  /** The ids of the batch the last poll handed out, until a claim ahead for it committed. */
+  /**
+   * The ids of the batch the last poll handed out if it was full (else the queue was drained: a
+   * claim ahead would mostly find nothing, a statement per batch for nothing), until a claim ahead
+   * for it committed.
+   */
   private Set<Long> handedOut;
 
   /** The batch size of the last poll: a claim ahead claims as many. */
@@ -70,8 +74,6 @@ final class TableQueueReceiver implements Receiver {
   private List<Delivery> tentative;
 
   private Set<Long> tentativeFor;
-
-  private long aheadSeen; // the wake-up generation when that claim began
 
   /** Rows claimed ahead in a committed transaction: the next poll's batch. */
   private List<Delivery> ahead;
@@ -121,11 +123,13 @@ final class TableQueueReceiver implements Receiver {
     tentative = null; // claimed in a transaction that did not commit (as far as this knows)
     List<Delivery> got = ahead;
     ahead = null;
+    tookAll = got == null ? tookAll : NONE;
     if (got == null) {
       got = claimOrWait(max, wait, linger);
     }
-    // not after a batch of one, full whenever a row is there: an empty claim ahead after each burst
-    handedOut = max < 2 || ordered ? null : new HashSet<>(Rows.ids(got));
+    // a full batch: there may be more, the next one claimed in this one's transaction (not after a
+    // batch of one, full whenever a row is there: an empty claim ahead after each burst)
+    handedOut = got.size() < max || max < 2 || ordered ? null : new HashSet<>(Rows.ids(got));
     lastMax = max;
     return got;
   }
@@ -254,11 +258,9 @@ final class TableQueueReceiver implements Receiver {
         || handedOut == null
         || !group.equals(consumerId)
         || !this.destination.equals(destination)
-        || !handedOut.equals(idSet)
-        || handedOut.size() < lastMax && !wakeup.unlooked()) {
+        || !handedOut.equals(idSet)) {
       return false;
     }
-    aheadSeen = wakeup.lookBegins();
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, lastMax, now.plus(visibilityTimeout));
     List<Delivery> claimed = ackAndClaim(dialect.queue(), c, ids, claim, commit);
@@ -300,7 +302,6 @@ final class TableQueueReceiver implements Receiver {
     if (claimed.isEmpty()) {
       return;
     }
-    tookAll = claimed.size() >= lastMax ? NONE : aheadSeen; // as a claim of the next poll's
     ahead = claimed;
     lastGot = clock.instant();
     opened = false;
@@ -310,7 +311,6 @@ final class TableQueueReceiver implements Receiver {
   }
 
   private List<Delivery> claim(int max) {
-    wakeup.lookBegins();
     Instant now = clock.instant();
     QueueClaim claim = new QueueClaim(group, now, max, now.plus(visibilityTimeout));
     // A claim lost in a database crash only hides the rows for less time and loses one
