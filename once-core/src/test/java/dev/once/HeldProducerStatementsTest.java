@@ -35,8 +35,10 @@ class HeldProducerStatementsTest {
       rig.orders(0, TRANSACTIONS);
       assertThat(rig.prepared("held_orders")).as("the business row's statement").isEqualTo(1);
       assertThat(rig.prepared("INSERT INTO once_outbox"))
-          .as("the outbox row's (the row that carries the notification: prepared for its use)")
-          .isEqualTo(1);
+          .as(
+              "the outbox row's (none if every row carried the outbox's notification: that row's"
+                  + " statement is prepared for its use, one notification per 2 ms)")
+          .isLessThanOrEqualTo(1);
       assertThat(rig.db.count("SELECT count(*) FROM once_outbox")).isEqualTo(TRANSACTIONS);
     }
   }
@@ -92,7 +94,9 @@ class HeldProducerStatementsTest {
   void closingOnceClosesEveryStatementItHeld() throws Exception {
     try (Rig rig = new Rig()) {
       rig.orders(0, 3);
-      assertThat(rig.open()).as("held between transactions").isEqualTo(2);
+      assertThat(rig.open())
+          .as("held between transactions: the business row's, the outbox row's unless each carried")
+          .isBetween(1, 2);
       rig.once.close();
       assertThat(rig.open()).isZero();
     }
