@@ -103,6 +103,21 @@ class HeldProducerStatementsTest {
   }
 
   /**
+   * A wrapper above the pool whose unwrap passes through to it (as a tracing or logging layer's
+   * may) sees every statement: nothing is run below it on the driver's connection.
+   */
+  @Test
+  void aWrapperAboveThePoolSeesEveryStatement() throws Exception {
+    try (Rig rig = new Rig(true)) {
+      rig.orders(0, TRANSACTIONS);
+      assertThat(rig.above.get())
+          .as("business statements prepared through the wrapper above the pool")
+          .isEqualTo(TRANSACTIONS);
+      assertThat(rig.db.count("SELECT count(*) FROM once_outbox")).isEqualTo(TRANSACTIONS);
+    }
+  }
+
+  /**
    * A HikariCP pool of one over a data source that counts the statements prepared on its (the
    * driver's) connections by text, and those still open.
    */
@@ -112,18 +127,25 @@ class HeldProducerStatementsTest {
     final ConcurrentHashMap<String, AtomicInteger> prepares = new ConcurrentHashMap<>();
     final AtomicInteger opened = new AtomicInteger();
     final AtomicInteger closed = new AtomicInteger();
+    final AtomicInteger above = new AtomicInteger();
     final HikariDataSource pool;
     final TableQueueTransport transport;
     final Once once;
 
     Rig() {
+      this(false);
+    }
+
+    /** {@code wrapped}: Once is given the pool under a wrapper whose unwrap passes through. */
+    Rig(boolean wrapped) {
       db.execute("CREATE TABLE held_orders (order_id bigint PRIMARY KEY)");
       HikariConfig cfg = new HikariConfig();
       cfg.setDataSource(counting(db.dataSource()));
       cfg.setMaximumPoolSize(1);
       pool = new HikariDataSource(cfg);
       transport = TableQueueTransport.create(db.dataSource());
-      once = Once.builder().dataSource(pool).transport(transport).destinations("orders").build();
+      DataSource given = wrapped ? passingThrough(pool) : pool;
+      once = Once.builder().dataSource(given).transport(transport).destinations("orders").build();
     }
 
     void orders(int from, int to) {
@@ -150,6 +172,32 @@ class HeldProducerStatementsTest {
 
     int open() {
       return opened.get() - closed.get();
+    }
+
+    /**
+     * Counts the business statements prepared through it; unwrap goes to the connection under it.
+     */
+    private DataSource passingThrough(DataSource delegate) {
+      return proxy(
+          DataSource.class, delegate, (m, args, r) -> r instanceof Connection c ? through(c) : r);
+    }
+
+    private Connection through(Connection c) {
+      return (Connection)
+          Proxy.newProxyInstance(
+              Connection.class.getClassLoader(),
+              new Class<?>[] {Connection.class},
+              (p, m, args) -> {
+                if (m.getName().equals("prepareStatement")
+                    && ((String) args[0]).contains("held_orders")) {
+                  above.incrementAndGet();
+                }
+                try {
+                  return m.invoke(c, args);
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
     }
 
     private DataSource counting(DataSource delegate) {

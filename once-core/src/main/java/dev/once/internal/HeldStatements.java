@@ -18,27 +18,31 @@ import java.util.Map;
  * it about a third of the bytes it allocated ({@code docs/PERFORMANCE.md}, "Producer statements
  * held on the driver's connection").
  *
- * <p>The driver's connection is what {@link Connection#unwrap} gives for {@link Connection}; where
- * that is the borrowed connection itself (no pool, which closes it after the transaction) or fails,
- * a transaction prepares its statements as before. The driver keeps its own server-side statement
- * for a text per connection either way (pgjdbc's statement cache): holding the JDBC object changes
- * neither which plan runs nor when it is prepared again after a schema change. A connection's
- * statements are dropped (closed) when one of them fails, whatever the failure (a broken
- * connection, a plan the server refuses, a user statement's error), and prepared again by the next
- * transaction; those of a connection the pool has closed are let go when a new connection is first
- * seen; all of them are closed with the instance. At most {@value #MOST} texts are held per
- * connection: a producer that builds its statement texts by hand past that prepares the rest per
- * use.
+ * <p>The driver's connection is what {@link Connection#unwrap} gives for {@link Connection} under
+ * HikariCP's own proxy, with nothing between them. Under any other connection (no pool, another
+ * pool, or a wrapper above HikariCP: a tracing or logging layer whose unwrap passes through to the
+ * driver would not see statements run below it) or where unwrap fails, a transaction prepares its
+ * statements as before. The driver keeps its own server-side statement for a text per connection
+ * either way (pgjdbc's statement cache): holding the JDBC object changes neither which plan runs
+ * nor when it is prepared again after a schema change. A connection's statements are dropped
+ * (closed) when one of them fails, whatever the failure (a broken connection, a plan the server
+ * refuses, a user statement's error), and prepared again by the next transaction; those of a
+ * connection the pool has closed are let go when a new connection is first seen; all of them are
+ * closed with the instance. At most {@value #MOST} texts are held per connection: a producer that
+ * builds its statement texts by hand past that prepares the rest per use.
  */
 public final class HeldStatements implements AutoCloseable {
   static final int MOST = 16;
+
+  /** The package of HikariCP's connection proxies, whose unwrap gives the driver's connection. */
+  private static final String HIKARI_PROXIES = "com.zaxxer.hikari.pool.";
 
   private volatile Held[] held = new Held[0];
   private volatile boolean closed;
 
   /** The statements held for the driver's connection under {@code c}; null: none to hold. */
   public Held on(Connection c) {
-    if (closed) {
+    if (closed || !c.getClass().getName().startsWith(HIKARI_PROXIES)) {
       return null;
     }
     Connection driver;
