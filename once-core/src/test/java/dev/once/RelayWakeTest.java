@@ -92,45 +92,6 @@ class RelayWakeTest {
   }
 
   /**
-   * While one relay's batch is out (its publish held here), the other, which finds every due
-   * partition locked, waits for that batch to end, not for the next commit: at a paced rate a
-   * commit every few ms made it claim in vain once per commit while a batch was out (a transaction
-   * of two round trips each, on the database and the CPU the batch waits for). Counted as the relay
-   * transactions during 20 commits of the held partition's key, each followed by the free relay
-   * waiting again: 1 (about one per commit before).
-   */
-  @Test
-  void aRelayThatFindsEveryDuePartitionHeldWaitsForThatBatchNotForTheNextCommit() throws Exception {
-    try (TestDatabase db = TestDatabase.embedded();
-        TableQueueTransport queue = TableQueueTransport.create(db.dataSource())) {
-      Gate gate = new Gate(queue, false);
-      AtomicInteger commits = new AtomicInteger();
-      try (Once once =
-          once(
-              transactionsOnRelayThreads(db.dataSource(), t -> commits.incrementAndGet()),
-              gate.transport())) {
-        once.newRelay().start();
-        once.newRelay().start();
-        awaitRelaysWaiting(2);
-        publish(once, "slow", 1); // key slow0: its batch holds slow0's partition until released
-        assertThat(gate.entered.await(PROMPT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        awaitRelaysWaiting(1);
-        commits.set(0);
-        for (int i = 0; i < 20; i++) {
-          int n = i;
-          once.useTransaction(
-              tx -> tx.publish(Event.of(EventId.of("held", n), "orders", "slow0", "T", "{}")));
-          awaitRelaysWaiting(1);
-        }
-        int during = commits.get();
-        gate.release.countDown();
-        awaitTrue(() -> sent(db) == 21, PROMPT);
-        assertThat(during).as("relay transactions during 20 commits to a held partition").isOne();
-      }
-    }
-  }
-
-  /**
    * A commit of a backlog wakes one relay; that relay takes its share of the due partitions, leaves
    * the rest and wakes the second, so both publish side by side. Without that signal (the relay's
    * {@code more}) the second sleeps its idle wait (60 s here) while rows wait, and one relay

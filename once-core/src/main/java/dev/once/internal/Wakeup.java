@@ -32,57 +32,6 @@ public final class Wakeup {
   /** Looks promised and not yet begun ({@link #looking}): while any, a signal wakes nobody. */
   private int coming;
 
-  /** Guards {@link #running} and {@link #ended}; apart from the signals' monitor (see below). */
-  private final Object batches = new Object();
-
-  /** Batches of this wake-up's waiters running now ({@link #batch}), and how many have ended. */
-  private int running;
-
-  private long ended;
-
-  /** Runs {@code batch}, a waiter's work (a relay's batch), counted for {@link #awaitBatchEnd}. */
-  public int batch(java.util.function.IntSupplier batch) {
-    synchronized (batches) {
-      running++;
-    }
-    try {
-      return batch.getAsInt();
-    } finally {
-      synchronized (batches) {
-        running--;
-        ended++;
-        batches.notifyAll();
-      }
-    }
-  }
-
-  /**
-   * For a waiter whose work another one holds (a relay whose due partitions are all locked): while
-   * a {@link #batch} of this wake-up runs, waits until one ends, or {@code max} passed, and returns
-   * true; the signals meanwhile do not end the wait, as a look would find the same partitions
-   * locked (at a paced rate, a commit every few ms made the other relay claim in vain once per
-   * commit while one batch was out). False at once when none runs: the holder is in another
-   * process. Its own monitor, so that {@link #signal}'s {@code notify} never wakes this wait
-   * instead of a signal's waiter.
-   */
-  public boolean awaitBatchEnd(Duration max) throws InterruptedException {
-    synchronized (batches) {
-      if (running == 0) {
-        return false;
-      }
-      long seen = ended;
-      long deadline = System.nanoTime() + max.toNanos();
-      while (ended == seen) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        batches.wait(Math.max(1, left / 1_000_000), 0);
-      }
-      return true;
-    }
-  }
-
   public synchronized long generation() {
     return generation;
   }

@@ -71,7 +71,10 @@ public final class RelayImpl implements Relay {
   /** The last batch found due rows but no free partition: another relay holds them. */
   private volatile boolean contended;
 
-  /** The last batch left due partitions to others, or claimed a full batch: more relays help. */
+  /**
+   * The last batch left due partitions to others (its share, or ones another relay held), or
+   * claimed a full batch: another relay of the process may help.
+   */
   private volatile boolean more;
 
   /**
@@ -335,7 +338,7 @@ public final class RelayImpl implements Relay {
     while (thread.running()) {
       long seen = wakeup.generation();
       try {
-        int sent = wakeup.batch(this::runOnce);
+        int sent = runOnce();
         Lost lostNow = lost;
         if (lostNow.count() > 0) {
           outage.failed(
@@ -356,10 +359,8 @@ public final class RelayImpl implements Relay {
           wakeup.signal();
         }
         if (sent == 0) {
-          // rows another relay holds free up when its batch ends: ours say so, others' soon
-          if (!(contended && wakeup.awaitBatchEnd(config.relayIdleWait()))) {
-            wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
-          }
+          // rows held by another relay free up when its batch commits: look again soon
+          wakeup.await(seen, contended ? CONTENDED_WAIT : config.relayIdleWait());
         } else if (!more && !heldBack && lostNow.count() == 0) {
           // the batch took every due row it saw: a commit since `seen` ends the wait at once, and
           // a claim now would find nothing (at a paced rate, one claim more per event)
