@@ -1,7 +1,8 @@
 // The JVM cost of one producer transaction, one thread at a time: thread CPU, bytes allocated and
 // wall time per transaction, for raw JDBC holding one connection and its statements (held), raw JDBC
 // borrowing a pooled connection per transaction (borrow; borrownet sets the network timeout too;
-// restore puts it and auto-commit back before close) and Once (once: a business row + tx.publish).
+// restore puts it and auto-commit back before close; held-under-pool: restore, both statements held on
+// the driver's connection under the pool) and Once (once: a business row + tx.publish).
 // Its own schema hpp in the database test; run from the project root after a package build:
 //   java -cp "once-app/target/lib/*" bench/handwritten-probe/ProducerProbe.java held,once 1500 3000 2
 // (modes, warm-up and measured transactions per mode, rounds).
@@ -15,6 +16,7 @@ import java.util.concurrent.Executors;
 public class ProducerProbe {
   static final String DB = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=hpp";
   static long id = 1;
+  static final java.util.Map<Connection, PreparedStatement[]> HELD = new java.util.IdentityHashMap<>();
   public static void main(String[] a) throws Exception {
     String[] modes = a[0].split(",");
     int warm = Integer.parseInt(a[1]), n = Integer.parseInt(a[2]), rounds = Integer.parseInt(a[3]);
@@ -51,6 +53,17 @@ public class ProducerProbe {
                   try (PreparedStatement px = c.prepareStatement("INSERT INTO hw_outbox (event_id, key, payload) VALUES (?, ?, ?)")) { px.setString(1, "hw-order:" + oid); px.setString(2, Long.toString(oid)); px.setString(3, "{\"orderId\":" + oid + "}"); px.executeUpdate(); }
                   c.commit();
                   if (m.equals("restore")) { c.setAutoCommit(true); c.setNetworkTimeout(Runnable::run, 0); }
+                }
+              }
+              case "held-under-pool" -> { // restore, with both statements held on the driver's connection
+                try (Connection c = ds.getConnection()) {
+                  c.setNetworkTimeout(Runnable::run, 30000);
+                  c.setAutoCommit(false);
+                  PreparedStatement[] ps = HELD.computeIfAbsent(c.unwrap(Connection.class), pc -> { try { return new PreparedStatement[] {pc.prepareStatement("INSERT INTO hw_orders (order_id) VALUES (?)"), pc.prepareStatement("INSERT INTO hw_outbox (event_id, key, payload) VALUES (?, ?, ?)")}; } catch (SQLException e) { throw new RuntimeException(e); } });
+                  ps[0].setLong(1, oid); ps[0].executeUpdate();
+                  ps[1].setString(1, "hw-order:" + oid); ps[1].setString(2, Long.toString(oid)); ps[1].setString(3, "{\"orderId\":" + oid + "}"); ps[1].executeUpdate();
+                  c.commit();
+                  c.setAutoCommit(true); c.setNetworkTimeout(Runnable::run, 0);
                 }
               }
               case "once" -> once.inTransaction(tx -> {

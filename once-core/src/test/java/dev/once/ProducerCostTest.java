@@ -454,7 +454,11 @@ class ProducerCostTest {
   }
 
   private static <T> T proxy(Class<T> type, T target, Counter.Call call) {
-    InvocationHandler h = (p, m, args) -> call.on(target, m, args);
+    InvocationHandler h =
+        (p, m, args) ->
+            m.getName().equals("unwrap") && ((Class<?>) args[0]).isInstance(p)
+                ? p // as the JDBC Wrapper contract asks: no way around the count
+                : call.on(target, m, args);
     return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, h));
   }
 

@@ -64,6 +64,7 @@ public final class TxImpl implements Tx {
   private long notice = -1;
 
   private Sql statements;
+  private HeldStatements.Held held;
   private String sender;
   private int newer;
   private int stale;
@@ -142,6 +143,14 @@ public final class TxImpl implements Tx {
   }
 
   /**
+   * Runs {@link #update} and the outbox rows by the statements {@code held} for this transaction's
+   * connection ({@link HeldStatements}); null: each prepared for its use.
+   */
+  public void holdStatements(HeldStatements.Held held) {
+    this.held = held;
+  }
+
+  /**
    * The ticket of the notification this transaction carries, or -1 (see {@link
    * #carryNotifications}).
    */
@@ -165,7 +174,9 @@ public final class TxImpl implements Tx {
   @Override
   public int update(String sql, Object... params) {
     try {
-      return statements().update(connection, sql, params);
+      return held == null
+          ? statements().update(connection, sql, params)
+          : held.update(connection, statements(), sql, params);
     } catch (SQLException e) {
       throw new StoreException("update '" + abbreviate(sql) + "'", e);
     }
@@ -266,7 +277,11 @@ public final class TxImpl implements Tx {
         }
       } else {
         notifier = null; // only the first row may carry it: a transaction asks once
-        written = dialect.store().insertOutbox(connection, event, event.partition(partitions));
+        int partition = event.partition(partitions);
+        written =
+            held == null
+                ? dialect.store().insertOutbox(connection, event, partition)
+                : held.insertOutbox(connection, dialect.store(), event, partition);
       }
       if (written) {
         outboxRows++;

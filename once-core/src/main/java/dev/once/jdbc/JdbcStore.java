@@ -2,6 +2,7 @@ package dev.once.jdbc;
 
 import dev.once.Event;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -71,7 +72,20 @@ public class JdbcStore implements StoreDialect {
 
   @Override
   public boolean insertOutbox(Connection c, Event event, int partition) throws SQLException {
-    return sql.insertUnlessDuplicate(c, insertOutbox, outboxParameters(event, partition));
+    try (PreparedStatement ps = c.prepareStatement(outboxStatement(event))) {
+      return insertOutbox(ps, event, partition);
+    }
+  }
+
+  @Override
+  public String outboxStatement(Event event) {
+    return insertOutbox.statement();
+  }
+
+  @Override
+  public boolean insertOutbox(PreparedStatement ps, Event event, int partition)
+      throws SQLException {
+    return sql.insertUnlessDuplicate(ps, insertOutbox, outboxParameters(event, partition));
   }
 
   /** The outbox INSERT (with the flavour's conflict clause) that {@link #insertOutbox} runs. */

@@ -140,6 +140,23 @@ public final class Sql {
     }
   }
 
+  /**
+   * {@link #insertUnlessDuplicate(Connection, UnlessDuplicate, Object...)} by {@code ps}, prepared
+   * from {@code insert}'s statement and held by the caller.
+   */
+  public boolean insertUnlessDuplicate(
+      PreparedStatement ps, UnlessDuplicate insert, Object... params) throws SQLException {
+    try {
+      bind(ps, params);
+      return ps.executeUpdate() > 0;
+    } catch (SQLException e) {
+      if (insert.duplicateIsError() && flavour.isDuplicateKey(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
   /** Maps one row. */
   @FunctionalInterface
   public interface Row<T> {

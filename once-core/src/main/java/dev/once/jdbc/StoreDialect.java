@@ -2,6 +2,7 @@ package dev.once.jdbc;
 
 import dev.once.Event;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -35,6 +36,24 @@ public interface StoreDialect {
    * row with this event id exists.
    */
   boolean insertOutbox(Connection c, Event event, int partition) throws SQLException;
+
+  /**
+   * The text of the statement {@link #insertOutbox(PreparedStatement, Event, int)} runs for {@code
+   * event}, for a caller that holds it prepared across transactions (a producer on a pool); null:
+   * the dialect has none, the caller runs {@link #insertOutbox(Connection, Event, int)}.
+   */
+  default String outboxStatement(Event event) {
+    return null;
+  }
+
+  /**
+   * {@link #insertOutbox(Connection, Event, int)} by {@code ps}, prepared from {@link
+   * #outboxStatement}{@code (event)} on the transaction's connection: binds every parameter.
+   */
+  default boolean insertOutbox(PreparedStatement ps, Event event, int partition)
+      throws SQLException {
+    throw new UnsupportedOperationException("no outbox statement to hold");
+  }
 
   /**
    * Stores {@code version} of (entity, id) if it is newer than the stored one; true if it was (now

@@ -9,14 +9,15 @@ import java.time.Instant;
 
 /**
  * A producer's row of an event without headers (most events), bound with typed setters: the outbox
- * row ({@link PostgresStore#insertOutbox}) and the table queue's copies written in the producer's
- * transaction ({@link PostgresQueue#enqueueUnordered}). Both leave {@code headers} and {@code
- * trace} to their defaults, {@code '{}'} and NULL, what the standard statements bind for no
- * headers. The queue's copy binds its instant as microseconds ({@link PostgresStore#AT}): as a
- * date-time, pgjdbc built a TimestampUtils and a GregorianCalendar for each of its two instants,
- * and the empty header array took an array encoder: about half of the bytes a producer allocated
- * per order on the table queue ({@code docs/PERFORMANCE.md}, "The producer's transaction, as
- * written by hand").
+ * row ({@link PostgresStore#insertOutbox}; binding its empty header array was a fifth of the CPU
+ * samples of {@code tx.publish}, {@code docs/PERFORMANCE.md}, "Producers alone: the outbox row,
+ * measured") and the table queue's copies written in the producer's transaction ({@link
+ * PostgresQueue#enqueueUnordered}). Both leave {@code headers} and {@code trace} to their defaults,
+ * {@code '{}'} and NULL, what the standard statements bind for no headers. The queue's copy binds
+ * its instant as microseconds ({@link PostgresStore#AT}): as a date-time, pgjdbc built a
+ * TimestampUtils and a GregorianCalendar for each of its two instants, and the empty header array
+ * took an array encoder: about half of the bytes a producer allocated per order on the table queue
+ * ({@code docs/PERFORMANCE.md}, "The producer's transaction, as written by hand").
  */
 final class HeaderlessRows {
   private HeaderlessRows() {}
@@ -39,14 +40,14 @@ final class HeaderlessRows {
       """
           .formatted(PostgresStore.AT, PostgresStore.AT);
 
-  /** Writes {@code e}'s outbox row by {@code insert}; false if its id was there. */
-  static boolean insertOutbox(Connection c, String insert, Event e, int partition)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(insert)) {
-      bindEvent(ps, e);
-      ps.setInt(6, partition);
-      return ps.executeUpdate() > 0;
-    }
+  /**
+   * Writes {@code e}'s outbox row by {@code ps}, prepared from the headerless INSERT; false if its
+   * id was there.
+   */
+  static boolean insertOutbox(PreparedStatement ps, Event e, int partition) throws SQLException {
+    bindEvent(ps, e);
+    ps.setInt(6, partition);
+    return ps.executeUpdate() > 0;
   }
 
   /** Enqueues {@code e}'s copies; returns how many (one per group). */

@@ -47,19 +47,19 @@ public class PostgresStore extends JdbcStore {
     this.outboxInsertWithoutHeadersNotifying = notifying(outboxInsertWithoutHeaders);
   }
 
-  /**
-   * The outbox row of an event without headers (most events) leaves {@code headers} and {@code
-   * trace} to their defaults, {@code '{}'} and NULL: the row the standard INSERT writes, two
-   * parameters fewer. Binding an empty text array was a fifth of the CPU samples of {@code
-   * tx.publish} (pgjdbc looks up an array encoder and encodes the array in binary per row; {@code
-   * docs/PERFORMANCE.md}, "Producers alone: the outbox row, measured").
-   */
+  /** An event without headers (most events): two parameters fewer, no empty array to bind. */
   @Override
-  public boolean insertOutbox(Connection c, Event event, int partition) throws SQLException {
-    if (!event.headers().isEmpty()) {
-      return super.insertOutbox(c, event, partition);
-    }
-    return HeaderlessRows.insertOutbox(c, outboxInsertWithoutHeaders.statement(), event, partition);
+  public String outboxStatement(Event event) {
+    return event.headers().isEmpty()
+        ? outboxInsertWithoutHeaders.statement()
+        : super.outboxStatement(event);
+  }
+
+  @Override
+  public boolean insertOutbox(PreparedStatement ps, Event e, int partition) throws SQLException {
+    return e.headers().isEmpty()
+        ? HeaderlessRows.insertOutbox(ps, e, partition)
+        : super.insertOutbox(ps, e, partition);
   }
 
   /** {@link #outboxInsertWithoutHeaders}'s parameters for {@code event} in {@code partition}. */
@@ -109,9 +109,7 @@ public class PostgresStore extends JdbcStore {
   /** {@link #claimRelayBatch}'s three statements, composed once: a relay runs them every batch. */
   private final String claimRelayBatch;
 
-  /**
-   * The same with the key-ordered destinations' hold ({@link KeyHold}), in the due and the claim.
-   */
+  /** The same with the key-ordered destinations' hold ({@link KeyHold}) in the due and claim. */
   private final String claimRelayBatchInKeyOrder;
 
   /**

@@ -19,6 +19,7 @@ import dev.once.WorkloadStatus;
 import dev.once.internal.DataSourceTransactions;
 import dev.once.internal.DatabaseWaits;
 import dev.once.internal.DeadLetterStore;
+import dev.once.internal.HeldStatements;
 import dev.once.internal.Listeners;
 import dev.once.internal.PoolNeeds;
 import dev.once.internal.PoolSize;
@@ -72,6 +73,9 @@ public final class OnceImpl implements Once {
   /** What {@code tx.update} runs its statements with: one for every transaction. */
   private final Sql statements;
 
+  /** The producer transactions' statements, held on the pool's connections between them. */
+  private final HeldStatements held = new HeldStatements();
+
   private final TransactionRunner transactions;
   private final OnceConfig config;
   private final Listeners listener;
@@ -90,33 +94,6 @@ public final class OnceImpl implements Once {
 
   /** Token in its outbox notifications; its listener skips them: its relays were woken directly. */
   private final String sender = PostgresNotifier.newSender();
-
-  public OnceImpl(
-      DataSource dataSource,
-      Transport transport,
-      Dialect dialect,
-      OnceConfig config,
-      List<OnceListener> listeners) {
-    this(dataSource, transport, dialect, new DataSourceTransactions(dataSource), config, listeners);
-  }
-
-  public OnceImpl(
-      DataSource dataSource,
-      Transport transport,
-      Dialect dialect,
-      TransactionRunner transactions,
-      OnceConfig config,
-      List<OnceListener> listeners) {
-    this(
-        dataSource,
-        transport,
-        dialect,
-        transactions,
-        config,
-        listeners,
-        Tracing.NONE,
-        DatabaseTimeouts.DEFAULT);
-  }
 
   public OnceImpl(
       DataSource dataSource,
@@ -196,6 +173,7 @@ public final class OnceImpl implements Once {
     public T run(Connection c) throws Exception {
       tx = newTx(c);
       tx.carryNotifications(runningRelays.get() == 0 ? outboxNotifier : null, sender);
+      tx.holdStatements(held.on(c));
       T result = work.run(tx);
       listener.beforeProducerCommit(tx.published());
       return result;
@@ -392,6 +370,7 @@ public final class OnceImpl implements Once {
 
   @Override
   public void close() {
+    held.close();
     if (outboxNotifier != null) {
       outboxNotifier.close();
     }
