@@ -103,6 +103,30 @@ class HeldProducerStatementsTest {
   }
 
   /**
+   * A producer that writes its values into its statement texts (each text new) holds no more than
+   * {@code HeldStatements.MOST} of them per connection: the rest are prepared and closed per use.
+   */
+  @Test
+  void statementTextsBuiltByHandAreHeldUpToABound() throws Exception {
+    try (Rig rig = new Rig()) {
+      int texts = 40;
+      for (int i = 0; i < texts; i++) {
+        long id = i;
+        rig.once.useTransaction(
+            tx -> {
+              tx.update("INSERT INTO held_orders (order_id) VALUES (" + id + ")");
+              tx.publish(Event.of(EventId.of("order", id), "orders", "k" + id, "Ordered", "{}"));
+            });
+      }
+      assertThat(rig.db.count("SELECT count(*) FROM held_orders")).isEqualTo(texts);
+      assertThat(rig.db.count("SELECT count(*) FROM once_outbox")).isEqualTo(texts);
+      assertThat(rig.open())
+          .as("statements held between transactions: at most 16 texts on the one connection")
+          .isLessThanOrEqualTo(16);
+    }
+  }
+
+  /**
    * A wrapper above the pool whose unwrap passes through to it (as a tracing or logging layer's
    * may) sees every statement: nothing is run below it on the driver's connection.
    */
