@@ -28,22 +28,19 @@ public final class MessageCodec {
     this.defaultContentType = defaultContentType;
   }
 
-  public AMQP.BasicProperties properties(Event event, long nowMillis) {
-    return new AMQP.BasicProperties.Builder()
-        .messageId(event.id().value())
-        .type(event.type())
-        .contentType(contentType(event))
-        .deliveryMode(2)
-        .timestamp(new Date(nowMillis))
-        .appId("once")
-        .headers(headers(event))
-        .build();
+  /**
+   * The message's properties; {@code now} is shared by a batch's messages (the client only reads
+   * it).
+   */
+  public AMQP.BasicProperties properties(Event event, Date now) {
+    return new OutgoingProperties(
+        contentType(event), headers(event), event.id().value(), now, event.type(), "once");
   }
 
   /**
    * The event's headers with the id and the key. Without headers of its own (the common case) an
-   * immutable map of one or two entries: the client only reads it, and a relay builds one per
-   * message.
+   * immutable map of one or two entries: the client only reads it ({@link OutgoingProperties} holds
+   * it as it is), and a relay builds one per message.
    */
   private static Map<String, Object> headers(Event event) {
     String id = event.id().value();
@@ -56,7 +53,9 @@ public final class MessageCodec {
     if (key != null) {
       headers.put(KEY, key);
     }
-    return headers;
+    // copied once more, as the client's BasicProperties copied it: a table's entries go on the
+    // wire in its map's order, which depends on the map's capacity
+    return new HashMap<>(headers);
   }
 
   /**
