@@ -139,16 +139,6 @@ public class PostgresStore extends JdbcStore {
     return "(extract(epoch FROM created_at) * 1000000)::bigint AS created_at_us";
   }
 
-  /**
-   * An empty {@code headers} array (an event without headers of its own: most) read as SQL null:
-   * pgjdbc builds a {@code PgArray}, with a lock of its own, and parses it for every row a relay
-   * claims; {@link PostgresFlavour#readHeaders} reads a null as no headers.
-   */
-  @Override
-  protected String outboxRowColumns() {
-    return super.outboxRowColumns().replace("headers, ", "nullif(headers, '{}') AS headers, ");
-  }
-
   @Override
   protected Instant createdAt(ResultSet rs) throws SQLException {
     long micros = rs.getLong("created_at_us");
