@@ -5,9 +5,14 @@ import com.rabbitmq.client.LongString;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.spi.RawMessage;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Event ↔ AMQP message. The event id goes in {@code message-id} and in the header {@code
@@ -46,7 +51,7 @@ public final class MessageCodec {
     String id = event.id().value();
     String key = event.key();
     if (event.headers().isEmpty()) {
-      return key == null ? Map.of(EVENT_ID, id) : Map.of(EVENT_ID, id, KEY, key);
+      return key == null ? Map.of(EVENT_ID, id) : new IdAndKey(id, key);
     }
     Map<String, Object> headers = new HashMap<>(event.headers());
     headers.put(EVENT_ID, id);
@@ -56,6 +61,35 @@ public final class MessageCodec {
     // copied once more, as the client's BasicProperties copied it: a table's entries go on the
     // wire in its map's order, which depends on the map's capacity
     return new HashMap<>(headers);
+  }
+
+  /**
+   * Once's two headers in the order the client's hash map of them always wrote them to the table on
+   * the wire, the id then the key ({@code Map.of}'s order changes from one JVM to the next).
+   */
+  private static final class IdAndKey extends AbstractMap<String, Object> {
+    private final Set<Map.Entry<String, Object>> entries;
+
+    IdAndKey(String id, String key) {
+      List<Map.Entry<String, Object>> both = List.of(Map.entry(EVENT_ID, id), Map.entry(KEY, key));
+      entries =
+          new AbstractSet<>() {
+            @Override
+            public Iterator<Map.Entry<String, Object>> iterator() {
+              return both.iterator();
+            }
+
+            @Override
+            public int size() {
+              return 2;
+            }
+          };
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      return entries;
+    }
   }
 
   /**
