@@ -265,10 +265,40 @@ public final class DatabaseWaits {
     return WrappedPool.of(dataSource);
   }
 
+  /** What follows the commit of {@link #inTransaction}: nothing. */
+  private static final Runnable NOTHING = () -> {};
+
+  /**
+   * Runs {@code work} in a transaction of the engine's own on a connection of {@code dataSource}
+   * (auto-commit off), commits what it left open, and gives the connection back as it was found:
+   * auto-commit on again and, where {@code dataSource} is one of {@link #bound(DataSource)}'s, the
+   * network timeout put back, as {@link DataSourceTransactions} gives back a producer's. A pool
+   * then has nothing to reset: HikariCP otherwise resets both at every return and logs each reset
+   * at DEBUG, a line per relay batch and per table-queue claim where logging is left at its default
+   * ({@code docs/PERFORMANCE.md}, "The engine's own transactions give their connections back as
+   * they found them"). A failure rolls back and leaves the connection's state to the pool.
+   */
+  public static <T> T inTransaction(DataSource dataSource, Conflicts.Work<T> work)
+      throws SQLException {
+    TransactionRunner runner =
+        dataSource instanceof Bounded b ? b.transactions : new DataSourceTransactions(dataSource);
+    try {
+      return runner.inTransaction(work::on, NOTHING);
+    } catch (SQLException | RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e); // a Conflicts.Work throws nothing else
+    }
+  }
+
   /** The data source whose connections {@link #borrow} bounds. */
   private final class Bounded extends ForwardingDataSource implements WrappedPool {
+    /** Transactions on the pool that set the bound and put it back themselves. */
+    private final DataSourceTransactions transactions;
+
     Bounded(DataSource delegate) {
       super(delegate);
+      this.transactions = new DataSourceTransactions(delegate, DatabaseWaits.this);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.once.tablequeue;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
-import dev.once.internal.Jdbc;
+import dev.once.internal.DatabaseWaits;
 import dev.once.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -43,18 +43,11 @@ final class QueueConnections {
         dialect, () -> inTransaction(c -> dialect.queue().enqueue(c, batch, now)));
   }
 
-  /** {@code work} in a transaction of its own: committed, or rolled back and thrown. */
+  /**
+   * {@code work} in a transaction of its own: committed, or rolled back and thrown; the connection
+   * given back as it was found ({@link DatabaseWaits#inTransaction}).
+   */
   <T> T inTransaction(Work<T> work) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException | Error e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
-    }
+    return DatabaseWaits.inTransaction(dataSource, work::run);
   }
 }
