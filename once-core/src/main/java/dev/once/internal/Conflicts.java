@@ -45,12 +45,20 @@ public final class Conflicts {
   /**
    * Runs {@code work}, which begins and commits a transaction of its own on a connection of {@code
    * dataSource} (given with auto-commit off, and given back as it was found: {@link
-   * DatabaseWaits#inTransaction}), rolled back on a failure and run again as a whole after a
+   * DatabaseWaits#onConnection}), rolled back on a failure and run again as a whole after a
    * conflict ({@link #retry}).
    */
   public static <T> T inOwnTransaction(DataSource dataSource, Dialect dialect, Work<T> work)
       throws SQLException {
-    return retry(dialect, () -> DatabaseWaits.inTransaction(dataSource, work));
+    return retry(
+        dialect,
+        () ->
+            DatabaseWaits.onConnection(
+                dataSource,
+                c -> {
+                  c.setAutoCommit(false);
+                  return work.on(c);
+                }));
   }
 
   /**

@@ -265,40 +265,53 @@ public final class DatabaseWaits {
     return WrappedPool.of(dataSource);
   }
 
-  /** What follows the commit of {@link #inTransaction}: nothing. */
-  private static final Runnable NOTHING = () -> {};
-
   /**
-   * Runs {@code work} in a transaction of the engine's own on a connection of {@code dataSource}
-   * (auto-commit off), commits what it left open, and gives the connection back as it was found:
-   * auto-commit on again and, where {@code dataSource} is one of {@link #bound(DataSource)}'s, the
-   * network timeout put back, as {@link DataSourceTransactions} gives back a producer's. A pool
-   * then has nothing to reset: HikariCP otherwise resets both at every return and logs each reset
-   * at DEBUG, a line per relay batch and per table-queue claim where logging is left at its default
-   * ({@code docs/PERFORMANCE.md}, "The engine's own transactions give their connections back as
-   * they found them"). A failure rolls back and leaves the connection's state to the pool.
+   * Runs {@code work} on a connection of {@code dataSource} and gives the connection back as it was
+   * found: auto-commit on again if the work turned it off, and, where {@code dataSource} is one of
+   * {@link #bound(DataSource)}'s, the network timeout put back, as {@link DataSourceTransactions}
+   * gives back a producer's. A pool then has nothing to reset: HikariCP otherwise resets both at
+   * every return and logs each reset at DEBUG, a line per relay batch and per table-queue claim
+   * where logging is left at its default ({@code docs/PERFORMANCE.md}, "The engine's own
+   * transactions give their connections back as they found them"). A work that turns auto-commit
+   * off ends its transaction before it returns (turning auto-commit on again would commit what it
+   * left open); a failure rolls back and leaves the connection's state to the pool.
    */
-  public static <T> T inTransaction(DataSource dataSource, Conflicts.Work<T> work)
+  public static <T> T onConnection(DataSource dataSource, Conflicts.Work<T> work)
       throws SQLException {
-    TransactionRunner runner =
-        dataSource instanceof Bounded b ? b.transactions : new DataSourceTransactions(dataSource);
+    DatabaseWaits waits = dataSource instanceof Bounded b ? b.waits() : null;
+    Connection c = (waits == null ? dataSource : ((Bounded) dataSource).pool()).getConnection();
+    int timeout = -1;
     try {
-      return runner.inTransaction(work::on, NOTHING);
+      timeout = waits == null ? -1 : waits.limit(c);
+      boolean autoCommit = c.getAutoCommit();
+      T result = work.on(c);
+      if (autoCommit && !c.getAutoCommit()) {
+        c.setAutoCommit(true); // its transaction ended: no round trip on PostgreSQL
+      }
+      return result;
     } catch (SQLException | RuntimeException | Error e) {
+      Jdbc.rollbackQuietly(c);
       throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e); // a Conflicts.Work throws nothing else
+    } finally {
+      if (timeout >= 0) {
+        try {
+          restore(c, timeout);
+        } catch (SQLException e) {
+          // broken: the pool discards it
+        }
+      }
+      Jdbc.closeQuietly(c);
     }
   }
 
   /** The data source whose connections {@link #borrow} bounds. */
   private final class Bounded extends ForwardingDataSource implements WrappedPool {
-    /** Transactions on the pool that set the bound and put it back themselves. */
-    private final DataSourceTransactions transactions;
-
     Bounded(DataSource delegate) {
       super(delegate);
-      this.transactions = new DataSourceTransactions(delegate, DatabaseWaits.this);
+    }
+
+    DatabaseWaits waits() {
+      return DatabaseWaits.this;
     }
 
     @Override

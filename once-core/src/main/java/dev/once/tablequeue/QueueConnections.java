@@ -26,8 +26,8 @@ final class QueueConnections {
 
   /** {@code work} in auto-commit; a failure is a {@link StoreException} saying {@code what}. */
   <T> T autoCommit(String what, Work<T> work) {
-    try (Connection c = dataSource.getConnection()) {
-      return work.run(c);
+    try {
+      return DatabaseWaits.onConnection(dataSource, work::run);
     } catch (SQLException e) {
       throw new StoreException(what, e);
     }
@@ -45,9 +45,16 @@ final class QueueConnections {
 
   /**
    * {@code work} in a transaction of its own: committed, or rolled back and thrown; the connection
-   * given back as it was found ({@link DatabaseWaits#inTransaction}).
+   * given back as it was found ({@link DatabaseWaits#onConnection}).
    */
   <T> T inTransaction(Work<T> work) throws SQLException {
-    return DatabaseWaits.inTransaction(dataSource, work::run);
+    return DatabaseWaits.onConnection(
+        dataSource,
+        c -> {
+          c.setAutoCommit(false);
+          T result = work.run(c);
+          c.commit();
+          return result;
+        });
   }
 }

@@ -116,15 +116,16 @@ public final class RelayImpl implements Relay {
   public int runOnce() {
     lost = Lost.NONE;
     try {
-      return DatabaseWaits.inTransaction(once.dataSource(), this::batch);
+      return DatabaseWaits.onConnection(once.dataSource(), this::batch);
     } catch (SQLException e) {
       throw new StoreException("relay batch", e);
     }
   }
 
-  /** One batch in the transaction on {@code c}, which it commits; the rows it sent. */
+  /** One batch in a transaction on {@code c}, which it commits; the rows it sent. */
   private int batch(Connection c) throws SQLException {
     Set<String> keyOrdered = once.keyOrdered().current(c);
+    c.setAutoCommit(false);
     List<Row> claimed = claim(c, keyOrdered);
     List<Row> publishable =
         keyOrdered.isEmpty()
