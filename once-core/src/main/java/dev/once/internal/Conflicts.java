@@ -44,24 +44,21 @@ public final class Conflicts {
 
   /**
    * Runs {@code work}, which begins and commits a transaction of its own on a connection of {@code
-   * dataSource} (given with auto-commit off), rolled back on a failure and run again as a whole
-   * after a conflict ({@link #retry}).
+   * dataSource} (given with auto-commit off, and given back as it was found: {@link
+   * DatabaseWaits#onConnection}), rolled back on a failure and run again as a whole after a
+   * conflict ({@link #retry}).
    */
   public static <T> T inOwnTransaction(DataSource dataSource, Dialect dialect, Work<T> work)
       throws SQLException {
     return retry(
         dialect,
-        () -> {
-          try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-              return work.on(c);
-            } catch (SQLException | RuntimeException e) {
-              Jdbc.rollbackQuietly(c);
-              throw e;
-            }
-          }
-        });
+        () ->
+            DatabaseWaits.onConnection(
+                dataSource,
+                c -> {
+                  c.setAutoCommit(false);
+                  return work.on(c);
+                }));
   }
 
   /**

@@ -265,10 +265,53 @@ public final class DatabaseWaits {
     return WrappedPool.of(dataSource);
   }
 
+  /**
+   * Runs {@code work} on a connection of {@code dataSource} and gives the connection back as it was
+   * found: auto-commit on again if the work turned it off, and, where {@code dataSource} is one of
+   * {@link #bound(DataSource)}'s, the network timeout put back, as {@link DataSourceTransactions}
+   * gives back a producer's. A pool then has nothing to reset: HikariCP otherwise resets both at
+   * every return and logs each reset at DEBUG, a line per relay batch and per table-queue claim
+   * where logging is left at its default ({@code docs/PERFORMANCE.md}, "The engine's own
+   * transactions give their connections back as they found them"). A work that turns auto-commit
+   * off ends its transaction before it returns (turning auto-commit on again would commit what it
+   * left open); a failure rolls back and leaves the connection's state to the pool.
+   */
+  public static <T> T onConnection(DataSource dataSource, Conflicts.Work<T> work)
+      throws SQLException {
+    DatabaseWaits waits = dataSource instanceof Bounded b ? b.waits() : null;
+    Connection c = (waits == null ? dataSource : ((Bounded) dataSource).pool()).getConnection();
+    int timeout = -1;
+    try {
+      timeout = waits == null ? -1 : waits.limit(c);
+      boolean autoCommit = c.getAutoCommit();
+      T result = work.on(c);
+      if (autoCommit && !c.getAutoCommit()) {
+        c.setAutoCommit(true); // its transaction ended: no round trip on PostgreSQL
+      }
+      return result;
+    } catch (SQLException | RuntimeException | Error e) {
+      Jdbc.rollbackQuietly(c);
+      throw e;
+    } finally {
+      if (timeout >= 0) {
+        try {
+          restore(c, timeout);
+        } catch (SQLException e) {
+          // broken: the pool discards it
+        }
+      }
+      Jdbc.closeQuietly(c);
+    }
+  }
+
   /** The data source whose connections {@link #borrow} bounds. */
   private final class Bounded extends ForwardingDataSource implements WrappedPool {
     Bounded(DataSource delegate) {
       super(delegate);
+    }
+
+    DatabaseWaits waits() {
+      return DatabaseWaits.this;
     }
 
     @Override

