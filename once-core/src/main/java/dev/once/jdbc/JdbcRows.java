@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /** Reading the columns outbox, queue and dead-letter rows share. */
 public final class JdbcRows {
@@ -18,9 +19,47 @@ public final class JdbcRows {
    * kept as they came.
    */
   public static RawMessage raw(SqlFlavour flavour, ResultSet rs) throws SQLException {
-    RawMessage.Headers headers = new RawMessage.Headers();
-    flavour.readHeaders(rs, "headers", headers::add);
-    return columns(headers, rs);
+    Read read = new Read();
+    flavour.readHeaders(rs, "headers", read);
+    return read.headers == null ? columns(rs) : columns(read.headers, rs);
+  }
+
+  /** The row's headers as they are read; null while there are none. */
+  private static final class Read implements BiConsumer<String, Object> {
+    private RawMessage.Headers headers;
+
+    @Override
+    public void accept(String name, Object value) {
+      if (headers == null) {
+        headers = new RawMessage.Headers();
+      }
+      headers.add(name, value);
+    }
+  }
+
+  /**
+   * A row without headers (most rows): what {@link #columns(RawMessage.Headers, ResultSet)} gives
+   * for no headers, the id and the key as the only two, without a map of headers built to be read
+   * once. A relay reads one per row it claims.
+   */
+  private static RawMessage columns(ResultSet rs) throws SQLException {
+    String id = rs.getString("event_id");
+    String key = rs.getString("event_key");
+    Map<String, Object> headers;
+    if (id == null) {
+      headers = key == null ? Map.of() : Map.of(RawMessage.KEY, key);
+    } else {
+      headers =
+          key == null
+              ? Map.of(RawMessage.EVENT_ID, id)
+              : Map.of(RawMessage.EVENT_ID, id, RawMessage.KEY, key);
+    }
+    return new RawMessage(
+        rs.getString("destination"),
+        null,
+        rs.getString("event_type"),
+        headers,
+        rs.getBytes("payload"));
   }
 
   /**

@@ -247,7 +247,7 @@ public class JdbcStore implements StoreDialect {
   /** The columns {@link #outboxRow} reads. */
   protected String outboxRowColumns() {
     return "id, event_id, destination, event_key, event_type, payload, "
-        + flavour.headerColumns()
+        + flavour.headerColumnsRead()
         + ", "
         + createdAtColumn()
         + ", attempts";

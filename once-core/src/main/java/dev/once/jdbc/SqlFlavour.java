@@ -83,6 +83,14 @@ public interface SqlFlavour {
     return "headers";
   }
 
+  /**
+   * {@link #headerColumns} as a relay's claim selects them for {@link #readHeaders}, each under its
+   * own name; standard: {@link #headerColumns}.
+   */
+  default String headerColumnsRead() {
+    return headerColumns();
+  }
+
   /** The parameters of {@link #headerColumns} in a VALUES or SELECT list; standard: {@code ?}. */
   default String headerParameters() {
     return "?";

@@ -87,7 +87,12 @@ public record PublishResult(
     return (BitSet) unroutable.clone();
   }
 
+  private static final BitSet NO_FAILURES = new BitSet(0);
+
   private static BitSet indexes(Map<Integer, String> failures) {
+    if (failures.isEmpty()) {
+      return NO_FAILURES; // only read: and-ed into the clones above
+    }
     BitSet b = new BitSet();
     failures.keySet().forEach(b::set);
     return b;

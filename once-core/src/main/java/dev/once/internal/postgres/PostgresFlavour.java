@@ -122,6 +122,16 @@ public class PostgresFlavour implements SqlFlavour {
     return "headers, " + TRACE_COLUMN;
   }
 
+  /**
+   * An empty headers array (an event without headers of its own: most) read as SQL null: pgjdbc
+   * builds an array object, with a lock of its own, and parses it for every row a relay claims;
+   * {@link #readHeaders} reads a null as no headers.
+   */
+  @Override
+  public String headerColumnsRead() {
+    return "nullif(headers, '{}') AS headers, " + TRACE_COLUMN;
+  }
+
   @Override
   public String headerParameters() {
     return "?, ?";

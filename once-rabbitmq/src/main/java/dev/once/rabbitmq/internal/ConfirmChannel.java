@@ -8,6 +8,7 @@ import dev.once.Event;
 import dev.once.spi.PublishResult;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Date;
 import java.util.List;
 
 /**
@@ -90,7 +91,7 @@ final class ConfirmChannel {
     BatchConfirms confirms = new BatchConfirms(batch.size());
     current = confirms;
     try {
-      long now = System.currentTimeMillis();
+      Date now = new Date(); // one timestamp for the batch's messages
       // the whole batch into the connection's buffer, then one socket write (not one a message)
       BatchFlushes.hold();
       try {

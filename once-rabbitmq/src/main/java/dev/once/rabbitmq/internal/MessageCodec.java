@@ -5,9 +5,14 @@ import com.rabbitmq.client.LongString;
 import dev.once.Event;
 import dev.once.InvalidEventException;
 import dev.once.spi.RawMessage;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Event ↔ AMQP message. The event id goes in {@code message-id} and in the header {@code
@@ -28,35 +33,63 @@ public final class MessageCodec {
     this.defaultContentType = defaultContentType;
   }
 
-  public AMQP.BasicProperties properties(Event event, long nowMillis) {
-    return new AMQP.BasicProperties.Builder()
-        .messageId(event.id().value())
-        .type(event.type())
-        .contentType(contentType(event))
-        .deliveryMode(2)
-        .timestamp(new Date(nowMillis))
-        .appId("once")
-        .headers(headers(event))
-        .build();
+  /**
+   * The message's properties; {@code now} is shared by a batch's messages (the client only reads
+   * it).
+   */
+  public AMQP.BasicProperties properties(Event event, Date now) {
+    return new OutgoingProperties(
+        contentType(event), headers(event), event.id().value(), now, event.type(), "once");
   }
 
   /**
    * The event's headers with the id and the key. Without headers of its own (the common case) an
-   * immutable map of one or two entries: the client only reads it, and a relay builds one per
-   * message.
+   * immutable map of one or two entries: the client only reads it ({@link OutgoingProperties} holds
+   * it as it is), and a relay builds one per message.
    */
   private static Map<String, Object> headers(Event event) {
     String id = event.id().value();
     String key = event.key();
     if (event.headers().isEmpty()) {
-      return key == null ? Map.of(EVENT_ID, id) : Map.of(EVENT_ID, id, KEY, key);
+      return key == null ? Map.of(EVENT_ID, id) : new IdAndKey(id, key);
     }
     Map<String, Object> headers = new HashMap<>(event.headers());
     headers.put(EVENT_ID, id);
     if (key != null) {
       headers.put(KEY, key);
     }
-    return headers;
+    // copied once more, as the client's BasicProperties copied it: a table's entries go on the
+    // wire in its map's order, which depends on the map's capacity
+    return new HashMap<>(headers);
+  }
+
+  /**
+   * Once's two headers in the order the client's hash map of them always wrote them to the table on
+   * the wire, the id then the key ({@code Map.of}'s order changes from one JVM to the next).
+   */
+  private static final class IdAndKey extends AbstractMap<String, Object> {
+    private final Set<Map.Entry<String, Object>> entries;
+
+    IdAndKey(String id, String key) {
+      List<Map.Entry<String, Object>> both = List.of(Map.entry(EVENT_ID, id), Map.entry(KEY, key));
+      entries =
+          new AbstractSet<>() {
+            @Override
+            public Iterator<Map.Entry<String, Object>> iterator() {
+              return both.iterator();
+            }
+
+            @Override
+            public int size() {
+              return 2;
+            }
+          };
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      return entries;
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,9 @@ class MessageCodecTest {
                 "{}".getBytes(StandardCharsets.UTF_8),
                 Map.of("tenant", "acme", "content-type", "text/plain", "traceparent", "00-x")));
     for (int i = 0; i < events.size(); i++) {
-      assertThat(Base64.getEncoder().encodeToString(wire(codec.properties(events.get(i), NOW))))
+      assertThat(
+              Base64.getEncoder()
+                  .encodeToString(wire(codec.properties(events.get(i), new Date(NOW)))))
           .as(events.get(i).id().value())
           .isEqualTo(WRITTEN.get(i));
     }
